@@ -1,0 +1,107 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { Mutex } from '../lib/mutex.ts';
+import { serializedPGliteDialect } from './pglite-dialect.ts';
+import type { DB } from './schema.ts';
+
+export type Engine = 'pglite' | 'postgres';
+
+/** Runs raw SQL (several statements allowed) on one session; used by migrations and maintenance. */
+export type RawSession = { exec(sql: string): Promise<void>; query<R>(sql: string, params?: unknown[]): Promise<R[]> };
+
+export interface Database {
+  readonly db: Kysely<DB>;
+  readonly engine: Engine;
+  /** Hands one session to `fn` exclusively (a pooled client, or the PGlite session under its lock). */
+  withSession<T>(fn: (session: RawSession) => Promise<T>): Promise<T>;
+  /** Pool figures for metrics; PGlite reports one connection. */
+  poolStats(): { total: number; idle: number; waiting: number };
+  close(): Promise<void>;
+}
+
+export type DatabaseOptions =
+  | { engine: 'postgres'; url: string; poolSize?: number }
+  | { engine: 'pglite'; dataDir?: string };
+
+const INT8 = 20;
+const NUMERIC = 1700;
+const DATE = 1082;
+
+/** Money columns are bigint cents; they stay far below 2^53, and a value that does not is a bug to surface. */
+function parseInt8(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`int8 value out of safe range: ${text}`);
+  return value;
+}
+// Dates stay 'YYYY-MM-DD' strings: a JS Date would shift them by the process time zone.
+const parseDate = (text: string): string => text;
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.engine === 'postgres' ? openPostgres(options.url, options.poolSize ?? 10) : openPGlite(options.dataDir);
+}
+
+function openPostgres(url: string, poolSize: number): Database {
+  const typeParsers: Record<number, (text: string) => unknown> = { [INT8]: parseInt8, [NUMERIC]: Number, [DATE]: parseDate };
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        typeParsers[oid] ?? pg.types.getTypeParser(oid, (format ?? 'text') as 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client that loses its server must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    engine: 'postgres',
+    async withSession(fn) {
+      const client = await pool.connect();
+      try {
+        return await fn({
+          exec: async (sql) => void (await client.query(sql)),
+          query: async <R>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as R[],
+        });
+      } finally {
+        client.release();
+      }
+    },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: () => db.destroy(),
+  };
+}
+
+async function openPGlite(dataDir?: string): Promise<Database> {
+  let path: string | undefined;
+  if (dataDir) {
+    path = resolve(dataDir, 'pgdata');
+    mkdirSync(path, { recursive: true });
+  }
+  const client = await PGlite.create({
+    ...(path ? { dataDir: path } : {}),
+    parsers: { [INT8]: parseInt8, [NUMERIC]: Number, [DATE]: parseDate },
+  });
+  const lock = new Mutex();
+  const db = new Kysely<DB>({ dialect: serializedPGliteDialect(client, lock) });
+  return {
+    db,
+    engine: 'pglite',
+    withSession: (fn) =>
+      lock.run(() =>
+        fn({
+          exec: async (sql) => void (await client.exec(sql)),
+          query: async <R>(sql: string, params: unknown[] = []) => (await client.query<R>(sql, params)).rows,
+        }),
+      ),
+    poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    // Kysely closes the client only if it ever opened its driver; raw sessions may have been the only use.
+    close: async () => {
+      await db.destroy();
+      if (!client.closed) await client.close();
+    },
+  };
+}
