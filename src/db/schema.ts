@@ -70,6 +70,7 @@ export interface CartPages {
   id: string;
   account_id: string;
   company_id: number;
+  slug: string | null;
   name: string;
   page_title: string;
   main_color: Generated<string>;
@@ -401,6 +402,7 @@ export interface PaymentPlans {
   id: Generated<number>;
   account_id: string;
   company_id: number;
+  ref: string | null;
   name: string;
   payment_method: string;
   max_installments: Generated<number>;
