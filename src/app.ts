@@ -1,0 +1,71 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import { registerAuthentication } from './http/auth.ts';
+import { containsCardNumber } from './http/card-guard.ts';
+import { registerDocs } from './http/docs.ts';
+import { AppError } from './http/errors.ts';
+import { registerErrorHandling } from './http/error-handler.ts';
+import { registerHealth } from './http/health.ts';
+import { registerMetrics } from './http/metrics.ts';
+import { parseQueryString } from './http/query.ts';
+import { ErrorBodySchema } from './http/schemas.ts';
+import { validatorCompiler } from './http/validation.ts';
+import { registerCatalogRoutes } from './modules/catalog/catalog.routes.ts';
+
+export type AppDependencies = {
+  config: Config;
+  database: Database;
+  logger: Logger;
+  clock?: () => Date;
+};
+
+export type AppContext = Required<AppDependencies>;
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/** Builds the HTTP application; no I/O happens until it listens or is injected into. */
+export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const context: AppContext = { clock: () => new Date(), ...deps };
+  const { config, database } = context;
+  const app = Fastify({
+    loggerInstance: context.logger as FastifyBaseLogger,
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const incoming = request.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    },
+    routerOptions: { querystringParser: parseQueryString, maxParamLength: 200, ignoreTrailingSlash: true },
+    ajv: { customOptions: { strict: false } },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.addSchema(ErrorBodySchema);
+  registerErrorHandling(app);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  // Card data must arrive tokenized; a raw PAN is refused before validation, logging or storage.
+  app.addHook('preValidation', async (request) => {
+    if (containsCardNumber(request.body) || containsCardNumber(request.query)) {
+      throw new AppError('card_number_refused', 'Raw card numbers are not accepted: tokenize the card with the gateway’s client library');
+    }
+  });
+  registerAuthentication(app, database.db);
+  registerMetrics(app, database, config.metricsToken);
+  registerHealth(app, database);
+  await registerDocs(app, config.publicUrl);
+
+  await app.register(
+    async (api) => {
+      registerCatalogRoutes(api, context);
+    },
+    { prefix: '/api/v1' },
+  );
+  return app;
+}

@@ -1,0 +1,77 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { findAllowedHosts, findCompanyBySlug } from '../modules/accounts/accounts.repo.ts';
+import { hostIsAllowed, requestOrigin } from '../modules/accounts/allowed-hosts.ts';
+import { verifyKey, type VerifiedKey } from '../modules/accounts/api-keys.ts';
+import { AppError, forbidden } from './errors.ts';
+
+/**
+ * Access levels of a route (route `config.access`):
+ * - `key`: `Authorization: Bearer <client_api_key>` required; 401 when missing or invalid.
+ * - `public`: no key needed, but the handler must call `assertPublicAccess` with the owning account:
+ *   the Origin/Referer host must be allowed, or the request must carry a valid key of that account.
+ *   Any invalid key gets 403 (spec, Authentication 2).
+ * - `open`: no restriction (upsell, webhook receivers, health, docs); the route authenticates itself if it must.
+ */
+export type Access = 'key' | 'public' | 'open';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    apiKey: VerifiedKey | undefined;
+  }
+}
+
+export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>): void {
+  app.decorateRequest('apiKey', undefined);
+  app.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config?.access ?? 'open';
+    if (access === 'open') return;
+    const header = request.headers.authorization;
+    if (header === undefined) {
+      if (access === 'key') throw new AppError('authentication_required', 'Send the API key as `Authorization: Bearer <key>`');
+      return;
+    }
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const verified = match ? await verifyKey(db, match[1]!) : undefined;
+    if (!verified) {
+      if (access === 'key') throw new AppError('invalid_api_key', 'The API key is invalid, revoked or expired');
+      throw forbidden('The API key is invalid, revoked or expired');
+    }
+    request.apiKey = verified;
+  });
+}
+
+/** The authenticated account of a `key` route. */
+export function requireAccount(request: FastifyRequest): string {
+  if (!request.apiKey) throw new AppError('authentication_required', 'Send the API key as `Authorization: Bearer <key>`');
+  return request.apiKey.accountId;
+}
+
+/** Lets a public request through only for an allowed origin of `ownerAccountId` or that account's own key. */
+export async function assertPublicAccess(db: Kysely<DB>, request: FastifyRequest, ownerAccountId: string): Promise<void> {
+  if (request.apiKey) {
+    if (request.apiKey.accountId === ownerAccountId) return;
+    throw forbidden('This API key belongs to another account');
+  }
+  const origin = requestOrigin(request.headers);
+  if (!origin) throw forbidden('This endpoint is host-restricted: the request has no Origin or Referer');
+  if (!hostIsAllowed(origin, await findAllowedHosts(db, ownerAccountId))) throw forbidden('This origin is not an allowed host of the account');
+}
+
+/**
+ * The company named by a per-company host: `<company slug>.<public host>`, e.g. `acme.pay.example.com`
+ * when PUBLIC_URL is `https://pay.example.com`. Undefined for any other host.
+ */
+export async function companyFromHost(db: Kysely<DB>, hostHeader: string | undefined, publicHostname: string) {
+  if (!hostHeader) return undefined;
+  const hostname = hostHeader.toLowerCase().replace(/:\d+$/, '');
+  const suffix = `.${publicHostname.toLowerCase()}`;
+  if (!hostname.endsWith(suffix)) return undefined;
+  const slug = hostname.slice(0, -suffix.length);
+  if (!/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(slug)) return undefined;
+  return findCompanyBySlug(db, slug);
+}

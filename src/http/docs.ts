@@ -1,0 +1,29 @@
+import swagger from '@fastify/swagger';
+import scalar from '@scalar/fastify-api-reference';
+import type { FastifyInstance } from 'fastify';
+
+/** The OpenAPI 3.1 document is generated from the route schemas; /docs renders it (assets served locally). */
+export async function registerDocs(app: FastifyInstance, publicUrl: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Checkout, Payments and Orders API',
+        version: '1.0.0',
+        description: 'Hosted checkout pages, carts, charges, payments, refunds, orders, products, customers, coupons and payment plans.',
+      },
+      servers: [{ url: `${publicUrl}/api/v1` }],
+      components: {
+        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'The account `client_api_key`' } },
+      },
+    },
+    // Paths in the document are relative to the server URL, which already ends in /api/v1.
+    transform: ({ schema, url }) => ({ schema, url: url.replace(/^\/api\/v1/, '') || '/' }),
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  app.get('/api/v1/openapi.json', { schema: { hide: true }, config: { access: 'open' } }, async () => app.swagger());
+  await app.register(scalar, {
+    routePrefix: '/docs',
+    configuration: { url: '/api/v1/openapi.json', title: 'Checkout API reference' },
+  });
+}

@@ -1,0 +1,22 @@
+import { Type, type TSchema } from 'typebox';
+import { ERROR_CODES } from './errors.ts';
+
+export const ErrorBodySchema = Type.Object(
+  {
+    code: Type.Union(Object.keys(ERROR_CODES).map((code) => Type.Literal(code))),
+    message: Type.String(),
+    request_id: Type.String(),
+    details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+  },
+  { $id: 'ErrorBody', description: 'The error body of every endpoint whose error body the specification does not fix' },
+);
+
+export const Uuid = (options: object = {}) => Type.String({ format: 'uuid', ...options });
+export const IntegerId = (options: object = {}) => Type.Integer({ minimum: 1, maximum: 2_147_483_647, ...options });
+/** Amounts in the currency's major unit, as the API speaks them; at most two decimals, checked at conversion. */
+export const Money = (options: object = {}) => Type.Number({ minimum: 0, maximum: 99_999_999.99, ...options });
+
+/** Standard error responses documented for a route. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  return Object.fromEntries(statuses.map((status) => [status, Type.Ref('ErrorBody')]));
+}

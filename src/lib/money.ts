@@ -1,0 +1,16 @@
+/** Money is integer cents inside the service; the API speaks major units. These are the only conversions. */
+
+export function toCents(major: number): number {
+  const cents = Math.round(major * 100);
+  if (!Number.isFinite(major) || Math.abs(major * 100 - cents) > 1e-6) throw new RangeError(`amount ${major} has more than two decimals`);
+  if (!Number.isSafeInteger(cents)) throw new RangeError(`amount ${major} is out of range`);
+  return cents;
+}
+
+export function toMajor(cents: number): number {
+  return cents / 100;
+}
+
+export function hasAtMostTwoDecimals(major: number): boolean {
+  return Number.isFinite(major) && Math.abs(major * 100 - Math.round(major * 100)) <= 1e-6;
+}

@@ -1,0 +1,98 @@
+import { Type } from 'typebox';
+import { IntegerId, Uuid } from '../../http/schemas.ts';
+
+export const ProductSummarySchema = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    type: Type.String({ description: 'digital, physical or service' }),
+    company_id: Type.Integer(),
+    value: Type.Number(),
+    deleted: Type.Boolean(),
+    subscription: Type.Boolean(),
+  },
+  { $id: 'ProductSummary' },
+);
+
+export const ProductShowSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    description: Type.String(),
+    subscription: Type.Boolean(),
+    value: Type.Number(),
+    weight: Type.Optional(Type.Number({ description: 'grams; present only when set' })),
+    image: Type.Optional(Type.String({ format: 'uri', description: 'present only when attached' })),
+  },
+  { $id: 'ProductShow' },
+);
+
+export const ProductListQuery = Type.Object(
+  {
+    q: Type.Optional(Type.String({ maxLength: 200 })),
+    deleted: Type.Optional(Type.Boolean({ default: false })),
+  },
+  { additionalProperties: false },
+);
+
+export const ProductIdParams = Type.Object({ id: IntegerId() }, { additionalProperties: false });
+
+export const CheckoutPageSummarySchema = Type.Object(
+  {
+    id: Uuid(),
+    page_title: Type.String(),
+    main_color: Type.String(),
+    currency: Type.String(),
+    gateway: Type.String(),
+    public_key: Type.String(),
+    subscription: Type.Boolean(),
+    enable_coupons: Type.Boolean(),
+    company_id: Type.Integer(),
+  },
+  { $id: 'CheckoutPageSummary' },
+);
+
+export const CheckoutPageListQuery = Type.Object(
+  {
+    q: Type.Optional(Type.String({ maxLength: 200 })),
+    has_products: Type.Optional(Type.Boolean()),
+    product_ids: Type.Optional(Type.Array(IntegerId(), { maxItems: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+export const ProductCreateBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 255 }),
+    value: Type.Number({ minimum: 0, maximum: 99_999_999.99, description: 'major units, at most two decimals' }),
+    description: Type.Optional(Type.String({ maxLength: 10_000 })),
+    short_description: Type.Optional(Type.String({ maxLength: 1000 })),
+    tax_description: Type.Optional(Type.String({ maxLength: 1000 })),
+    unit_name: Type.Optional(Type.String({ minLength: 1, maxLength: 60 })),
+    weight: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000, description: 'grams' })),
+    ncm: Type.Optional(Type.String({ pattern: '^[0-9]{8}$', description: 'fiscal classification, 8 digits' })),
+    company_id: Type.Optional(IntegerId()),
+    financial_account_id: Type.Optional(IntegerId()),
+    tax_configuration_id: Type.Optional(IntegerId()),
+    external_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  },
+  { additionalProperties: false },
+);
+
+const NamedRef = Type.Object({ id: Type.Integer(), name: Type.String() });
+
+export const ProductCreateResponseSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    description: Type.String(),
+    value: Type.Number(),
+    tax_description: Type.Union([Type.String(), Type.Null()]),
+    ncm: Type.Union([Type.String(), Type.Null()]),
+    unit: Type.Object({ name: Type.String() }),
+    company: NamedRef,
+    tax_configuration: Type.Optional(NamedRef),
+    financial_account: Type.Optional(NamedRef),
+  },
+  { $id: 'ProductCreateResponse' },
+);
