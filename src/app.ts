@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import { registerAuthentication } from './http/auth.ts';
-import { containsCardNumber } from './http/card-guard.ts';
 import { registerDocs } from './http/docs.ts';
 import { AppError } from './http/errors.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
@@ -12,6 +11,7 @@ import { registerMetrics } from './http/metrics.ts';
 import { parseQueryString } from './http/query.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
 import { validatorCompiler } from './http/validation.ts';
+import { containsCardNumber } from './lib/card-numbers.ts';
 import { registerCatalogRoutes } from './modules/catalog/catalog.routes.ts';
 
 export type AppDependencies = {

@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { redactCardNumbers } from './card-numbers.ts';
 
 /** Header and field names whose values never reach a log line. */
 export const REDACTED_PATHS = [
@@ -21,8 +22,9 @@ export const REDACTED_PATHS = [
 
 const SENSITIVE_QUERY_KEY = /token|key|secret|signature|password|offer/i;
 
-/** The request URL with the values of sensitive query parameters replaced. */
-export function redactUrl(url: string): string {
+/** The request URL with card numbers and the values of sensitive query parameters replaced. */
+export function redactUrl(rawUrl: string): string {
+  const url = redactCardNumbers(rawUrl);
   const question = url.indexOf('?');
   if (question < 0) return url;
   const params = url

@@ -1,5 +1,5 @@
 import { isValidCnpj } from '../brazil/documents.ts';
-import { passesLuhn } from '../lib/luhn.ts';
+import { passesLuhn } from './luhn.ts';
 
 // A maximal run of digits, optionally grouped by single spaces or dashes as people type card numbers.
 const DIGIT_RUN = /(?<![0-9])[0-9](?:[ -]?[0-9]){12,22}(?![0-9])/g;
@@ -24,12 +24,19 @@ export function containsCardNumber(value: unknown, depth = 0): boolean {
 
 function stringContainsCardNumber(text: string): boolean {
   if (text.length < 13) return false;
-  for (const match of text.matchAll(DIGIT_RUN)) {
-    const digits = match[0].replace(/[ -]/g, '');
-    if (digits.length < 13 || digits.length > 19) continue;
-    if (digits[0]! < '2' || digits[0]! > '6') continue;
-    if (digits.length === 14 && isValidCnpj(digits)) continue;
-    if (passesLuhn(digits)) return true;
-  }
+  for (const match of text.matchAll(DIGIT_RUN)) if (isCardNumber(match[0])) return true;
   return false;
+}
+
+function isCardNumber(run: string): boolean {
+  const digits = run.replace(/[ -]/g, '');
+  if (digits.length < 13 || digits.length > 19) return false;
+  if (digits[0]! < '2' || digits[0]! > '6') return false;
+  if (digits.length === 14 && isValidCnpj(digits)) return false;
+  return passesLuhn(digits);
+}
+
+/** The text with every card number replaced, for log lines that must quote a URL. */
+export function redactCardNumbers(text: string): string {
+  return text.length < 13 ? text : text.replace(DIGIT_RUN, (run) => (isCardNumber(run) ? '[Redacted]' : run));
 }
