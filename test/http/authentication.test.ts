@@ -98,7 +98,7 @@ for (const engine of engines()) {
       });
 
       test('a disallowed or missing origin gets 403 in the error format', async () => {
-        for (const headers of [{ origin: 'https://shop.example.com.evil.io' }, { origin: 'null' }, {}]) {
+        for (const headers of [{ origin: 'https://shop.example.com.evil.io' }, { origin: 'null' }, {}] as Record<string, string>[]) {
           const res = await show(headers);
           assert.equal(res.statusCode, 403, JSON.stringify(headers));
           assert.equal(res.json().code, 'forbidden');

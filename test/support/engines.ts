@@ -23,19 +23,25 @@ async function openMigratedPGlite(): Promise<Database> {
   return database;
 }
 
-/** A new database per test file, dropped when the file closes it. */
-export async function openFreshPostgres(baseUrl: string): Promise<Database> {
+/** An empty PostgreSQL database of its own, and how to drop it. */
+export async function createFreshPostgresDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `checkout_test_${randomBytes(6).toString('hex')}`;
   await adminQuery(baseUrl, `CREATE DATABASE ${name}`);
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;
-  const database = await openDatabase({ engine: 'postgres', url: url.toString(), poolSize: 20 });
+  return { url: url.toString(), drop: () => adminQuery(baseUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/** A new database per test file, dropped when the file closes it. */
+export async function openFreshPostgres(baseUrl: string): Promise<Database> {
+  const fresh = await createFreshPostgresDatabase(baseUrl);
+  const database = await openDatabase({ engine: 'postgres', url: fresh.url, poolSize: 20 });
   await migrate(database);
   const close = database.close.bind(database);
   return Object.assign(database, {
     async close() {
       await close();
-      await adminQuery(baseUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await fresh.drop();
     },
   });
 }

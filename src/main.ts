@@ -1,0 +1,157 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { migrate } from './db/migrate.ts';
+import { createLogger } from './lib/logger.ts';
+import { rotateKey } from './modules/accounts/api-keys.ts';
+import { seedDemo, type DemoSeedResult } from './modules/accounts/demo-seed.ts';
+import { applyMerchant, MerchantApplyError } from './modules/accounts/merchant-apply.ts';
+import { MerchantDocumentError, parseMerchantDocument } from './modules/accounts/merchant-document.ts';
+import { createWorker, openConfiguredDatabase, startServer, stopOnSignals } from './runtime.ts';
+
+const USAGE = `Usage: checkout <command> [options]
+
+Commands:
+  start                      migrate, load the demo merchant (idempotent) and serve
+  serve [--no-worker]        migrate and serve the API (the worker runs in-process unless --no-worker)
+  worker                     run the job worker alone (PostgreSQL only)
+  migrate                    apply pending database migrations
+  seed --demo [--json]       create or refresh the demo merchants; --json prints every id, key and credential
+  apply FILE [--rotate-key]  create or update a merchant from a JSON or YAML file; prints ids and the API key as JSON
+  keys rotate --account SLUG [--grace-seconds N]
+                             issue a new API key; the old ones expire after the grace period (default 86400)
+
+Configuration comes from the environment: PORT, HOST, DATABASE_URL, DATA_DIR, PUBLIC_URL, MASTER_KEY,
+LOG_LEVEL, BODY_LIMIT_BYTES, DB_POOL_SIZE, METRICS_TOKEN, TRUST_PROXY (see README.md).`;
+
+type Command = (args: string[], config: Config) => Promise<void>;
+
+const commands: Record<string, Command> = {
+  async start(_args, config) {
+    const database = await openConfiguredDatabase(config);
+    let demo: DemoSeedResult;
+    try {
+      await migrate(database);
+      demo = await seedDemo(database, config);
+    } finally {
+      await database.close();
+    }
+    const logger = createLogger(config.logLevel);
+    const server = await startServer(config, logger, { worker: true });
+    stopOnSignals(server.stop, logger);
+    printWelcome(config, demo);
+  },
+
+  async serve(args, config) {
+    const { values } = parseArgs({ args, options: { 'no-worker': { type: 'boolean', default: false } } });
+    const logger = createLogger(config.logLevel);
+    const server = await startServer(config, logger, { worker: !values['no-worker'] });
+    stopOnSignals(server.stop, logger);
+  },
+
+  async worker(_args, config) {
+    if (!config.databaseUrl) throw new ConfigError('`checkout worker` needs DATABASE_URL: the embedded database runs its worker inside `checkout serve`');
+    const logger = createLogger(config.logLevel);
+    const database = await openConfiguredDatabase(config);
+    await migrate(database);
+    const worker = createWorker(database, logger);
+    worker.start();
+    logger.info({ workerId: worker.workerId }, 'worker started');
+    stopOnSignals(async () => {
+      await worker.stop();
+      await database.close();
+    }, logger);
+  },
+
+  async migrate(_args, config) {
+    await withDatabase(config, async (database) => {
+      const applied = await migrate(database);
+      console.log(applied.length ? `applied: ${applied.join(', ')}` : 'the database is up to date');
+    });
+  },
+
+  async seed(args, config) {
+    const { values } = parseArgs({ args, options: { demo: { type: 'boolean' }, json: { type: 'boolean' } } });
+    if (!values.demo) throw new UsageError('seed needs --demo');
+    await withDatabase(config, async (database) => {
+      await migrate(database);
+      const result = await seedDemo(database, config);
+      console.log(values.json ? JSON.stringify(result, null, 2) : `demo merchant ready; API key: ${result.api_key}`);
+    });
+  },
+
+  async apply(args, config) {
+    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { 'rotate-key': { type: 'boolean' } } });
+    const file = positionals[0];
+    if (!file) throw new UsageError('apply needs a FILE');
+    const document = parseMerchantDocument(readFileSync(file, 'utf8'), file);
+    await withDatabase(config, async (database) => {
+      await migrate(database);
+      const result = await applyMerchant(database, config.masterKey, document, { rotateKey: values['rotate-key'] === true });
+      console.log(JSON.stringify(result, null, 2));
+    });
+  },
+
+  async keys(args, config) {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { account: { type: 'string' }, 'grace-seconds': { type: 'string', default: '86400' } },
+    });
+    if (positionals[0] !== 'rotate' || !values.account) throw new UsageError('usage: keys rotate --account SLUG [--grace-seconds N]');
+    const grace = Number(values['grace-seconds']);
+    if (!Number.isInteger(grace) || grace < 0) throw new UsageError('--grace-seconds must be a whole number of seconds');
+    await withDatabase(config, async (database) => {
+      const account = await database.db.selectFrom('accounts').select('id').where('slug', '=', values.account!).executeTakeFirst();
+      if (!account) throw new UsageError(`no account with slug ${values.account}`);
+      const key = await rotateKey(database.db, account.id, grace);
+      console.log(JSON.stringify({ account_id: account.id, api_key: key.plaintext, previous_keys_expire_in_seconds: grace }, null, 2));
+    });
+  },
+};
+
+class UsageError extends Error {}
+
+async function withDatabase<T>(config: Config, fn: (database: Awaited<ReturnType<typeof openConfiguredDatabase>>) => Promise<T>): Promise<T> {
+  const database = await openConfiguredDatabase(config);
+  try {
+    return await fn(database);
+  } finally {
+    await database.close();
+  }
+}
+
+function printWelcome(config: Config, demo: DemoSeedResult): void {
+  const base = `${config.publicUrl}/api/v1`;
+  console.log(`
+Checkout service listening on ${base} (${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`})
+
+  Demo API key:        ${demo.api_key}
+  Allowed origin:      ${demo.allowed_origin}
+  API reference:       ${config.publicUrl}/docs
+
+Try it:
+  curl -s -H 'Authorization: Bearer ${demo.api_key}' ${base}/checkout_pages
+  curl -s -H 'Origin: ${demo.allowed_origin}' ${base}/products/${demo.products.ebook}
+
+Every demo id, key and credential: npx checkout seed --demo --json
+`);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [name, ...args] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    console.log(USAGE);
+    return;
+  }
+  const command = commands[name];
+  if (!command) throw new UsageError(`unknown command "${name}"\n\n${USAGE}`);
+  await command(args, loadConfig());
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof ConfigError) console.error(`configuration error: ${error.message}`);
+  else if (error instanceof UsageError || error instanceof MerchantDocumentError || error instanceof MerchantApplyError) console.error(error.message);
+  else console.error(error);
+  process.exitCode = error instanceof UsageError ? 64 : 1;
+});

@@ -1,0 +1,49 @@
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/database.ts';
+import { deriveSecret } from '../../lib/crypto.ts';
+import { composeKey } from './api-keys.ts';
+import { ensureDemoCharges, type DemoCharges } from './demo-charges.ts';
+import { demoMerchantDocument, otherMerchantDocument } from './demo-merchant.ts';
+import { applyMerchant, type ApplyResult } from './merchant-apply.ts';
+
+export type DemoSeedResult = ApplyResult & {
+  api_key: string;
+  allowed_origin: string;
+  company_id: number;
+  charges: DemoCharges;
+  webhook_credentials: Record<string, { username?: string; password?: string; secret?: string }>;
+  gateway_public_keys: Record<string, string>;
+  other_account: ApplyResult & { api_key: string; allowed_origin: string };
+};
+
+/**
+ * Creates or refreshes the demo merchant and a second account. Idempotent: keys and credentials are
+ * derived from the master key, so every run prints the same values for one installation.
+ */
+export async function seedDemo(database: Database, config: Pick<Config, 'masterKey'>): Promise<DemoSeedResult> {
+  const secret = (purpose: string) => deriveSecret(config.masterKey, `demo:${purpose}`).toString('base64url');
+  const demoKey = demoApiKey(config.masterKey, 'demo');
+  const otherKey = demoApiKey(config.masterKey, 'other-demo');
+  const demoDocument = demoMerchantDocument(secret);
+  const demo = await applyMerchant(database, config.masterKey, demoDocument, { apiKey: demoKey });
+  const other = await applyMerchant(database, config.masterKey, otherMerchantDocument(secret), { apiKey: otherKey });
+  const company = demoDocument.companies[0]!;
+  const companyId = demo.companies[company.slug]!;
+  const charges = await ensureDemoCharges(database, config.masterKey, demo.account_id, companyId, demo.products);
+  return {
+    ...demo,
+    api_key: demoKey.plaintext,
+    allowed_origin: 'http://localhost:5173',
+    company_id: companyId,
+    charges,
+    webhook_credentials: Object.fromEntries(
+      (company.webhook_credentials ?? []).map(({ receiver, ...credential }) => [receiver, credential]),
+    ),
+    gateway_public_keys: Object.fromEntries((company.gateways ?? []).filter((g) => g.public_key).map((g) => [g.gateway, g.public_key!])),
+    other_account: { ...other, api_key: otherKey.plaintext, allowed_origin: 'https://outra.example.com' },
+  };
+}
+
+function demoApiKey(masterKey: Buffer, account: string) {
+  return composeKey(deriveSecret(masterKey, `demo-key-id:${account}`, 8).toString('hex'), deriveSecret(masterKey, `demo-key:${account}`));
+}

@@ -1,0 +1,69 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { migrate } from './db/migrate.ts';
+import { maintenanceHandlers, scheduleMaintenance } from './jobs/maintenance.ts';
+import { Worker, type JobHandler } from './jobs/worker.ts';
+
+export async function openConfiguredDatabase(config: Config): Promise<Database> {
+  return config.databaseUrl
+    ? openDatabase({ engine: 'postgres', url: config.databaseUrl, poolSize: config.dbPoolSize })
+    : openDatabase({ engine: 'pglite', dataDir: config.dataDir });
+}
+
+/** Every job type the worker knows; modules add their handlers here. */
+export function jobHandlers(): Record<string, JobHandler> {
+  return { ...maintenanceHandlers() };
+}
+
+export function createWorker(database: Database, logger: Logger): Worker {
+  return new Worker({ database, handlers: jobHandlers(), logger, onTick: () => scheduleMaintenance(database) });
+}
+
+export type RunningServer = { app: FastifyInstance; worker: Worker | undefined; stop(): Promise<void> };
+
+/**
+ * Migrates, listens and (unless disabled) runs the worker in the same process. On PGlite the worker
+ * always runs here: the embedded database is one connection that no other process can open.
+ */
+export async function startServer(config: Config, logger: Logger, options: { worker: boolean }): Promise<RunningServer> {
+  const database = await openConfiguredDatabase(config);
+  const applied = await migrate(database);
+  if (applied.length) logger.info({ applied }, 'migrations applied');
+  const app = await buildApp({ config, database, logger });
+  await app.listen({ port: config.port, host: config.host });
+  const worker = options.worker || database.engine === 'pglite' ? createWorker(database, logger) : undefined;
+  worker?.start();
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      // Stop accepting, let in-flight requests finish, then the worker's current batch, then the pool.
+      await app.close();
+      await worker?.stop();
+      await database.close();
+    })());
+  return { app, worker, stop };
+}
+
+/** Runs `stop` on SIGTERM/SIGINT, forcing an exit if draining takes longer than `timeoutMs`. */
+export function stopOnSignals(stop: () => Promise<void>, logger: Logger, timeoutMs = 25_000): void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    logger.info({ signal }, 'shutting down: draining in-flight work');
+    const timer = setTimeout(() => {
+      logger.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, timeoutMs);
+    timer.unref();
+    stop().then(
+      () => process.exit(0),
+      (error) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+}
