@@ -1,0 +1,130 @@
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { DB, Jobs } from '../db/schema.ts';
+
+/** A pool handle or an open transaction: an outbox row is written by whichever caused it. */
+export type Executor = Kysely<DB> | Transaction<DB>;
+export type JobRow = Selectable<Jobs>;
+/** One claim of one job: each claim increments attempts, so (worker, attempts) names it uniquely. */
+export type JobClaim = { id: number; attempts: number; workerId: string };
+
+export type NewJob = {
+  type: string;
+  payload: unknown;
+  accountId: string | null;
+  runAt: Date | undefined;
+  maxAttempts: number | undefined;
+  dedupKey: string | null;
+};
+
+/** Inserts a job; with a dedup key, does nothing while a live job holds the key. Returns whether a row was written. */
+export async function insertJob(executor: Executor, job: NewJob): Promise<boolean> {
+  const rows = await executor
+    .insertInto('jobs')
+    .values({
+      type: job.type,
+      // Stringified here: pg would send a top-level array as a PostgreSQL array literal.
+      payload: JSON.stringify(job.payload ?? {}),
+      account_id: job.accountId,
+      // The application clock, not SQL now(): workers compare run_at with their own millisecond clock,
+      // and a microsecond database timestamp could land just after a claim made in the same millisecond.
+      run_at: job.runAt ?? new Date(),
+      max_attempts: job.maxAttempts,
+      dedup_key: job.dedupKey,
+    })
+    // The predicate repeats jobs_dedup_idx verbatim (no parameters) so PostgreSQL can always infer the partial index.
+    .onConflict((oc) =>
+      oc.column('dedup_key').where(sql<boolean>`dedup_key IS NOT NULL AND status IN ('queued', 'running')`).doNothing(),
+    )
+    .returning('id')
+    .execute();
+  return rows.length > 0;
+}
+
+export function claimReadyJobs(
+  db: Kysely<DB>,
+  options: { workerId: string; now: Date; lockedUntil: Date; limit: number },
+): Promise<JobRow[]> {
+  return db
+    .updateTable('jobs')
+    .set((eb) => ({
+      status: 'running',
+      attempts: eb('attempts', '+', 1),
+      locked_by: options.workerId,
+      locked_until: options.lockedUntil,
+    }))
+    .where((eb) =>
+      eb(
+        'id',
+        'in',
+        eb
+          .selectFrom('jobs')
+          .select('id')
+          .where('status', '=', 'queued')
+          .where('run_at', '<=', options.now)
+          .orderBy('run_at')
+          .orderBy('id')
+          .limit(options.limit)
+          .forUpdate()
+          .skipLocked(),
+      ),
+    )
+    .returningAll()
+    .execute();
+}
+
+export function markJobDone(db: Kysely<DB>, claim: JobClaim, now: Date): Promise<boolean> {
+  return updateClaimed(db, claim, { status: 'done', finished_at: now, last_error: null });
+}
+
+export function requeueJob(db: Kysely<DB>, claim: JobClaim, runAt: Date, error: string): Promise<boolean> {
+  return updateClaimed(db, claim, { status: 'queued', run_at: runAt, last_error: error });
+}
+
+export function markJobDead(db: Kysely<DB>, claim: JobClaim, now: Date, error: string): Promise<boolean> {
+  return updateClaimed(db, claim, { status: 'dead', finished_at: now, last_error: error });
+}
+
+/**
+ * Only the current claim may settle a job: a worker whose lease expired and was reclaimed changes nothing.
+ * Counted through RETURNING because the PGlite driver reports no affected-row count for UPDATE.
+ */
+async function updateClaimed(
+  db: Kysely<DB>,
+  claim: JobClaim,
+  values: { status: string; finished_at?: Date; run_at?: Date; last_error: string | null },
+): Promise<boolean> {
+  const updated = await db
+    .updateTable('jobs')
+    .set({ ...values, locked_by: null, locked_until: null })
+    .where('id', '=', claim.id)
+    .where('status', '=', 'running')
+    .where('locked_by', '=', claim.workerId)
+    .where('attempts', '=', claim.attempts)
+    .returning('id')
+    .execute();
+  return updated.length > 0;
+}
+
+/** Running jobs whose lease ended go back to the queue, or to 'dead' once their attempts are spent. */
+export async function reclaimExpiredLeases(db: Kysely<DB>, now: Date): Promise<number> {
+  // Cast: inside CASE an untyped parameter would resolve to text, which timestamptz does not accept.
+  const finishedAt = sql<Date>`cast(${now} as timestamptz)`;
+  const reclaimed = await db
+    .updateTable('jobs')
+    .set((eb) => ({
+      status: eb.case().when('attempts', '>=', eb.ref('max_attempts')).then('dead').else('queued').end(),
+      finished_at: eb.case().when('attempts', '>=', eb.ref('max_attempts')).then(finishedAt).else(null).end(),
+      last_error: 'lease expired before the job finished',
+      locked_by: null,
+      locked_until: null,
+    }))
+    .where('status', '=', 'running')
+    .where('locked_until', '<', now)
+    .returning('id')
+    .execute();
+  return reclaimed.length;
+}
+
+export function findJob(db: Kysely<DB>, id: number): Promise<JobRow | undefined> {
+  return db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+}

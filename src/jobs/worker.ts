@@ -1,0 +1,168 @@
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../db/database.ts';
+import {
+  claimReadyJobs,
+  markJobDead,
+  markJobDone,
+  reclaimExpiredLeases,
+  requeueJob,
+  type JobClaim,
+  type JobRow,
+} from './jobs.repo.ts';
+
+export type Job = { id: number; type: string; payload: unknown; accountId: string | null; attempts: number };
+export type JobHandler = (job: Job, context: { database: Database }) => Promise<void>;
+
+type LogFn = (fields: object, message?: string) => void;
+/** The subset of pino the worker uses; a pino Logger fits. */
+export type WorkerLogger = { info: LogFn; warn: LogFn; error: LogFn; child(bindings: object): WorkerLogger };
+
+export type WorkerOptions = {
+  database: Database;
+  handlers: Record<string, JobHandler>;
+  logger: WorkerLogger;
+  workerId?: string;
+  pollIntervalMs?: number;
+  /** Jobs claimed per run; they run concurrently, so this is also the worker's concurrency. */
+  batchSize?: number;
+  /** A job still running after this long is presumed lost and handed to another worker. */
+  leaseMs?: number;
+  clock?: () => Date;
+  /** Called before every run of the `start()` loop, e.g. to schedule recurring jobs. */
+  onTick?: () => Promise<unknown>;
+};
+
+const MAX_ERROR_LENGTH = 1000;
+const BASE_BACKOFF_MS = 5_000;
+const MAX_BACKOFF_MS = 60 * 60_000;
+
+// Deterministic (no jitter) so tests can step the clock: min(5s * 2^(attempts - 1), 1h).
+export function retryDelayMs(attempts: number): number {
+  return Math.min(BASE_BACKOFF_MS * 2 ** Math.max(attempts - 1, 0), MAX_BACKOFF_MS);
+}
+
+export class Worker {
+  readonly workerId: string;
+  private readonly database: Database;
+  private readonly handlers: Record<string, JobHandler>;
+  private readonly logger: WorkerLogger;
+  private readonly pollIntervalMs: number;
+  private readonly batchSize: number;
+  private readonly leaseMs: number;
+  private readonly clock: () => Date;
+  private readonly onTick: (() => Promise<unknown>) | undefined;
+  private loop: Promise<void> | undefined;
+  private stopping = false;
+  private wake: (() => void) | undefined;
+
+  constructor(options: WorkerOptions) {
+    this.database = options.database;
+    this.handlers = options.handlers;
+    this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.logger = options.logger.child({ workerId: this.workerId });
+    this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
+    this.batchSize = options.batchSize ?? 10;
+    this.leaseMs = options.leaseMs ?? 5 * 60_000;
+    this.clock = options.clock ?? (() => new Date());
+    this.onTick = options.onTick;
+  }
+
+  /** Reclaims expired leases, claims one batch and runs it; returns how many jobs were processed. */
+  async runOnce(): Promise<number> {
+    const db = this.database.db;
+    const reclaimed = await reclaimExpiredLeases(db, this.clock());
+    if (reclaimed > 0) this.logger.warn({ reclaimed }, 'reclaimed jobs whose lease expired');
+    const now = this.clock();
+    const jobs = await claimReadyJobs(db, {
+      workerId: this.workerId,
+      now,
+      lockedUntil: new Date(now.getTime() + this.leaseMs),
+      limit: this.batchSize,
+    });
+    await Promise.all(jobs.map((job) => this.runJob(job)));
+    return jobs.length;
+  }
+
+  /** Polls until `stop()`; a full batch is followed at once by the next, errors are logged and the loop goes on. */
+  start(): void {
+    if (this.loop) return;
+    this.stopping = false;
+    this.loop = this.poll();
+  }
+
+  /** Resolves once the batch in progress has finished. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.loop;
+    this.loop = undefined;
+  }
+
+  private async poll(): Promise<void> {
+    while (!this.stopping) {
+      let processed = 0;
+      try {
+        await this.onTick?.();
+      } catch (error) {
+        this.logger.error({ err: error }, 'worker tick hook failed');
+      }
+      try {
+        processed = await this.runOnce();
+      } catch (error) {
+        this.logger.error({ err: error }, 'worker run failed');
+      }
+      if (processed < this.batchSize) await this.sleep(this.pollIntervalMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.wake?.(), ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+    });
+  }
+
+  private async runJob(row: JobRow): Promise<void> {
+    const claim: JobClaim = { id: row.id, attempts: row.attempts, workerId: this.workerId };
+    const log = this.logger.child({ jobId: row.id, jobType: row.type, attempt: row.attempts });
+    const db = this.database.db;
+    try {
+      const handler = this.handlers[row.type];
+      if (!handler) throw new Error(`no handler for job type "${row.type}"`);
+      const job: Job = { id: row.id, type: row.type, payload: row.payload, accountId: row.account_id, attempts: row.attempts };
+      await handler(job, { database: this.database });
+    } catch (failure) {
+      const error = (failure instanceof Error ? failure.message : String(failure)).slice(0, MAX_ERROR_LENGTH);
+      const now = this.clock();
+      if (row.attempts >= row.max_attempts) {
+        return this.record(log, () => markJobDead(db, claim, now, error), 'error', 'job dead after its last attempt', { error });
+      }
+      const retryAt = new Date(now.getTime() + retryDelayMs(row.attempts));
+      return this.record(log, () => requeueJob(db, claim, retryAt, error), 'warn', 'job failed, retry scheduled', { error, retryAt });
+    }
+    await this.record(log, () => markJobDone(db, claim, this.clock()), 'info', 'job done');
+  }
+
+  /** Writes an outcome and logs it with the job's id and type (bound in `log`), never its payload. */
+  private async record(
+    log: WorkerLogger,
+    write: () => Promise<boolean>,
+    level: 'info' | 'warn' | 'error',
+    outcome: string,
+    fields: object = {},
+  ): Promise<void> {
+    try {
+      if (await write()) log[level](fields, outcome);
+      else log.warn(fields, `${outcome}: discarded, the lease was lost to another claim`);
+    } catch (error) {
+      // Left running: the lease expires and the job runs again.
+      log.error({ err: error }, `could not record outcome: ${outcome}`);
+    }
+  }
+}

@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import type { CartPageDocument, CheckoutPageDocument } from './merchant-document.ts';
+import type { CatalogIds } from './merchant-apply.catalog.ts';
+import { asJsonColumns, changedColumns, hasChanges, resolved, syncIdSet, type CompanyScope } from './merchant-apply.support.ts';
+
+const JSON_COLUMNS = ['menus', 'integrations'] as const;
+
+/** Columns a checkout page and a cart page share, with the column defaults for omitted fields. */
+function sharedPageColumns(page: CheckoutPageDocument | CartPageDocument, catalog: CatalogIds) {
+  return {
+    page_title: page.page_title,
+    // Lower-cased so `#0A7CFF` and `#0a7cff` are the same colour, not a change.
+    main_color: (page.main_color ?? '#1a73e8').toLowerCase(),
+    currency: page.currency ?? 'BRL',
+    gateway: page.gateway ?? 'gateway_a',
+    logo_url: page.logo ?? null,
+    menus: page.menus ?? [],
+    integrations: page.integrations ?? {},
+    require_scheduling: page.require_scheduling ?? false,
+    enable_two_cards: page.enable_two_cards ?? false,
+    enable_coupons: page.enable_coupons ?? false,
+    default_payment_plan_id:
+      page.default_payment_plan === undefined ? null : resolved(catalog.paymentPlans, page.default_payment_plan, 'payment plan'),
+    custom_code: page.custom_code ?? null,
+    redirect_url: page.redirect_url ?? null,
+    deleted_at: null,
+  };
+}
+
+export async function applyPages(
+  scope: CompanyScope,
+  pages: { checkout_pages?: CheckoutPageDocument[]; cart_pages?: CartPageDocument[] },
+  catalog: CatalogIds,
+): Promise<{ checkoutPages: Map<string, string>; cartPages: Map<string, string> }> {
+  const checkoutPages = new Map<string, string>();
+  const cartPages = new Map<string, string>();
+  for (const page of pages.checkout_pages ?? []) checkoutPages.set(page.slug, await upsertCheckoutPage(scope, page, catalog));
+  for (const page of pages.cart_pages ?? []) cartPages.set(page.slug, await upsertCartPage(scope, page, catalog));
+  return { checkoutPages, cartPages };
+}
+
+async function upsertCheckoutPage(scope: CompanyScope, page: CheckoutPageDocument, catalog: CatalogIds): Promise<string> {
+  const { trx, accountId, companyId, now } = scope;
+  const desired = {
+    ...sharedPageColumns(page, catalog),
+    customer_data_at: page.customer_data_at ?? 'start',
+    index_on_search_engines: page.index_on_search_engines ?? false,
+    upsell_product_id: page.upsell_product === undefined ? null : resolved(catalog.products, page.upsell_product, 'product'),
+  };
+  const stored = await trx
+    .selectFrom('checkout_pages')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('company_id', '=', companyId)
+    .where('slug', '=', page.slug)
+    .executeTakeFirst();
+  let pageId: string;
+  if (!stored) {
+    pageId = randomUUID();
+    const values = { ...desired, id: pageId, account_id: accountId, company_id: companyId, slug: page.slug };
+    await trx.insertInto('checkout_pages').values(asJsonColumns(values, JSON_COLUMNS)).execute();
+  } else {
+    pageId = stored.id;
+    const changed = changedColumns(stored, desired);
+    if (hasChanges(changed)) {
+      await trx
+        .updateTable('checkout_pages')
+        .set({ ...asJsonColumns(changed, JSON_COLUMNS), updated_at: now })
+        .where('id', '=', pageId)
+        .execute();
+    }
+  }
+  await replaceCheckoutPageProducts(scope, pageId, page.products ?? [], catalog);
+  const planIds = (page.payment_plans ?? []).map((ref) => resolved(catalog.paymentPlans, ref, 'payment plan'));
+  const linked = await trx
+    .selectFrom('checkout_page_payment_plans')
+    .select('payment_plan_id')
+    .where('account_id', '=', accountId)
+    .where('checkout_page_id', '=', pageId)
+    .execute();
+  await syncIdSet(
+    linked.map((row) => row.payment_plan_id),
+    planIds,
+    (ids) =>
+      trx
+        .deleteFrom('checkout_page_payment_plans')
+        .where('account_id', '=', accountId)
+        .where('checkout_page_id', '=', pageId)
+        .where('payment_plan_id', 'in', ids)
+        .execute(),
+    (ids) =>
+      trx
+        .insertInto('checkout_page_payment_plans')
+        .values(ids.map((payment_plan_id) => ({ account_id: accountId, checkout_page_id: pageId, payment_plan_id })))
+        .execute(),
+  );
+  return pageId;
+}
+
+async function replaceCheckoutPageProducts(
+  { trx, accountId }: CompanyScope,
+  pageId: string,
+  items: NonNullable<CheckoutPageDocument['products']>,
+  catalog: CatalogIds,
+): Promise<void> {
+  const desired = items.map((item, position) => ({
+    product_id: resolved(catalog.products, item.product, 'product'),
+    position,
+    allow_quantity: item.allow_quantity ?? false,
+    max_quantity: item.max_quantity ?? 1,
+    recommended: item.recommended ?? false,
+  }));
+  const stored = await trx
+    .selectFrom('checkout_page_products')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('checkout_page_id', '=', pageId)
+    .execute();
+  const wanted = desired.map((item) => item.product_id);
+  const gone = stored.map((row) => row.product_id).filter((productId) => !wanted.includes(productId));
+  if (gone.length > 0) {
+    await trx
+      .deleteFrom('checkout_page_products')
+      .where('account_id', '=', accountId)
+      .where('checkout_page_id', '=', pageId)
+      .where('product_id', 'in', gone)
+      .execute();
+  }
+  const byProduct = new Map(stored.map((row) => [row.product_id, row]));
+  for (const item of desired) {
+    const row = byProduct.get(item.product_id);
+    if (!row) {
+      await trx
+        .insertInto('checkout_page_products')
+        .values({ ...item, account_id: accountId, checkout_page_id: pageId })
+        .execute();
+      continue;
+    }
+    const changed = changedColumns(row, item);
+    if (!hasChanges(changed)) continue;
+    await trx
+      .updateTable('checkout_page_products')
+      .set(changed)
+      .where('account_id', '=', accountId)
+      .where('checkout_page_id', '=', pageId)
+      .where('product_id', '=', item.product_id)
+      .execute();
+  }
+}
+
+async function upsertCartPage(scope: CompanyScope, page: CartPageDocument, catalog: CatalogIds): Promise<string> {
+  const { trx, accountId, companyId, now } = scope;
+  const desired = { ...sharedPageColumns(page, catalog), name: page.name };
+  const stored = await trx
+    .selectFrom('cart_pages')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('company_id', '=', companyId)
+    .where('slug', '=', page.slug)
+    .executeTakeFirst();
+  let pageId: string;
+  if (!stored) {
+    pageId = randomUUID();
+    const values = { ...desired, id: pageId, account_id: accountId, company_id: companyId, slug: page.slug };
+    await trx.insertInto('cart_pages').values(asJsonColumns(values, JSON_COLUMNS)).execute();
+  } else {
+    pageId = stored.id;
+    const changed = changedColumns(stored, desired);
+    if (hasChanges(changed)) {
+      await trx
+        .updateTable('cart_pages')
+        .set({ ...asJsonColumns(changed, JSON_COLUMNS), updated_at: now })
+        .where('id', '=', pageId)
+        .execute();
+    }
+  }
+  const planIds = (page.payment_plans ?? []).map((ref) => resolved(catalog.paymentPlans, ref, 'payment plan'));
+  const linked = await trx
+    .selectFrom('cart_page_payment_plans')
+    .select('payment_plan_id')
+    .where('account_id', '=', accountId)
+    .where('cart_page_id', '=', pageId)
+    .execute();
+  await syncIdSet(
+    linked.map((row) => row.payment_plan_id),
+    planIds,
+    (ids) =>
+      trx
+        .deleteFrom('cart_page_payment_plans')
+        .where('account_id', '=', accountId)
+        .where('cart_page_id', '=', pageId)
+        .where('payment_plan_id', 'in', ids)
+        .execute(),
+    (ids) =>
+      trx
+        .insertInto('cart_page_payment_plans')
+        .values(ids.map((payment_plan_id) => ({ account_id: accountId, cart_page_id: pageId, payment_plan_id })))
+        .execute(),
+  );
+  return pageId;
+}

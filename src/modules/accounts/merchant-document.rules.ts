@@ -1,0 +1,198 @@
+import { isValidCnpj } from '../../brazil/documents.ts';
+import { hasAtMostTwoDecimals } from '../../lib/money.ts';
+import { isValidAllowedHost } from './allowed-hosts.ts';
+import { BASIC_AUTH_RECEIVERS, type CompanyDocument, type MerchantDocument } from './merchant-document.schema.ts';
+
+/** A problem the schema cannot express: a rule across fields, a reference, or a limit of a column type. */
+export type Problem = { path: string; message: string };
+
+/**
+ * Cross-field rules of a schema-valid document. Product external ids, plan refs, coupon codes and page
+ * slugs must be unique across the whole document because the apply result maps them without a company.
+ */
+export function documentProblems(document: MerchantDocument): Problem[] {
+  const problems: Problem[] = [];
+  const report = (path: string, message: string) => problems.push({ path, message });
+
+  document.account.allowed_hosts?.forEach((host, i) => {
+    if (!isValidAllowedHost(host)) report(`account.allowed_hosts[${i}]`, `"${host}" is not a host name, *.wildcard or host:port`);
+  });
+
+  const primaries = document.companies.filter((company) => company.primary === true).length;
+  const defaultPrimary = document.companies.length === 1 && document.companies[0]!.primary === undefined;
+  if (primaries !== 1 && !defaultPrimary) report('companies', `exactly one company must have primary: true, found ${primaries}`);
+
+  const unique = {
+    company: new UniqueNames(report, 'company slug'),
+    product: new UniqueNames(report, 'product external_id'),
+    plan: new UniqueNames(report, 'payment plan ref'),
+    coupon: new UniqueNames(report, 'coupon code'),
+    checkoutPage: new UniqueNames(report, 'checkout page slug'),
+    cartPage: new UniqueNames(report, 'cart page slug'),
+  };
+  document.companies.forEach((company, c) => {
+    const at = `companies[${c}]`;
+    unique.company.add(`${at}.slug`, company.slug);
+    company.products?.forEach((product, i) => unique.product.add(`${at}.products[${i}].external_id`, product.external_id));
+    company.payment_plans?.forEach((plan, i) => unique.plan.add(`${at}.payment_plans[${i}].ref`, plan.ref));
+    company.coupons?.forEach((coupon, i) => unique.coupon.add(`${at}.coupons[${i}].code`, coupon.code.toUpperCase()));
+    company.checkout_pages?.forEach((page, i) => unique.checkoutPage.add(`${at}.checkout_pages[${i}].slug`, page.slug));
+    company.cart_pages?.forEach((page, i) => unique.cartPage.add(`${at}.cart_pages[${i}].slug`, page.slug));
+    companyProblems(company, at, report);
+  });
+  return problems;
+}
+
+type Report = (path: string, message: string) => void;
+
+class UniqueNames {
+  private readonly seen = new Set<string>();
+  constructor(
+    private readonly report: Report,
+    private readonly what: string,
+  ) {}
+  add(path: string, name: string): void {
+    if (this.seen.has(name)) this.report(path, `duplicate ${this.what} "${name}"`);
+    this.seen.add(name);
+  }
+}
+
+function companyProblems(company: CompanyDocument, at: string, report: Report): void {
+  if (company.time_zone !== undefined && !isTimeZone(company.time_zone)) report(`${at}.time_zone`, `"${company.time_zone}" is not an IANA time zone`);
+  if (company.document !== undefined && !isValidCnpj(company.document)) report(`${at}.document`, 'is not a valid CNPJ');
+
+  const gateways = new UniqueNames(report, 'gateway');
+  company.gateways?.forEach((gateway, i) => gateways.add(`${at}.gateways[${i}].gateway`, gateway.gateway));
+  webhookCredentialProblems(company, at, report);
+  scheduleProblems(company, at, report);
+  const sellers = new UniqueNames(report, 'seller name');
+  company.sellers?.forEach((seller, i) => sellers.add(`${at}.sellers[${i}].name`, seller.name));
+  catalogProblems(company, at, report);
+  pageProblems(company, at, report);
+}
+
+function webhookCredentialProblems(company: CompanyDocument, at: string, report: Report): void {
+  const receivers = new UniqueNames(report, 'webhook receiver');
+  company.webhook_credentials?.forEach((credential, i) => {
+    const path = `${at}.webhook_credentials[${i}]`;
+    receivers.add(`${path}.receiver`, credential.receiver);
+    const basic = (BASIC_AUTH_RECEIVERS as readonly string[]).includes(credential.receiver);
+    if (basic) {
+      if (credential.username === undefined) report(`${path}.username`, `is required for the ${credential.receiver} receiver (Basic auth)`);
+      if (credential.password === undefined) report(`${path}.password`, `is required for the ${credential.receiver} receiver (Basic auth)`);
+      if (credential.secret !== undefined) report(`${path}.secret`, `is not used by the ${credential.receiver} receiver; use password`);
+    } else {
+      if (credential.secret === undefined) report(`${path}.secret`, `is required for the ${credential.receiver} receiver (signing secret)`);
+      for (const field of ['username', 'password'] as const) {
+        if (credential[field] !== undefined) report(`${path}.${field}`, `is not used by the ${credential.receiver} receiver; use secret`);
+      }
+    }
+  });
+}
+
+function scheduleProblems(company: CompanyDocument, at: string, report: Report): void {
+  const schedules = (company.schedules ?? []).map((schedule, i) => ({ ...schedule, path: `${at}.schedules[${i}]` }));
+  for (const schedule of schedules) {
+    if (schedule.ends_at <= schedule.starts_at) report(`${schedule.path}.ends_at`, 'must be later than starts_at');
+  }
+  // Zero-padded HH:MM compares correctly as text.
+  const ordered = schedules.filter((s) => s.ends_at > s.starts_at).sort((a, b) => a.weekday - b.weekday || a.starts_at.localeCompare(b.starts_at));
+  ordered.forEach((schedule, i) => {
+    const previous = ordered[i - 1];
+    if (previous && previous.weekday === schedule.weekday && schedule.starts_at < previous.ends_at) {
+      report(schedule.path, `overlaps ${previous.path} on weekday ${schedule.weekday}`);
+    }
+  });
+}
+
+function catalogProblems(company: CompanyDocument, at: string, report: Report): void {
+  const productIds = new Set(company.products?.map((product) => product.external_id));
+  company.products?.forEach((product, i) => {
+    const path = `${at}.products[${i}]`;
+    checkMoney(report, `${path}.value`, product.value);
+    if (product.subscription && product.interval === undefined)
+      report(`${path}.interval`, 'is required for a subscription product (day, week, month or year)');
+  });
+
+  company.payment_plans?.forEach((plan, i) => {
+    const path = `${at}.payment_plans[${i}]`;
+    for (const field of ['min_installment', 'fine', 'late_interest'] as const) checkMoney(report, `${path}.${field}`, plan[field]);
+    for (const field of ['fine_tax', 'late_interest_tax'] as const) checkPercent(report, `${path}.${field}`, plan[field]);
+    const installments = new UniqueNames(report, 'installments');
+    plan.taxes?.forEach((tax, t) => {
+      const taxPath = `${path}.taxes[${t}]`;
+      installments.add(`${taxPath}.installments`, String(tax.installments));
+      if (tax.installments > (plan.max_installments ?? 1))
+        report(`${taxPath}.installments`, `exceeds max_installments (${plan.max_installments ?? 1})`);
+      checkMoney(report, `${taxPath}.fixed`, tax.fixed);
+      checkPercent(report, `${taxPath}.percentage`, tax.percentage);
+    });
+  });
+
+  company.coupons?.forEach((coupon, i) => {
+    const path = `${at}.coupons[${i}]`;
+    if (coupon.type === 'percentage') {
+      if (coupon.value > 100) report(`${path}.value`, 'a percentage coupon must be at most 100');
+      checkPercent(report, `${path}.value`, coupon.value);
+    } else {
+      checkMoney(report, `${path}.value`, coupon.value);
+    }
+    coupon.product_external_ids?.forEach((ref, r) =>
+      checkRef(report, `${path}.product_external_ids[${r}]`, 'product', ref, productIds, company.slug),
+    );
+  });
+}
+
+function pageProblems(company: CompanyDocument, at: string, report: Report): void {
+  const productIds = new Set(company.products?.map((product) => product.external_id));
+  const planRefs = new Set(company.payment_plans?.map((plan) => plan.ref));
+  const pages = [
+    ...(company.checkout_pages ?? []).map((page, i) => ({ page, path: `${at}.checkout_pages[${i}]` })),
+    ...(company.cart_pages ?? []).map((page, i) => ({ page, path: `${at}.cart_pages[${i}]` })),
+  ];
+  for (const { page, path } of pages) {
+    const enabledPlans = new UniqueNames(report, 'payment plan');
+    page.payment_plans?.forEach((ref, r) => {
+      enabledPlans.add(`${path}.payment_plans[${r}]`, ref);
+      checkRef(report, `${path}.payment_plans[${r}]`, 'payment plan', ref, planRefs, company.slug);
+    });
+    const fallback = page.default_payment_plan;
+    if (fallback !== undefined) {
+      checkRef(report, `${path}.default_payment_plan`, 'payment plan', fallback, planRefs, company.slug);
+      if (page.payment_plans && !page.payment_plans.includes(fallback))
+        report(`${path}.default_payment_plan`, `"${fallback}" is not among the page's payment_plans`);
+    }
+    if ('upsell_product' in page && page.upsell_product !== undefined) {
+      checkRef(report, `${path}.upsell_product`, 'product', page.upsell_product, productIds, company.slug);
+    }
+    if ('products' in page) {
+      const listed = new UniqueNames(report, 'page product');
+      page.products?.forEach((item, p) => {
+        listed.add(`${path}.products[${p}].product`, item.product);
+        checkRef(report, `${path}.products[${p}].product`, 'product', item.product, productIds, company.slug);
+      });
+    }
+  }
+}
+
+function checkRef(report: Report, path: string, what: string, ref: string, known: Set<string>, companySlug: string): void {
+  if (!known.has(ref)) report(path, `unknown ${what} "${ref}" (not declared in company "${companySlug}")`);
+}
+
+function checkMoney(report: Report, path: string, value: number | undefined): void {
+  if (value !== undefined && !hasAtMostTwoDecimals(value)) report(path, `${value} has more than two decimals`);
+}
+
+/** numeric(9, 4) would round a fifth decimal silently. */
+function checkPercent(report: Report, path: string, value: number | undefined): void {
+  if (value !== undefined && Math.abs(value * 10_000 - Math.round(value * 10_000)) > 1e-6) report(path, `${value} has more than four decimals`);
+}
+
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
