@@ -59,6 +59,16 @@ for (const engine of engines()) {
       assert.deepEqual(names.map((r) => r.name), ['Alpha course']);
     });
 
+    test('search text is matched literally: % and _ are not wildcards', async () => {
+      for (const url of ['/api/v1/products?q=%25', '/api/v1/products?q=_', '/api/v1/checkout_pages?q=%25']) {
+        const res = await app.inject({ url, headers: bearer(alpha.apiKey) });
+        assert.equal(res.statusCode, 200);
+        assert.deepEqual(res.json(), [], url);
+      }
+      const hit = await app.inject({ url: '/api/v1/products?q=alpha%20COURSE', headers: bearer(alpha.apiKey) });
+      assert.equal(hit.json().length, 1);
+    });
+
     test('checkout pages: the list shows only the caller’s own, whatever the filters', async () => {
       const own = await app.inject({ url: '/api/v1/checkout_pages', headers: bearer(alpha.apiKey) });
       assert.deepEqual(own.json().map((p: { id: string }) => p.id), [alphaPageId]);

@@ -71,29 +71,7 @@ async function upsertCheckoutPage(scope: CompanyScope, page: CheckoutPageDocumen
     }
   }
   await replaceCheckoutPageProducts(scope, pageId, page.products ?? [], catalog);
-  const planIds = (page.payment_plans ?? []).map((ref) => resolved(catalog.paymentPlans, ref, 'payment plan'));
-  const linked = await trx
-    .selectFrom('checkout_page_payment_plans')
-    .select('payment_plan_id')
-    .where('account_id', '=', accountId)
-    .where('checkout_page_id', '=', pageId)
-    .execute();
-  await syncIdSet(
-    linked.map((row) => row.payment_plan_id),
-    planIds,
-    (ids) =>
-      trx
-        .deleteFrom('checkout_page_payment_plans')
-        .where('account_id', '=', accountId)
-        .where('checkout_page_id', '=', pageId)
-        .where('payment_plan_id', 'in', ids)
-        .execute(),
-    (ids) =>
-      trx
-        .insertInto('checkout_page_payment_plans')
-        .values(ids.map((payment_plan_id) => ({ account_id: accountId, checkout_page_id: pageId, payment_plan_id })))
-        .execute(),
-  );
+  await syncPagePlans(scope, 'checkout', pageId, page.payment_plans ?? [], catalog);
   return pageId;
 }
 
@@ -174,28 +152,31 @@ async function upsertCartPage(scope: CompanyScope, page: CartPageDocument, catal
         .execute();
     }
   }
-  const planIds = (page.payment_plans ?? []).map((ref) => resolved(catalog.paymentPlans, ref, 'payment plan'));
-  const linked = await trx
-    .selectFrom('cart_page_payment_plans')
-    .select('payment_plan_id')
-    .where('account_id', '=', accountId)
-    .where('cart_page_id', '=', pageId)
-    .execute();
+  await syncPagePlans(scope, 'cart', pageId, page.payment_plans ?? [], catalog);
+  return pageId;
+}
+
+const PAGE_PLAN_LINKS = {
+  checkout: { table: 'checkout_page_payment_plans', pageColumn: 'checkout_page_id' },
+  cart: { table: 'cart_page_payment_plans', pageColumn: 'cart_page_id' },
+} as const;
+
+/** Makes a page's enabled plans exactly the document's. Both link tables share one shape. */
+async function syncPagePlans(scope: CompanyScope, kind: keyof typeof PAGE_PLAN_LINKS, pageId: string, refs: string[], catalog: CatalogIds): Promise<void> {
+  const { trx, accountId } = scope;
+  // Kysely cannot type a union of table names; the names are the cart page's only for the compiler.
+  const table = PAGE_PLAN_LINKS[kind].table as 'cart_page_payment_plans';
+  const pageColumn = PAGE_PLAN_LINKS[kind].pageColumn as 'cart_page_id';
+  const planIds = refs.map((ref) => resolved(catalog.paymentPlans, ref, 'payment plan'));
+  const linked = await trx.selectFrom(table).select('payment_plan_id').where('account_id', '=', accountId).where(pageColumn, '=', pageId).execute();
   await syncIdSet(
     linked.map((row) => row.payment_plan_id),
     planIds,
+    (ids) => trx.deleteFrom(table).where('account_id', '=', accountId).where(pageColumn, '=', pageId).where('payment_plan_id', 'in', ids).execute(),
     (ids) =>
       trx
-        .deleteFrom('cart_page_payment_plans')
-        .where('account_id', '=', accountId)
-        .where('cart_page_id', '=', pageId)
-        .where('payment_plan_id', 'in', ids)
-        .execute(),
-    (ids) =>
-      trx
-        .insertInto('cart_page_payment_plans')
-        .values(ids.map((payment_plan_id) => ({ account_id: accountId, cart_page_id: pageId, payment_plan_id })))
+        .insertInto(table)
+        .values(ids.map((payment_plan_id) => ({ account_id: accountId, [pageColumn]: pageId, payment_plan_id }) as { account_id: string; cart_page_id: string; payment_plan_id: number }))
         .execute(),
   );
-  return pageId;
 }

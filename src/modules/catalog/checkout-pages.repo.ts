@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { containsPattern } from '../../db/like.ts';
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
 export type CheckoutPageFilter = { q?: string; hasProducts?: boolean; productIds?: number[] };
 
@@ -36,7 +36,7 @@ export function listCheckoutPages(db: Kysely<DB>, accountId: string, filter: Che
     query = query.where((eb) => eb.exists(pageProducts(eb).where('cpp.product_id', 'in', filter.productIds!).select(sql.lit(1).as('one'))));
   }
   if (filter.q) {
-    const pattern = `%${escapeLike(filter.q)}%`;
+    const pattern = containsPattern(filter.q);
     query = query.where((eb) =>
       eb.or([
         eb('cp.page_title', 'ilike', pattern),

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { containsPattern } from '../../db/like.ts';
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
 export function listProducts(db: Kysely<DB>, accountId: string, filter: { q?: string; includeDeleted: boolean }) {
   let query = db
@@ -9,7 +9,7 @@ export function listProducts(db: Kysely<DB>, accountId: string, filter: { q?: st
     .select(['id', 'name', 'product_type', 'company_id', 'value_cents', 'deleted_at', 'subscription'])
     .where('account_id', '=', accountId);
   if (!filter.includeDeleted) query = query.where('deleted_at', 'is', null);
-  if (filter.q) query = query.where('name', 'ilike', `%${escapeLike(filter.q)}%`);
+  if (filter.q) query = query.where('name', 'ilike', containsPattern(filter.q));
   return query.orderBy('id').limit(1000).execute();
 }
 
