@@ -40,36 +40,13 @@ export async function applyPages(
 }
 
 async function upsertCheckoutPage(scope: CompanyScope, page: CheckoutPageDocument, catalog: CatalogIds): Promise<string> {
-  const { trx, accountId, companyId, now } = scope;
   const desired = {
     ...sharedPageColumns(page, catalog),
     customer_data_at: page.customer_data_at ?? 'start',
     index_on_search_engines: page.index_on_search_engines ?? false,
     upsell_product_id: page.upsell_product === undefined ? null : resolved(catalog.products, page.upsell_product, 'product'),
   };
-  const stored = await trx
-    .selectFrom('checkout_pages')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('company_id', '=', companyId)
-    .where('slug', '=', page.slug)
-    .executeTakeFirst();
-  let pageId: string;
-  if (!stored) {
-    pageId = randomUUID();
-    const values = { ...desired, id: pageId, account_id: accountId, company_id: companyId, slug: page.slug };
-    await trx.insertInto('checkout_pages').values(asJsonColumns(values, JSON_COLUMNS)).execute();
-  } else {
-    pageId = stored.id;
-    const changed = changedColumns(stored, desired);
-    if (hasChanges(changed)) {
-      await trx
-        .updateTable('checkout_pages')
-        .set({ ...asJsonColumns(changed, JSON_COLUMNS), updated_at: now })
-        .where('id', '=', pageId)
-        .execute();
-    }
-  }
+  const pageId = await upsertPageRow(scope, 'checkout_pages', page.slug, desired);
   await replaceCheckoutPageProducts(scope, pageId, page.products ?? [], catalog);
   await syncPagePlans(scope, 'checkout', pageId, page.payment_plans ?? [], catalog);
   return pageId;
@@ -127,31 +104,8 @@ async function replaceCheckoutPageProducts(
 }
 
 async function upsertCartPage(scope: CompanyScope, page: CartPageDocument, catalog: CatalogIds): Promise<string> {
-  const { trx, accountId, companyId, now } = scope;
   const desired = { ...sharedPageColumns(page, catalog), name: page.name };
-  const stored = await trx
-    .selectFrom('cart_pages')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('company_id', '=', companyId)
-    .where('slug', '=', page.slug)
-    .executeTakeFirst();
-  let pageId: string;
-  if (!stored) {
-    pageId = randomUUID();
-    const values = { ...desired, id: pageId, account_id: accountId, company_id: companyId, slug: page.slug };
-    await trx.insertInto('cart_pages').values(asJsonColumns(values, JSON_COLUMNS)).execute();
-  } else {
-    pageId = stored.id;
-    const changed = changedColumns(stored, desired);
-    if (hasChanges(changed)) {
-      await trx
-        .updateTable('cart_pages')
-        .set({ ...asJsonColumns(changed, JSON_COLUMNS), updated_at: now })
-        .where('id', '=', pageId)
-        .execute();
-    }
-  }
+  const pageId = await upsertPageRow(scope, 'cart_pages', page.slug, desired);
   await syncPagePlans(scope, 'cart', pageId, page.payment_plans ?? [], catalog);
   return pageId;
 }
@@ -179,4 +133,29 @@ async function syncPagePlans(scope: CompanyScope, kind: keyof typeof PAGE_PLAN_L
         .values(ids.map((payment_plan_id) => ({ account_id: accountId, [pageColumn]: pageId, payment_plan_id }) as { account_id: string; cart_page_id: string; payment_plan_id: number }))
         .execute(),
   );
+}
+
+/** Inserts the page row by (company, slug) or rewrites the columns that differ; returns its id. */
+async function upsertPageRow(scope: CompanyScope, kind: 'checkout_pages' | 'cart_pages', slug: string, desired: Record<string, unknown>): Promise<string> {
+  const { trx, accountId, companyId, now } = scope;
+  // Both page tables share these columns; the name is the checkout page's only for the compiler.
+  const table = kind as 'checkout_pages';
+  const stored = await trx
+    .selectFrom(table)
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('company_id', '=', companyId)
+    .where('slug', '=', slug)
+    .executeTakeFirst();
+  if (!stored) {
+    const id = randomUUID();
+    const values = { ...desired, id, account_id: accountId, company_id: companyId, slug };
+    await trx.insertInto(table).values(asJsonColumns(values, JSON_COLUMNS) as never).execute();
+    return id;
+  }
+  const changed = changedColumns(stored as Record<string, unknown>, desired);
+  if (hasChanges(changed)) {
+    await trx.updateTable(table).set({ ...asJsonColumns(changed, JSON_COLUMNS), updated_at: now } as never).where('id', '=', stored.id).execute();
+  }
+  return stored.id;
 }
