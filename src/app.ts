@@ -12,7 +12,15 @@ import { parseQueryString } from './http/query.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { containsCardNumber } from './lib/card-numbers.ts';
+import { registerCartRoutes } from './modules/carts/carts.routes.ts';
 import { registerCatalogRoutes } from './modules/catalog/catalog.routes.ts';
+import { registerChargeRoutes } from './modules/charges/charges.routes.ts';
+import { registerCouponRoutes } from './modules/coupons/coupons.routes.ts';
+import { registerCustomerRoutes } from './modules/customers/customers.routes.ts';
+import { registerOrderRoutes } from './modules/orders/orders.routes.ts';
+import { registerPaymentPlanRoutes } from './modules/payment-plans/payment-plans.routes.ts';
+import { registerPaymentReadRoutes } from './modules/payments/payment-reads.routes.ts';
+import { registerSchedulingRoutes } from './modules/scheduling/scheduling.routes.ts';
 
 export type AppDependencies = {
   config: Config;
@@ -63,7 +71,19 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(
     async (api) => {
-      registerCatalogRoutes(api, context);
+      for (const register of [
+        registerCatalogRoutes,
+        registerCustomerRoutes,
+        registerOrderRoutes,
+        registerCartRoutes,
+        registerChargeRoutes,
+        registerPaymentReadRoutes,
+        registerPaymentPlanRoutes,
+        registerCouponRoutes,
+        registerSchedulingRoutes,
+      ]) {
+        register(api, context);
+      }
     },
     { prefix: '/api/v1' },
   );

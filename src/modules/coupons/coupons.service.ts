@@ -1,0 +1,59 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { CouponRule } from '../pricing/totals.ts';
+
+export type CouponRefusal = 'not_found' | 'expired' | 'exhausted' | 'not_applicable';
+
+const MESSAGES: Record<CouponRefusal, string> = {
+  not_found: 'Coupon not found',
+  expired: 'Coupon has expired',
+  exhausted: 'Coupon has reached its usage limit',
+  not_applicable: 'Coupon does not apply to these products',
+};
+
+export class CouponError extends Error {
+  constructor(readonly reason: CouponRefusal) {
+    super(MESSAGES[reason]);
+    this.name = 'CouponError';
+  }
+}
+
+export type UsableCoupon = { id: number; code: string; rule: CouponRule; percentage: number | null; amountCents: number | null };
+
+/**
+ * The company's coupon with this code (matched case-insensitively) when it is live, not exhausted and
+ * applies to every one of `productIds` (a coupon with a product restriction applies only to those).
+ * Usage is only checked here; a payment claims a use with a conditional update when it succeeds.
+ */
+export async function findUsableCoupon(
+  db: Kysely<DB>,
+  scope: { accountId: string; companyId: number },
+  code: string,
+  productIds: readonly number[],
+  now: Date,
+): Promise<UsableCoupon> {
+  const coupon = await db
+    .selectFrom('coupons')
+    .select(['id', 'code', 'type', 'percentage', 'amount_cents', 'expires_at', 'usage_limit', 'used_count'])
+    .where('account_id', '=', scope.accountId)
+    .where('company_id', '=', scope.companyId)
+    .where('code', '=', code.trim().toUpperCase())
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!coupon) throw new CouponError('not_found');
+  if (coupon.expires_at && coupon.expires_at <= now) throw new CouponError('expired');
+  if (coupon.usage_limit !== null && coupon.used_count >= coupon.usage_limit) throw new CouponError('exhausted');
+  const restricted = await db
+    .selectFrom('coupon_products')
+    .select('product_id')
+    .where('account_id', '=', scope.accountId)
+    .where('coupon_id', '=', coupon.id)
+    .execute();
+  if (restricted.length) {
+    const allowed = new Set(restricted.map((row) => row.product_id));
+    if (productIds.length === 0 || productIds.some((id) => !allowed.has(id))) throw new CouponError('not_applicable');
+  }
+  const rule: CouponRule =
+    coupon.type === 'percentage' ? { type: 'percentage', percentage: coupon.percentage! } : { type: 'price', amountCents: coupon.amount_cents! };
+  return { id: coupon.id, code: coupon.code, rule, percentage: coupon.percentage, amountCents: coupon.amount_cents };
+}

@@ -1,0 +1,26 @@
+/**
+ * The one rounding rule of the service: a fraction of a cent is rounded half up (away from zero for
+ * the non-negative amounts money takes here), to the cent. Rates are percentages with at most four
+ * decimals, so they are scaled to integers and the arithmetic is exact (BigInt, no floating point).
+ */
+const RATE_SCALE = 10_000n; // four decimals of a percent
+const PERCENT = 100n * RATE_SCALE;
+
+export function rateToScaled(percent: number): bigint {
+  const scaled = Math.round(percent * Number(RATE_SCALE));
+  if (!Number.isFinite(percent) || Math.abs(percent * Number(RATE_SCALE) - scaled) > 1e-6) {
+    throw new RangeError(`rate ${percent} has more than four decimals`);
+  }
+  return BigInt(scaled);
+}
+
+/** `percent`% of `cents`, rounded half up to the cent. */
+export function percentOf(cents: number, percent: number): number {
+  return divideRoundHalfUp(BigInt(cents) * rateToScaled(percent), PERCENT);
+}
+
+/** numerator / denominator rounded half up, for non-negative operands. */
+export function divideRoundHalfUp(numerator: bigint, denominator: bigint): number {
+  if (numerator < 0n || denominator <= 0n) throw new RangeError('divideRoundHalfUp takes a non-negative numerator and a positive denominator');
+  return Number((numerator * 2n + denominator) / (denominator * 2n));
+}
