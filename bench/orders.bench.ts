@@ -1,0 +1,92 @@
+/**
+ * GET /orders at 10k and at 1M orders on PostgreSQL: a status + date-range filter and a customer-email
+ * search, page 1 and page 50. The goal: each well under 50 ms, and the 1M latency within 2x of the 10k one.
+ * Another tenant holds a share of the rows so that indexes leading with account_id are what is measured.
+ */
+import { fileURLToPath } from 'node:url';
+import type { Database } from '../src/db/database.ts';
+import { createTenant, type Tenant } from '../test/support/app.ts';
+import { freshBenchDatabase, listenApp, measure, printTable, type Measurement } from './harness.ts';
+
+const CUSTOMERS = 50_000;
+const SMALL = 10_000;
+const LARGE = Number(process.env.BENCH_ORDERS ?? 1_000_000);
+const STATUSES = ['pending', 'waiting_payment', 'paid', 'cancelled', 'refunded', 'paid', 'paid'];
+
+async function insertCustomers(database: Database, tenant: Tenant, count: number): Promise<void> {
+  await database.withSession((s) =>
+    s.query(
+      `INSERT INTO customers (account_id, company_id, email, name)
+       SELECT $1, $2, 'buyer' || g || '@example.com', 'Buyer ' || g FROM generate_series(1, $3::int) g`,
+      [tenant.accountId, tenant.companyId, count],
+    ),
+  );
+}
+
+/** Orders numbered [from, to): spread over two years back from now, statuses cycling, paid ones with paid_at. */
+async function insertOrders(database: Database, tenant: Tenant, from: number, to: number): Promise<void> {
+  const batch = 100_000;
+  for (let start = from; start < to; start += batch) {
+    const end = Math.min(start + batch, to);
+    await database.withSession((s) =>
+      s.query(
+        `WITH firstc AS (SELECT min(id) AS id, count(*) AS n FROM customers WHERE account_id = $1)
+         INSERT INTO orders (uid, account_id, company_id, customer_id, source, status, subtotal_cents, total_cents, paid_cents,
+                             created_at, date, paid_at)
+         SELECT gen_random_uuid(), $1, $2, firstc.id + (g % firstc.n), 'checkout_page', ($5::text[])[1 + g % ${STATUSES.length}],
+                1000 + g % 90000, 1000 + g % 90000, 0, ts, ts::date, CASE WHEN ($5::text[])[1 + g % ${STATUSES.length}] = 'paid' THEN ts END
+         FROM firstc, generate_series($3::int, $4::int - 1) g,
+              LATERAL (SELECT now() - ((g * 7919) % (730 * 86400)) * interval '1 second' AS ts) t`,
+        [tenant.accountId, tenant.companyId, start, end, STATUSES],
+      ),
+    );
+  }
+  await database.withSession((s) => s.exec('ANALYZE orders; ANALYZE customers;'));
+}
+
+async function measureQueries(base: string, key: string, scale: string): Promise<Measurement[]> {
+  const headers = { authorization: `Bearer ${key}` };
+  const year = new Date().getUTCFullYear();
+  const range = `status[]=paid&initial_date=${year - 1}-01-01&final_date=${year - 1}-06-30`;
+  const email = 'q=buyer4242%40example.com';
+  const cases: Array<[string, string]> = [
+    ['status+dates page 1', `${range}&page=1`],
+    ['status+dates page 50', `${range}&page=50`],
+    ['email page 1', `${email}&page=1`],
+    ['email page 50', `${email}&page=50`],
+  ];
+  const rows: Measurement[] = [];
+  for (const [label, query] of cases) rows.push(await measure(`${scale} ${label}`, { url: `${base}/api/v1/orders?${query}`, headers, seconds: 4, connections: 4 }));
+  return rows;
+}
+
+export async function run(): Promise<{ rows: Measurement[]; ratios: Array<{ case: string; ratio: number }> }> {
+  const { database, drop } = await freshBenchDatabase();
+  try {
+    const tenant = await createTenant(database);
+    const neighbour = await createTenant(database);
+    await insertCustomers(database, tenant, CUSTOMERS);
+    await insertCustomers(database, neighbour, CUSTOMERS / 10);
+    await insertOrders(database, neighbour, 0, LARGE / 10);
+    await insertOrders(database, tenant, 0, SMALL);
+    const { app, url } = await listenApp(database);
+    try {
+      const small = await measureQueries(url, tenant.apiKey, '10k');
+      const started = Date.now();
+      await insertOrders(database, tenant, SMALL, LARGE);
+      console.log(`inserted ${LARGE - SMALL} more orders in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      const large = await measureQueries(url, tenant.apiKey, `${LARGE / 1000}k`);
+      const rows = [...small, ...large];
+      printTable(`GET /orders, ${LARGE} orders (plus ${LARGE / 10} of another tenant)`, rows);
+      const ratios = small.map((row, i) => ({ case: row.label.replace(/^10k /, ''), ratio: Number((large[i]!.meanMs / row.meanMs).toFixed(2)) }));
+      console.table(ratios.map((r) => ({ case: r.case, 'mean latency at 1M / at 10k': r.ratio })));
+      return { rows, ratios };
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await drop();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await run();
