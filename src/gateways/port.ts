@@ -1,0 +1,84 @@
+/**
+ * The one interface every card gateway implements. Pay flows, refunds, renewals and webhook receivers
+ * speak only this; each gateway folder holds its HTTP client, its sandbox server and the mapping of its
+ * own types onto these (the `transformers`). A live driver is a new implementation of this interface.
+ */
+
+export type GatewayName = 'gateway_a' | 'gateway_b' | 'gateway_c';
+
+/** Where and how to reach one company's account at a gateway. */
+export type GatewayAccount = { baseUrl: string; publicKey: string | null; secretKey: string };
+
+export type PaymentMetadata = { companyId: number; orderUid: string; paymentUid: string };
+
+export type Buyer = { name: string; email: string; document?: string | null; phone?: string | null };
+
+export type CardCharge = {
+  amountCents: number;
+  installments: number;
+  /** gateway_a: a token from its browser tokenizer; gateway_c: a card hash `<key id>_<base64>`. */
+  cardToken?: string;
+  /** gateway_b: the confirmation token its browser library produced. */
+  confirmationTokenId?: string;
+  /** Keep the card for one-click upsell and subscription renewals. */
+  saveForLater: boolean;
+  buyer: Buyer;
+  description: string;
+  metadata: PaymentMetadata;
+  /** Sent to the gateway so a retried call never charges twice. */
+  idempotencyKey: string;
+};
+
+export type SavedMethodCharge = Omit<CardCharge, 'cardToken' | 'confirmationTokenId' | 'saveForLater'> & { methodReference: string };
+
+export type SavedMethod = { reference: string; brand: string | null; last4: string | null; expMonth: number | null; expYear: number | null };
+
+export type CardOutcome =
+  | { status: 'paid'; gatewayId: string; savedMethod?: SavedMethod }
+  | { status: 'declined'; gatewayId: string | null; code: 'declined' | 'insufficient_funds' | 'invalid_token'; message: string };
+
+export type PixCharge = { amountCents: number; expiresAt: Date; buyer: Buyer; description: string; metadata: PaymentMetadata; idempotencyKey: string };
+export type PixIssued = { gatewayId: string; brCode: string; expiresAt: Date };
+
+export type BoletoCharge = { amountCents: number; dueDate: string; buyer: Buyer; description: string; metadata: PaymentMetadata; idempotencyKey: string };
+export type BoletoIssued = { gatewayId: string; barcode: string; digitableLine: string; dueDate: string };
+
+export type RemoteStatus = 'pending' | 'waiting_payment' | 'paid' | 'failed' | 'cancelled' | 'refunded' | 'partially_refunded' | 'charged_back';
+
+/** The closed set of effects an inbound gateway event can have, whatever the gateway calls it. */
+export type PaymentAction =
+  | { kind: 'payment_paid'; gatewayId: string; paidAt: Date; amountCents?: number }
+  | { kind: 'payment_failed'; gatewayId: string; reason: string }
+  | { kind: 'payment_cancelled'; gatewayId: string }
+  | { kind: 'payment_expired'; gatewayId: string }
+  | { kind: 'payment_refunded'; gatewayId: string; amountCents: number; refundId: string }
+  | { kind: 'payment_disputed'; gatewayId: string; disputeId: string; amountCents: number }
+  | { kind: 'ignored'; reason: string };
+
+export type InboundEvent = { eventId: string; type: string; actions: PaymentAction[] };
+
+/** Gateway failures the caller must tell apart: a timeout may have charged; an error did not. */
+export class GatewayUnavailableError extends Error {
+  constructor(
+    readonly gateway: GatewayName,
+    readonly kind: 'timeout' | 'error',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'GatewayUnavailableError';
+  }
+}
+
+export interface PaymentGateway {
+  readonly name: GatewayName;
+  chargeCard(account: GatewayAccount, charge: CardCharge): Promise<CardOutcome>;
+  chargeSavedMethod(account: GatewayAccount, charge: SavedMethodCharge): Promise<CardOutcome>;
+  createPix(account: GatewayAccount, charge: PixCharge): Promise<PixIssued>;
+  createBoleto(account: GatewayAccount, charge: BoletoCharge): Promise<BoletoIssued>;
+  /** Cancels a charge not yet settled, or fully refunds one that was: the compensation of a failed split. */
+  voidCharge(account: GatewayAccount, gatewayId: string, idempotencyKey: string): Promise<void>;
+  refund(account: GatewayAccount, gatewayId: string, amountCents: number, idempotencyKey: string): Promise<{ refundId: string }>;
+  fetchStatus(account: GatewayAccount, gatewayId: string): Promise<RemoteStatus>;
+  /** Parses a webhook body the receiver has already authenticated. */
+  parseWebhook(body: unknown): InboundEvent;
+}
