@@ -36,12 +36,11 @@ export interface AppointmentBookings {
 }
 
 export interface CardHashKeys {
-  id: Generated<number>;
   account_id: string;
   company_id: number;
+  gateway_key_id: number;
   public_key_pem: string;
-  private_key_encrypted: string;
-  created_at: Generated<Date>;
+  created_at: Date;
   expires_at: Date;
   consumed_at: Date | null;
 }
