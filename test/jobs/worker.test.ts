@@ -238,8 +238,15 @@ for (const engine of engines()) {
       const idempotencyKey = (key: string, expiresAt: Date) =>
         ({ account_id: accountId, key, request_method: 'POST', request_path: '/orders', request_hash: 'h', expires_at: expiresAt });
       await database.db.insertInto('idempotency_keys').values([idempotencyKey('expired', at(-1_000)), idempotencyKey('live', at(HOUR))]).execute();
-      const cardKey = (pem: string, expiresAt: Date) =>
-        ({ account_id: accountId, company_id: company.id, public_key_pem: pem, private_key_encrypted: 'x', expires_at: expiresAt });
+      let nextKeyId = 1;
+      const cardKey = (pem: string, expiresAt: Date) => ({
+        account_id: accountId,
+        company_id: company.id,
+        gateway_key_id: nextKeyId++,
+        public_key_pem: pem,
+        created_at: new Date(expiresAt.getTime() - 5 * 60_000),
+        expires_at: expiresAt,
+      });
       await database.db.insertInto('card_hash_keys').values([cardKey('old', at(-25 * HOUR)), cardKey('grace', at(-HOUR)), cardKey('live', at(HOUR))]).execute();
 
       assert.equal(await scheduleMaintenance(database, clock.now), 2);
@@ -251,7 +258,7 @@ for (const engine of engines()) {
 
       const keys = await database.db.selectFrom('idempotency_keys').select('key').execute();
       assert.deepEqual(keys.map((row) => row.key), ['live']);
-      const cards = await database.db.selectFrom('card_hash_keys').select('public_key_pem').orderBy('id').execute();
+      const cards = await database.db.selectFrom('card_hash_keys').select('public_key_pem').orderBy('gateway_key_id').execute();
       assert.deepEqual(cards.map((row) => row.public_key_pem), ['grace', 'live']);
       assert.equal(await scheduleMaintenance(database, clock.now), 2, 'rescheduled once the previous run is done');
     });
