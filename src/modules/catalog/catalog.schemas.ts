@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { IntegerId, Uuid } from '../../http/schemas.ts';
+import { IntegerId } from '../../http/schemas.ts';
 
 export const ProductSummarySchema = Type.Object(
   {
@@ -18,7 +18,7 @@ export const ProductShowSchema = Type.Object(
   {
     id: Type.Integer(),
     name: Type.String(),
-    description: Type.String(),
+    description: Type.String({ description: 'the description, else the short description, else empty' }),
     subscription: Type.Boolean(),
     value: Type.Number(),
     weight: Type.Optional(Type.Number({ description: 'grams; present only when set' })),
@@ -36,30 +36,6 @@ export const ProductListQuery = Type.Object(
 );
 
 export const ProductIdParams = Type.Object({ id: IntegerId() }, { additionalProperties: false });
-
-export const CheckoutPageSummarySchema = Type.Object(
-  {
-    id: Uuid(),
-    page_title: Type.String(),
-    main_color: Type.String(),
-    currency: Type.String(),
-    gateway: Type.String(),
-    public_key: Type.String(),
-    subscription: Type.Boolean(),
-    enable_coupons: Type.Boolean(),
-    company_id: Type.Integer(),
-  },
-  { $id: 'CheckoutPageSummary' },
-);
-
-export const CheckoutPageListQuery = Type.Object(
-  {
-    q: Type.Optional(Type.String({ maxLength: 200 })),
-    has_products: Type.Optional(Type.Boolean()),
-    product_ids: Type.Optional(Type.Array(IntegerId(), { maxItems: 100 })),
-  },
-  { additionalProperties: false },
-);
 
 export const ProductCreateBody = Type.Object(
   {
@@ -87,12 +63,16 @@ export const ProductCreateResponseSchema = Type.Object(
     name: Type.String(),
     description: Type.String(),
     value: Type.Number(),
-    tax_description: Type.Union([Type.String(), Type.Null()]),
-    ncm: Type.Union([Type.String(), Type.Null()]),
+    tax_description: Type.String({ description: 'empty when unset' }),
+    ncm: Type.String({ description: 'empty when unset' }),
     unit: Type.Object({ name: Type.String() }),
     company: NamedRef,
-    tax_configuration: Type.Optional(NamedRef),
-    financial_account: Type.Optional(NamedRef),
+    tax_configuration: Type.Optional(Type.Object(NamedRef.properties, { description: 'present only when set' })),
+    financial_account: Type.Optional(Type.Object(NamedRef.properties, { description: 'present only when set' })),
   },
   { $id: 'ProductCreateResponse' },
 );
+
+export const GatewayPublicKeySchema = Type.Object({
+  public_key: Type.String({ description: "the publishable gateway_a key of the product's company, for client-side tokenization" }),
+});

@@ -2,13 +2,40 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
-import { AppError, validationFailed } from '../../http/errors.ts';
+import { AppError, businessRule, validationFailed } from '../../http/errors.ts';
 import { hasAtMostTwoDecimals, toCents, toMajor } from '../../lib/money.ts';
 import { findPrimaryCompanyId } from '../accounts/accounts.repo.ts';
-import type { ProductCreateBody, ProductCreateResponseSchema } from './catalog.schemas.ts';
+import type { ProductCreateBody, ProductCreateResponseSchema, ProductShowSchema } from './catalog.schemas.ts';
+import { findGatewayPublicKey, findProduct } from './products.repo.ts';
 
 type CreateInput = Static<typeof ProductCreateBody>;
 type CreateResult = Static<typeof ProductCreateResponseSchema>;
+type ProductRow = NonNullable<Awaited<ReturnType<typeof findProduct>>>;
+
+/** The text a customer reads: the description, else the short one, else nothing. */
+export function productDescription(row: { description: string | null; short_description: string | null }): string {
+  return row.description ?? row.short_description ?? '';
+}
+
+/** ProductShow: weight and image only when set. */
+export function toProductShow(product: ProductRow): Static<typeof ProductShowSchema> {
+  return {
+    id: product.id,
+    name: product.name,
+    description: productDescription(product),
+    subscription: product.subscription,
+    value: toMajor(product.value_cents),
+    ...(product.weight_grams !== null ? { weight: product.weight_grams } : {}),
+    ...(product.image_url !== null ? { image: product.image_url } : {}),
+  };
+}
+
+/** The publishable gateway_a key of the product's company; a company without that integration is a business-rule refusal. */
+export async function productGatewayAPublicKey(db: Kysely<DB>, product: ProductRow): Promise<{ public_key: string }> {
+  const publicKey = await findGatewayPublicKey(db, product.account_id, product.company_id, 'gateway_a');
+  if (publicKey === undefined) throw businessRule("The product's company has no gateway_a integration");
+  return { public_key: publicKey };
+}
 
 /** Creates a product in one of the account's companies (the primary one unless `company_id` names another). */
 export async function createProduct(db: Kysely<DB>, accountId: string, input: CreateInput): Promise<CreateResult> {
@@ -45,10 +72,10 @@ export async function createProduct(db: Kysely<DB>, accountId: string, input: Cr
   return {
     id: row.id,
     name: row.name,
-    description: row.description ?? row.short_description ?? '',
+    description: productDescription(row),
     value: toMajor(row.value_cents),
-    tax_description: row.tax_description,
-    ncm: row.ncm,
+    tax_description: row.tax_description ?? '',
+    ncm: row.ncm ?? '',
     unit: { name: row.unit_name },
     company: { id: company.id, name: company.name },
     ...(taxConfiguration ? { tax_configuration: taxConfiguration } : {}),

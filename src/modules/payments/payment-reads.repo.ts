@@ -1,0 +1,57 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+
+/** Where the listed payments come from: the orders of a checkout page, or the orders made from a cart. */
+export type PaymentOrigin = { checkoutPageId: string } | { cartId: string };
+
+/** The identifiers a client may ask for: gateway ids, internal integer ids, internal uids. */
+export type PaymentRefs = { gatewayIds: string[]; ids: number[]; uids: string[] };
+
+/** The one status-list query: the payments of `origin`'s orders that match any of `refs`. */
+export function listPaymentStatuses(db: Kysely<DB>, accountId: string, origin: PaymentOrigin, refs: PaymentRefs) {
+  return db
+    .selectFrom('payments as p')
+    .innerJoin('orders as o', (join) => join.onRef('o.id', '=', 'p.order_id').onRef('o.account_id', '=', 'p.account_id'))
+    .select(['p.uid', 'p.gateway_id', 'p.status'])
+    .where('p.account_id', '=', accountId)
+    .where((eb) => ('checkoutPageId' in origin ? eb('o.checkout_page_id', '=', origin.checkoutPageId) : eb('o.cart_id', '=', origin.cartId)))
+    .where((eb) =>
+      eb.or([
+        ...(refs.gatewayIds.length ? [eb('p.gateway_id', 'in', refs.gatewayIds)] : []),
+        ...(refs.ids.length ? [eb('p.id', 'in', refs.ids)] : []),
+        ...(refs.uids.length ? [eb('p.uid', 'in', refs.uids)] : []),
+      ]),
+    )
+    .orderBy('p.created_at')
+    .orderBy('p.id')
+    .limit(1000)
+    .execute();
+}
+
+/** A cart by its UID, with its owner (public endpoints check access afterwards). */
+export function findCartOwner(db: Kysely<DB>, cartId: string) {
+  return db.selectFrom('carts').select(['id', 'account_id']).where('id', '=', cartId).executeTakeFirst();
+}
+
+/** A charge (an order with a due date) by its UID, with its owner. */
+export function findChargeOwner(db: Kysely<DB>, orderUid: string) {
+  return db
+    .selectFrom('orders')
+    .select(['id', 'account_id'])
+    .where('uid', '=', orderUid)
+    .where('due_date', 'is not', null)
+    .executeTakeFirst();
+}
+
+/** The most recent attempt of an order that is still active or failed: a cancelled (voided, expired) one is skipped. */
+export function findLastActiveAttempt(db: Kysely<DB>, accountId: string, orderId: number) {
+  return db
+    .selectFrom('payments')
+    .select(['uid', 'gateway_id', 'amount_cents', 'interest_cents', 'paid_at', 'status'])
+    .where('account_id', '=', accountId)
+    .where('order_id', '=', orderId)
+    .where('status', '!=', 'cancelled')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+}

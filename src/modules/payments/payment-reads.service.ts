@@ -1,0 +1,71 @@
+import type { Kysely } from 'kysely';
+import type { Static } from 'typebox';
+import type { DB } from '../../db/schema.ts';
+import { toMajor } from '../../lib/money.ts';
+import { findLastActiveAttempt, listPaymentStatuses, type PaymentOrigin, type PaymentRefs } from './payment-reads.repo.ts';
+import type { LastPaymentSchema, PaymentStatusSchema } from './payment-reads.schemas.ts';
+
+type ListedStatus = Static<typeof PaymentStatusSchema>['status'];
+type LastStatus = Static<typeof LastPaymentSchema>['status'];
+
+/**
+ * Internal payment statuses onto the values clients know. A partial refund leaves the payment standing
+ * (paid); a full refund, a chargeback or a requested cancellation undo it (cancelled).
+ */
+const LISTED_STATUS: Record<string, ListedStatus> = {
+  pending: 'waiting_payment',
+  waiting_payment: 'waiting_payment',
+  paid: 'paid',
+  partially_refunded: 'paid',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  waiting_cancellation: 'cancelled',
+  refunded: 'cancelled',
+  charged_back: 'cancelled',
+};
+
+/** LastPayment also knows `pending` (recorded, the gateway has not answered yet). */
+const LAST_STATUS: Record<string, LastStatus> = { ...LISTED_STATUS, pending: 'pending' };
+
+function mapped<T>(table: Record<string, T>, status: string): T {
+  const value = table[status];
+  if (value === undefined) throw new Error(`payment status ${status} has no public mapping`);
+  return value;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const INTERNAL_ID = /^[1-9][0-9]{0,15}$/;
+
+/** Each requested id may be a gateway id, an internal integer id or an internal uid; blank ones are ignored. */
+export function paymentRefs(ids: readonly string[]): PaymentRefs {
+  const wanted = [...new Set(ids.map((id) => id.trim()).filter((id) => id !== ''))];
+  return {
+    gatewayIds: wanted,
+    ids: wanted.filter((id) => INTERNAL_ID.test(id) && Number.isSafeInteger(Number(id))).map(Number),
+    uids: wanted.filter((id) => UUID.test(id)).map((id) => id.toLowerCase()),
+  };
+}
+
+/** A payment the gateway has not numbered yet is named by its uid. */
+const publicGatewayId = (row: { gateway_id: string | null; uid: string }) => row.gateway_id ?? row.uid;
+
+/** PaymentStatus items of the origin's payments named in `ids`; empty when `ids` names none. */
+export async function paymentStatuses(db: Kysely<DB>, accountId: string, origin: PaymentOrigin, ids: readonly string[]): Promise<Static<typeof PaymentStatusSchema>[]> {
+  const refs = paymentRefs(ids);
+  if (refs.gatewayIds.length === 0) return [];
+  const rows = await listPaymentStatuses(db, accountId, origin, refs);
+  return rows.map((row) => ({ gateway_id: publicGatewayId(row), status: mapped(LISTED_STATUS, row.status) }));
+}
+
+/** LastPayment of a charge, or undefined when it has no active or failed attempt. */
+export async function lastChargePayment(db: Kysely<DB>, accountId: string, orderId: number): Promise<Static<typeof LastPaymentSchema> | undefined> {
+  const attempt = await findLastActiveAttempt(db, accountId, orderId);
+  if (!attempt) return undefined;
+  return {
+    gateway_id: publicGatewayId(attempt),
+    amount: toMajor(attempt.amount_cents),
+    interest: toMajor(attempt.interest_cents),
+    paid_at: attempt.paid_at ? attempt.paid_at.toISOString() : null,
+    status: mapped(LAST_STATUS, attempt.status),
+  };
+}
