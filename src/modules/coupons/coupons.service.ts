@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { CouponRule } from '../pricing/totals.ts';
 
@@ -20,6 +20,8 @@ export class CouponError extends Error {
 
 export type UsableCoupon = { id: number; code: string; rule: CouponRule; percentage: number | null; amountCents: number | null };
 
+export type CouponScope = { accountId: string; companyId: number };
+
 /**
  * The company's coupon with this code (matched case-insensitively) when it is live, not exhausted and
  * applies to every one of `productIds` (a coupon with a product restriction applies only to those).
@@ -27,30 +29,45 @@ export type UsableCoupon = { id: number; code: string; rule: CouponRule; percent
  */
 export async function findUsableCoupon(
   db: Kysely<DB>,
-  scope: { accountId: string; companyId: number },
+  scope: CouponScope,
   code: string,
   productIds: readonly number[],
   now: Date,
 ): Promise<UsableCoupon> {
-  const coupon = await db
+  return usableCoupon(await findCoupon(db, scope, code), productIds, now);
+}
+
+export type CouponRow = NonNullable<Awaited<ReturnType<typeof findCoupon>>>;
+
+/** The kept coupon with this code, with its product restriction (ids; empty when unrestricted). */
+export function findCoupon(db: Kysely<DB>, scope: CouponScope, code: string) {
+  return db
     .selectFrom('coupons')
     .select(['id', 'code', 'type', 'percentage', 'amount_cents', 'expires_at', 'usage_limit', 'used_count'])
+    // The product restriction comes in the same round trip: this lookup sits on every priced request.
+    .select((eb) =>
+      eb
+        .selectFrom('coupon_products')
+        .select(sql<number[]>`coalesce(json_agg(product_id), '[]'::json)`.as('ids'))
+        .where('coupon_products.account_id', '=', scope.accountId)
+        .whereRef('coupon_products.coupon_id', '=', 'coupons.id')
+        .as('restricted_product_ids'),
+    )
     .where('account_id', '=', scope.accountId)
     .where('company_id', '=', scope.companyId)
     .where('code', '=', code.trim().toUpperCase())
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
+}
+
+/** The rules of `findUsableCoupon` on a coupon already read (`undefined`: no such coupon). */
+export function usableCoupon(coupon: CouponRow | undefined, productIds: readonly number[], now: Date): UsableCoupon {
   if (!coupon) throw new CouponError('not_found');
   if (coupon.expires_at && coupon.expires_at <= now) throw new CouponError('expired');
   if (coupon.usage_limit !== null && coupon.used_count >= coupon.usage_limit) throw new CouponError('exhausted');
-  const restricted = await db
-    .selectFrom('coupon_products')
-    .select('product_id')
-    .where('account_id', '=', scope.accountId)
-    .where('coupon_id', '=', coupon.id)
-    .execute();
+  const restricted = (coupon.restricted_product_ids ?? []).map(Number);
   if (restricted.length) {
-    const allowed = new Set(restricted.map((row) => row.product_id));
+    const allowed = new Set(restricted);
     if (productIds.length === 0 || productIds.some((id) => !allowed.has(id))) throw new CouponError('not_applicable');
   }
   const rule: CouponRule =

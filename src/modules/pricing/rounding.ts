@@ -24,3 +24,14 @@ export function divideRoundHalfUp(numerator: bigint, denominator: bigint): numbe
   if (numerator < 0n || denominator <= 0n) throw new RangeError('divideRoundHalfUp takes a non-negative numerator and a positive denominator');
   return Number((numerator * 2n + denominator) / (denominator * 2n));
 }
+
+/**
+ * `percent`% of `cents`, scaled by `multiplier / divisor` before the one rounding (pro-rata rates:
+ * a monthly percent over 30 days × days late), so a fraction is rounded once, never per step.
+ */
+export function percentOfProRata(cents: number, percent: number, multiplier: number, divisor: number): number {
+  if (!Number.isInteger(multiplier) || !Number.isInteger(divisor) || multiplier < 0 || divisor <= 0) {
+    throw new RangeError('percentOfProRata takes a non-negative integer multiplier and a positive integer divisor');
+  }
+  return divideRoundHalfUp(BigInt(cents) * rateToScaled(percent) * BigInt(multiplier), PERCENT * BigInt(divisor));
+}

@@ -1,0 +1,39 @@
+import type { Static } from 'typebox';
+import { toMajor } from '../../lib/money.ts';
+import { installmentOptionName } from '../pricing/labels.ts';
+import type { PaymentPlanOptionSchema, PaymentPlanOptionsSchema } from './payment-plans.schemas.ts';
+import type { PaymentMethod, PaymentPlanOffer } from './payment-plans.service.ts';
+
+type PaymentPlanOption = Static<typeof PaymentPlanOptionSchema>;
+
+/** The offer in the API's shape (major units): one key per payment method present, plans in offer order. */
+export function paymentPlanOptionsView(offer: PaymentPlanOffer): Static<typeof PaymentPlanOptionsSchema> {
+  const byMethod: Partial<Record<PaymentMethod, PaymentPlanOption[]>> = {};
+  for (const plan of offer.plans) {
+    const list = (byMethod[plan.paymentMethod] ??= []);
+    for (const option of plan.options) {
+      const firstInstallmentCents = option.scheduleCents[0]!;
+      list.push({
+        id: `${plan.id}-${option.installments}`,
+        name: installmentOptionName({
+          planName: plan.name,
+          installments: option.installments,
+          firstInstallmentCents,
+          interestFree: option.percentage === 0 && option.fixedCents === 0,
+          currency: offer.context.currency,
+        }),
+        number: option.installments,
+        value: toMajor(firstInstallmentCents),
+        fine: toMajor(plan.fineCents),
+        fine_tax: plan.fineTax,
+        fine_type: plan.fineType,
+        late_interest: toMajor(plan.lateInterestCents),
+        late_interest_tax: plan.lateInterestTax,
+        payment_method: plan.paymentMethod,
+        fixed: toMajor(option.fixedCents),
+        percentage: option.percentage,
+      });
+    }
+  }
+  return byMethod;
+}
