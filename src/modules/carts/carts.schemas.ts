@@ -1,0 +1,98 @@
+import { Type } from 'typebox';
+import { IntegerId, Money, Uuid } from '../../http/schemas.ts';
+import { CustomerField } from '../customers/customers.schemas.ts';
+import { PAYMENT_METHODS } from '../orders/orders.schemas.ts';
+
+export const CartPageParams = Type.Object({ id: Uuid({ description: 'cart page UUID' }) }, { additionalProperties: false });
+export const CartParams = Type.Object({ id: Uuid({ description: 'cart UID' }) }, { additionalProperties: false });
+
+export const CartCustomerBody = Type.Object(
+  {
+    identification: Type.Optional(CustomerField.identification),
+    email: Type.Optional(CustomerField.email),
+    phone: Type.Optional(CustomerField.phone),
+    name: Type.Optional(CustomerField.name),
+    state: Type.Optional(CustomerField.state),
+    street: Type.Optional(CustomerField.street),
+    zipcode: Type.Optional(CustomerField.zipcode),
+    city: Type.Optional(CustomerField.city),
+  },
+  { additionalProperties: false, description: 'prefills the payment page' },
+);
+
+export const CartItemBody = Type.Object(
+  {
+    id: Type.Optional(IntegerId({ description: 'one of the account’s products' })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'required without id; with id the product’s name is used' })),
+    external_id: Type.Optional(Type.String({ maxLength: 255 })),
+    quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
+    value: Type.Optional(Money({ description: 'unit price; required without id; with id it overrides the product’s price' })),
+    total: Type.Optional(Money({ description: 'default quantity × value' })),
+    image: Type.Optional(Type.String({ format: 'uri', maxLength: 2000 })),
+  },
+  { additionalProperties: false },
+);
+
+export const CartCreateBody = Type.Object(
+  {
+    payment_method: Type.Union(PAYMENT_METHODS.map((method) => Type.Literal(method))),
+    freight: Type.Optional(Money({ description: 'added to the cart total' })),
+    total: Type.Optional(Money({ description: 'overrides the computed total' })),
+    customer: Type.Optional(CartCustomerBody),
+    items: Type.Optional(Type.Array(CartItemBody, { maxItems: 100 })),
+    meta: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+
+export const CartCreatedSchema = Type.Object({
+  id: Type.String({ description: 'cart UID' }),
+  link: Type.String({ format: 'uri', description: '{PUBLIC_URL}/pay/carts/{uid}' }),
+});
+
+const PlanRef = Type.Object({ id: Type.String(), name: Type.String(), payment_method: Type.String() }, { description: 'present when the page has one' });
+const AnyObject = Type.Object({}, { additionalProperties: true });
+
+/** The branding fields CartShow and ChargeShow share. */
+export const BrandingFields = {
+  gateway: Type.String(),
+  main_color: Type.String(),
+  menus: Type.Array(Type.Unknown()),
+  page_title: Type.String(),
+  public_key: Type.String({ description: 'the company’s publishable key for the gateway; empty when none is configured' }),
+  logo: Type.Optional(Type.String({ description: 'present when set' })),
+  currency: Type.String(),
+  enable_two_cards: Type.Boolean(),
+  custom_code: Type.String({ description: 'HTML/JS snippet; empty when unset' }),
+  default_payment_plan: Type.Optional(PlanRef),
+};
+
+export const CartShowSchema = Type.Object({
+  id: Type.String(),
+  ...BrandingFields,
+  enable_coupons: Type.Boolean(),
+  company_id: Type.Integer(),
+  freight: Type.Number(),
+  customer: Type.Object({
+    identification: Type.Optional(Type.String()),
+    email: Type.Optional(Type.String()),
+    phone: Type.Optional(Type.String()),
+    name: Type.Optional(Type.String()),
+    state: Type.Optional(Type.String()),
+    street: Type.Optional(Type.String()),
+    zipcode: Type.Optional(Type.String()),
+    city: Type.Optional(Type.String()),
+  }),
+  products: Type.Array(
+    Type.Object({
+      id: Type.Optional(Type.Integer({ description: 'absent for an item given by name' })),
+      name: Type.String(),
+      external_id: Type.Optional(Type.String()),
+      quantity: Type.Integer(),
+      value: Type.Number(),
+      total: Type.Number(),
+      image: Type.Optional(Type.String()),
+    }),
+  ),
+  integrations: AnyObject,
+});

@@ -1,0 +1,68 @@
+import type { Kysely } from 'kysely';
+import type { Static } from 'typebox';
+import type { DB } from '../../db/schema.ts';
+import { toMajor } from '../../lib/money.ts';
+import { companyBranding, pageBranding, planRef, type Branding } from '../carts/page-branding.ts';
+import { addressOf, whenSet } from '../orders/order-data.view.ts';
+import { findChargeFiles, findChargeInvoices, findChargeProducts, findPlan, type ChargeRow } from './charges.repo.ts';
+import type { ChargeShowSchema } from './charges.schemas.ts';
+
+export type ChargeShow = Static<typeof ChargeShowSchema>;
+
+/**
+ * The charge's branding: its checkout page's, else its cart page's, else the company's defaults. The
+ * default payment plan is the charge's own plan when it has one, else the page's.
+ */
+async function chargeBranding(db: Kysely<DB>, charge: ChargeRow): Promise<Branding> {
+  const page =
+    (charge.checkout_page_id ? await pageBranding(db, 'checkout_pages', charge.account_id, charge.checkout_page_id) : undefined) ??
+    (charge.cart_page_id ? await pageBranding(db, 'cart_pages', charge.account_id, charge.cart_page_id) : undefined);
+  const branding = page ?? (await companyBranding(db, charge.account_id, charge.company_id, charge.currency));
+  const plan = charge.payment_plan_id === null ? undefined : await findPlan(db, charge.account_id, charge.payment_plan_id);
+  return plan ? { ...branding, default_payment_plan: planRef(plan) } : branding;
+}
+
+export async function showCharge(db: Kysely<DB>, charge: ChargeRow): Promise<ChargeShow> {
+  const [branding, products, invoices, files] = await Promise.all([
+    chargeBranding(db, charge),
+    findChargeProducts(db, charge.account_id, charge.id),
+    findChargeInvoices(db, charge.account_id, charge.id),
+    findChargeFiles(db, charge.account_id, charge.id),
+  ]);
+  const { enable_coupons: _coupons, integrations: _integrations, ...shared } = branding;
+  return {
+    id: charge.uid,
+    ...shared,
+    date: charge.date,
+    due_date: charge.due_date!,
+    retention: toMajor(charge.retention_cents),
+    freight: toMajor(charge.freight_cents),
+    ...whenSet('observation', charge.observation),
+    ...whenSet(
+      'customer',
+      charge.customer_id === null
+        ? undefined
+        : {
+            email: charge.email!,
+            name: charge.name!,
+            foreign: charge.foreign!,
+            ...whenSet('identification', charge.identification),
+            ...whenSet('social_reason', charge.social_reason),
+            address: addressOf(charge),
+          },
+    ),
+    ...whenSet('coupon', charge.coupon_code === null ? undefined : { code: charge.coupon_code, discount: toMajor(charge.discount_cents) }),
+    products: products.map((item) => ({
+      ...whenSet('id', item.product_id),
+      name: item.product_name,
+      ...whenSet('description', item.description),
+      ...whenSet('product_type', item.product_type),
+      subscription: item.subscription,
+      quantity: item.quantity,
+      value: toMajor(item.unit_value_cents),
+      ...whenSet('image', item.image_url),
+    })),
+    invoices: invoices.map((invoice) => ({ type: invoice.type, ...whenSet('url', invoice.url) })),
+    files,
+  };
+}

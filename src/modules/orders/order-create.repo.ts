@@ -1,0 +1,65 @@
+import { sql, type Insertable, type Kysely } from 'kysely';
+import type { DB, OrderItems, Orders, Payments } from '../../db/schema.ts';
+
+export function findCompany(db: Kysely<DB>, accountId: string, companyId: number) {
+  return db.selectFrom('companies').select(['id', 'name', 'time_zone']).where('account_id', '=', accountId).where('id', '=', companyId).executeTakeFirst();
+}
+
+/** The account's live products among `ids`. */
+export function findProducts(db: Kysely<DB>, accountId: string, ids: number[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('products')
+    .select(['id', 'name', 'unit_name', 'value_cents', 'subscription', 'interval', 'interval_count'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+export type ProductRow = Awaited<ReturnType<typeof findProducts>>[number];
+
+/** The account's kept payment plans among `ids`. */
+export function findPaymentPlans(db: Kysely<DB>, accountId: string, ids: number[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('payment_plans')
+    .select(['id', 'payment_method'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+export async function insertOrder(db: Kysely<DB>, values: Insertable<Orders>): Promise<number> {
+  return (await db.insertInto('orders').values(values).returning('id').executeTakeFirstOrThrow()).id;
+}
+
+export async function insertOrderItems(db: Kysely<DB>, rows: Insertable<OrderItems>[]): Promise<void> {
+  if (rows.length) await db.insertInto('order_items').values(rows).execute();
+}
+
+/** Inserts a payment; undefined when the gateway id is already recorded for that gateway. */
+export async function insertPayment(db: Kysely<DB>, values: Insertable<Payments>): Promise<number | undefined> {
+  const row = await db.insertInto('payments').values(values).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
+  return row?.id;
+}
+
+export async function setPaidCents(db: Kysely<DB>, accountId: string, orderId: number, paidCents: number): Promise<void> {
+  await db.updateTable('orders').set({ paid_cents: paidCents }).where('account_id', '=', accountId).where('id', '=', orderId).returning('id').execute();
+}
+
+/** Claims one use of a coupon for an order: a conditional increment, so the usage limit holds under concurrency. */
+export async function claimCouponUse(db: Kysely<DB>, accountId: string, couponId: number, orderId: number): Promise<boolean> {
+  const claimed = await db
+    .updateTable('coupons')
+    .set({ used_count: sql`used_count + 1` })
+    .where('account_id', '=', accountId)
+    .where('id', '=', couponId)
+    .where((eb) => eb.or([eb('usage_limit', 'is', null), eb('used_count', '<', eb.ref('usage_limit'))]))
+    .returning('id')
+    .executeTakeFirst();
+  if (!claimed) return false;
+  await db.insertInto('coupon_redemptions').values({ account_id: accountId, coupon_id: couponId, order_id: orderId }).execute();
+  return true;
+}

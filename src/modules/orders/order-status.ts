@@ -1,0 +1,101 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { appendOrderEvent } from './order-events.repo.ts';
+
+/** The eight order statuses of the specification (States and transitions). */
+export const ORDER_STATUSES = [
+  'pending',
+  'waiting_payment',
+  'partially_paid',
+  'paid',
+  'cancelled',
+  'partially_refunded',
+  'refunded',
+  'billed',
+] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/**
+ * The one transition table of an order: the statuses each status may move to. Money received only
+ * moves forward (a late or duplicate event cannot unpay an order); refunded and cancelled are final.
+ * waiting_payment may return to pending when an attempt expires or fails, so the order can be paid again.
+ */
+export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatus[]>> = {
+  pending: ['waiting_payment', 'partially_paid', 'paid', 'cancelled'],
+  waiting_payment: ['pending', 'partially_paid', 'paid', 'cancelled'],
+  partially_paid: ['paid', 'partially_refunded', 'refunded', 'cancelled'],
+  paid: ['billed', 'partially_refunded', 'refunded'],
+  billed: ['partially_refunded', 'refunded'],
+  partially_refunded: ['refunded'],
+  refunded: [],
+  cancelled: [],
+};
+
+export function canTransition(from: OrderStatus, to: OrderStatus): boolean {
+  return ORDER_TRANSITIONS[from].includes(to);
+}
+
+/** The statuses from which `to` may be reached. */
+export function sourcesOf(to: OrderStatus): OrderStatus[] {
+  return ORDER_STATUSES.filter((from) => canTransition(from, to));
+}
+
+export type TransitionRequest = {
+  accountId: string;
+  orderId: number;
+  to: OrderStatus;
+  cause: string;
+  paymentId?: number;
+  data?: Record<string, unknown>;
+  at?: Date;
+};
+
+export type TransitionResult =
+  | { changed: true; from: OrderStatus; to: OrderStatus }
+  | { changed: false; current: OrderStatus | undefined };
+
+/**
+ * Moves an order to `to` when the table allows it from its current status: a conditional UPDATE
+ * (`WHERE status IN (allowed sources)`) plus an `order.status_changed` event, both on `trx`, which
+ * must be a transaction. A refused transition changes nothing and writes no event.
+ */
+export async function transitionOrder(trx: Kysely<DB>, request: TransitionRequest): Promise<TransitionResult> {
+  const at = request.at ?? new Date();
+  // The row lock makes the status read for the event's from_status the one the update replaces.
+  const before = await trx
+    .selectFrom('orders')
+    .select('status')
+    .where('account_id', '=', request.accountId)
+    .where('id', '=', request.orderId)
+    .forUpdate()
+    .executeTakeFirst();
+  const sources = sourcesOf(request.to);
+  if (!before || sources.length === 0) return { changed: false, current: before?.status as OrderStatus | undefined };
+  const updated = await trx
+    .updateTable('orders')
+    .set((eb) => ({
+      status: request.to,
+      updated_at: at,
+      ...(request.to === 'paid' ? { paid_at: eb.fn.coalesce('paid_at', eb.val(at)) } : {}),
+      ...(request.to === 'cancelled' ? { cancelled_at: at } : {}),
+    }))
+    .where('account_id', '=', request.accountId)
+    .where('id', '=', request.orderId)
+    .where('status', 'in', sources)
+    .returning('id')
+    .executeTakeFirst();
+  if (!updated) return { changed: false, current: before.status as OrderStatus };
+  const from = before.status as OrderStatus;
+  await appendOrderEvent(trx, {
+    accountId: request.accountId,
+    orderId: request.orderId,
+    type: 'order.status_changed',
+    cause: request.cause,
+    fromStatus: from,
+    toStatus: request.to,
+    paymentId: request.paymentId ?? null,
+    data: request.data ?? {},
+    at,
+  });
+  return { changed: true, from, to: request.to };
+}
