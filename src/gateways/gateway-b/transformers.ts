@@ -1,0 +1,146 @@
+import { WebhookPayloadError } from '../errors.ts';
+import type { BoletoCharge, BoletoIssued, Buyer, CardCharge, CardOutcome, InboundEvent, PaymentAction, PaymentMetadata, PixCharge, PixIssued, RemoteStatus, SavedMethodCharge } from '../port.ts';
+import { arrayAt, dateAt, integerAt, isObject, objectAt, stringAt, type JsonObject } from '../wire.ts';
+import type { GatewayBCharge, GatewayBPaymentIntent } from './types.ts';
+
+/** The `code` of a pix or boleto that lapsed unpaid. */
+export const ATTEMPT_EXPIRED = 'payment_intent_payment_attempt_expired';
+
+/** Form fields of a payment intent request, before form encoding. */
+export type IntentForm = Record<string, unknown>;
+
+function intentBase(charge: { amountCents: number; description: string; metadata: PaymentMetadata }): IntentForm {
+  return {
+    amount: charge.amountCents,
+    currency: 'brl',
+    confirm: 'true',
+    description: charge.description,
+    metadata: { company_id: charge.metadata.companyId, order_uid: charge.metadata.orderUid, payment_uid: charge.metadata.paymentUid },
+    expand: ['payment_method', 'latest_charge'],
+  };
+}
+
+function installmentOptions(installments: number): IntentForm {
+  return installments > 1 ? { card: { installments: { plan: { count: installments, interval: 'month', type: 'fixed_count' } } } } : {};
+}
+
+function billingDetails(buyer: Buyer): IntentForm {
+  return { name: buyer.name, email: buyer.email, ...(buyer.phone ? { phone: buyer.phone } : {}) };
+}
+
+export function cardIntentForm(charge: CardCharge): IntentForm {
+  const form: IntentForm = { ...intentBase(charge), payment_method_types: ['card'], payment_method_options: installmentOptions(charge.installments) };
+  if (charge.confirmationTokenId) form.confirmation_token = charge.confirmationTokenId;
+  if (charge.saveForLater) form.setup_future_usage = 'off_session';
+  return form;
+}
+
+export function savedMethodIntentForm(charge: SavedMethodCharge): IntentForm {
+  return { ...intentBase(charge), payment_method_types: ['card'], payment_method: charge.methodReference, off_session: 'true', payment_method_options: installmentOptions(charge.installments) };
+}
+
+export function pixIntentForm(charge: PixCharge): IntentForm {
+  return {
+    ...intentBase(charge),
+    payment_method_types: ['pix'],
+    payment_method_data: { type: 'pix', billing_details: billingDetails(charge.buyer) },
+    payment_method_options: { pix: { expires_at: Math.floor(charge.expiresAt.getTime() / 1000) } },
+  };
+}
+
+export function boletoIntentForm(charge: BoletoCharge): IntentForm {
+  const taxId = charge.buyer.document?.replace(/\D/g, '');
+  return {
+    ...intentBase(charge),
+    payment_method_types: ['boleto'],
+    payment_method_data: { type: 'boleto', billing_details: billingDetails(charge.buyer), ...(taxId ? { boleto: { tax_id: taxId } } : {}) },
+    payment_method_options: { boleto: { due_date: charge.dueDate } },
+  };
+}
+
+export function cardOutcomeFrom(intent: GatewayBPaymentIntent): CardOutcome {
+  if (intent.status === 'succeeded') {
+    const method = intent.payment_method;
+    if (intent.setup_future_usage !== 'off_session' || !isObject(method) || !method.card) return { status: 'paid', gatewayId: intent.id };
+    const { card } = method;
+    return { status: 'paid', gatewayId: intent.id, savedMethod: { reference: method.id, brand: card.brand, last4: card.last4, expMonth: card.exp_month, expYear: card.exp_year } };
+  }
+  return declinedFrom(intent.id, intent.last_payment_error);
+}
+
+export function declinedFrom(gatewayId: string | null, error: { decline_code?: string; message: string } | null): CardOutcome {
+  const code = error?.decline_code === 'insufficient_funds' ? 'insufficient_funds' : 'declined';
+  return { status: 'declined', gatewayId, code, message: error?.message ?? 'The card was declined' };
+}
+
+export function pixIssuedFrom(intent: GatewayBPaymentIntent): PixIssued {
+  const action = intent.next_action;
+  if (action?.type !== 'pix_display_qr_code') throw new TypeError('gateway_b answered a pix intent without its QR code');
+  return { gatewayId: intent.id, brCode: action.pix_display_qr_code.data, expiresAt: new Date(action.pix_display_qr_code.expires_at * 1000) };
+}
+
+export function boletoIssuedFrom(intent: GatewayBPaymentIntent): BoletoIssued {
+  const action = intent.next_action;
+  if (action?.type !== 'boleto_display_details') throw new TypeError('gateway_b answered a boleto intent without its details');
+  const details = action.boleto_display_details;
+  return { gatewayId: intent.id, barcode: details.barcode, digitableLine: details.number, dueDate: details.due_date };
+}
+
+export function remoteStatusFrom(intent: GatewayBPaymentIntent): RemoteStatus {
+  switch (intent.status) {
+    case 'requires_payment_method':
+    case 'requires_confirmation':
+      if (intent.last_payment_error?.code === ATTEMPT_EXPIRED) return 'cancelled';
+      return intent.last_payment_error ? 'failed' : 'pending';
+    case 'requires_action':
+      return 'waiting_payment';
+    case 'processing':
+      return 'pending';
+    case 'canceled':
+      return 'cancelled';
+    case 'succeeded':
+      return settledStatus(intent.latest_charge);
+  }
+}
+
+function settledStatus(charge: string | GatewayBCharge | null): RemoteStatus {
+  if (!isObject(charge)) return 'paid';
+  if (charge.disputed) return 'charged_back';
+  if (charge.refunded) return 'refunded';
+  return charge.amount_refunded > 0 ? 'partially_refunded' : 'paid';
+}
+
+/** The effects of a gateway_b event; types it does not send for payments are ignored. */
+export function inboundEventFrom(body: unknown): InboundEvent {
+  const eventId = stringAt(body, 'id');
+  const type = stringAt(body, 'type');
+  const object = objectAt(objectAt(body, 'data'), 'object');
+  if (!eventId || !type || !object) throw new WebhookPayloadError('gateway_b', 'expected an event { id, type, data: { object } }');
+  return { eventId, type, actions: [eventAction(type, object, dateAt(body, 'created') ?? new Date())] };
+}
+
+function eventAction(type: string, object: JsonObject, created: Date): PaymentAction {
+  const intentId = stringAt(object, type.startsWith('payment_intent.') ? 'id' : 'payment_intent');
+  if (!intentId) return { kind: 'ignored', reason: `${type} names no payment intent` };
+  const error = objectAt(object, 'last_payment_error');
+  switch (type) {
+    case 'payment_intent.succeeded':
+      return { kind: 'payment_paid', gatewayId: intentId, paidAt: created, amountCents: integerAt(object, 'amount_received') };
+    case 'payment_intent.payment_failed':
+      if (stringAt(error, 'code') === ATTEMPT_EXPIRED) return { kind: 'payment_expired', gatewayId: intentId };
+      return { kind: 'payment_failed', gatewayId: intentId, reason: stringAt(error, 'message') ?? 'payment failed' };
+    case 'payment_intent.canceled':
+      return { kind: 'payment_cancelled', gatewayId: intentId };
+    case 'charge.refunded': {
+      const latest = arrayAt(objectAt(object, 'refunds'), 'data')[0];
+      const refundId = stringAt(latest, 'id');
+      const amountCents = integerAt(latest, 'amount');
+      if (!refundId || amountCents === undefined) throw new WebhookPayloadError('gateway_b', 'charge.refunded without its refunds');
+      return { kind: 'payment_refunded', gatewayId: intentId, amountCents, refundId };
+    }
+    case 'charge.dispute.created':
+      return { kind: 'payment_disputed', gatewayId: intentId, disputeId: stringAt(object, 'id') ?? intentId, amountCents: integerAt(object, 'amount') ?? 0 };
+    default:
+      return { kind: 'ignored', reason: `${type} has no effect on a payment` };
+  }
+}

@@ -1,0 +1,28 @@
+import type { GatewaySandbox } from './context.ts';
+import { confirmPayment, disputePayment, expirePayment, type ChargeEvent } from './lifecycle.ts';
+import { SandboxError } from './router.ts';
+import type { SandboxCharge } from './store.ts';
+
+type Action = (charge: SandboxCharge, now: Date) => ChargeEvent;
+
+const ACTIONS: Record<string, Action> = { confirm: confirmPayment, expire: expirePayment, dispute: disputePayment };
+
+/**
+ * The sandbox-only actions, without authentication (nothing real is behind them):
+ * `POST /<gateway>/sandbox/charges/{id}/confirm | expire | dispute` plays the buyer paying, a pix or
+ * boleto lapsing, or a chargeback, and delivers the gateway's webhook; `GET /<gateway>/sandbox/webhooks`
+ * lists recent deliveries.
+ */
+export function addSandboxActions(sandbox: GatewaySandbox): void {
+  const { context, router } = sandbox;
+  for (const [name, action] of Object.entries(ACTIONS)) {
+    router.add('POST', `/sandbox/charges/:id/${name}`, ({ params }) => {
+      const charge = context.store.charges.get(params.id!);
+      if (!charge) throw new SandboxError(404, 'not_found', 'No charge has this id');
+      const event = action(charge, context.now());
+      const delivery = sandbox.notify(charge, event);
+      return { status: 200, body: { charge: sandbox.view(charge), webhook: { event_id: delivery.eventId, type: delivery.eventType, delivery: delivery.status } } };
+    });
+  }
+  router.add('GET', '/sandbox/webhooks', () => ({ status: 200, body: { data: context.webhooks.deliveries().filter((delivery) => delivery.gateway === context.gateway) } }));
+}
