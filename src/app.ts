@@ -2,6 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import type { GatewayName } from './gateways/port.ts';
 import { registerAuthentication } from './http/auth.ts';
 import { registerDocs } from './http/docs.ts';
 import { AppError } from './http/errors.ts';
@@ -19,6 +20,7 @@ import { registerCouponRoutes } from './modules/coupons/coupons.routes.ts';
 import { registerCustomerRoutes } from './modules/customers/customers.routes.ts';
 import { registerOrderRoutes } from './modules/orders/orders.routes.ts';
 import { registerPaymentPlanRoutes } from './modules/payment-plans/payment-plans.routes.ts';
+import { registerPayRoutes } from './modules/payments/pay.routes.ts';
 import { registerPaymentReadRoutes } from './modules/payments/payment-reads.routes.ts';
 import { registerSchedulingRoutes } from './modules/scheduling/scheduling.routes.ts';
 
@@ -27,6 +29,8 @@ export type AppDependencies = {
   database: Database;
   logger: Logger;
   clock?: () => Date;
+  /** Base URL of each gateway's API (live, standalone sandbox or in-process sandbox). */
+  gatewayUrls?: Partial<Record<GatewayName, string>>;
 };
 
 export type AppContext = Required<AppDependencies>;
@@ -35,7 +39,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
 /** Builds the HTTP application; no I/O happens until it listens or is injected into. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
-  const context: AppContext = { clock: () => new Date(), ...deps };
+  const context: AppContext = { clock: () => new Date(), gatewayUrls: { ...deps.config.gatewayUrls }, ...deps };
   const { config, database } = context;
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
@@ -78,6 +82,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         registerCartRoutes,
         registerChargeRoutes,
         registerPaymentReadRoutes,
+        registerPayRoutes,
         registerPaymentPlanRoutes,
         registerCouponRoutes,
         registerSchedulingRoutes,

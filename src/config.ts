@@ -17,6 +17,8 @@ export type Config = {
   dbPoolSize: number;
   metricsToken: string | undefined;
   trustProxy: boolean;
+  /** Live or standalone gateway endpoints; a gateway without one is served by the in-process sandbox. */
+  gatewayUrls: Partial<Record<'gateway_a' | 'gateway_b' | 'gateway_c', string>>;
 };
 
 export class ConfigError extends Error {}
@@ -91,5 +93,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 200),
     metricsToken: env.METRICS_TOKEN || undefined,
     trustProxy: env.TRUST_PROXY === 'true',
+    gatewayUrls: Object.fromEntries(
+      (['gateway_a', 'gateway_b', 'gateway_c'] as const).flatMap((name) => {
+        const value = url(env, `${name.toUpperCase()}_URL`, undefined, ['http:', 'https:']);
+        return value ? [[name, value.replace(/\/+$/, '')]] : [];
+      }),
+    ),
   };
 }

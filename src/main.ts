@@ -8,6 +8,7 @@ import { seedDemo, type DemoSeedResult } from './modules/accounts/demo-seed.ts';
 import { applyMerchant, MerchantApplyError } from './modules/accounts/merchant-apply.ts';
 import { MerchantDocumentError, parseMerchantDocument } from './modules/accounts/merchant-document.ts';
 import { createWorker, openConfiguredDatabase, startServer, stopOnSignals } from './runtime.ts';
+import { startLocalSandboxes } from './sandbox-runtime.ts';
 
 const USAGE = `Usage: checkout <command> [options]
 
@@ -18,6 +19,7 @@ Commands:
   migrate                    apply pending database migrations
   seed --demo [--json]       create or refresh the demo merchants; --json prints every id, key and credential
   apply FILE [--rotate-key]  create or update a merchant from a JSON or YAML file; prints ids and the API key as JSON
+  sandbox [--port N]         run the three gateway sandboxes standalone (default port 4010)
   keys rotate --account SLUG [--grace-seconds N]
                              issue a new API key; the old ones expire after the grace period (default 86400)
 
@@ -59,6 +61,22 @@ const commands: Record<string, Command> = {
     logger.info({ workerId: worker.workerId }, 'worker started');
     stopOnSignals(async () => {
       await worker.stop();
+      await database.close();
+    }, logger);
+  },
+
+  async sandbox(args, config) {
+    const { values } = parseArgs({ args, options: { port: { type: 'string', default: '4010' }, 'service-url': { type: 'string' } } });
+    const port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a port number');
+    const logger = createLogger(config.logLevel);
+    const database = await openConfiguredDatabase(config);
+    await migrate(database);
+    const serviceUrl = values['service-url'] ?? config.publicUrl;
+    const sandboxes = await startLocalSandboxes(database, config, () => serviceUrl, { port, host: config.host });
+    console.log(JSON.stringify({ gateways: sandboxes.urls, webhooks_to: serviceUrl }, null, 2));
+    stopOnSignals(async () => {
+      await sandboxes.close();
       await database.close();
     }, logger);
   },

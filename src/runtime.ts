@@ -6,6 +6,7 @@ import { openDatabase, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { maintenanceHandlers, scheduleMaintenance } from './jobs/maintenance.ts';
 import { Worker, type JobHandler } from './jobs/worker.ts';
+import { startLocalSandboxes } from './sandbox-runtime.ts';
 
 export async function openConfiguredDatabase(config: Config): Promise<Database> {
   return config.databaseUrl
@@ -32,8 +33,15 @@ export async function startServer(config: Config, logger: Logger, options: { wor
   const database = await openConfiguredDatabase(config);
   const applied = await migrate(database);
   if (applied.length) logger.info({ applied }, 'migrations applied');
-  const app = await buildApp({ config, database, logger });
-  await app.listen({ port: config.port, host: config.host });
+  // Gateways without a configured URL are served by sandboxes in this process.
+  let listeningUrl: string | undefined;
+  const missing = (['gateway_a', 'gateway_b', 'gateway_c'] as const).some((name) => !config.gatewayUrls[name]);
+  const sandboxes = missing ? await startLocalSandboxes(database, config, () => listeningUrl) : undefined;
+  const gatewayUrls = { ...sandboxes?.urls, ...config.gatewayUrls };
+  const app = await buildApp({ config, database, logger, gatewayUrls });
+  const address = await app.listen({ port: config.port, host: config.host });
+  listeningUrl = address.replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
+  if (sandboxes) logger.info({ gateways: sandboxes.urls }, 'gateway sandboxes running in-process');
   const worker = options.worker || database.engine === 'pglite' ? createWorker(database, logger) : undefined;
   worker?.start();
   let stopping: Promise<void> | undefined;
@@ -42,6 +50,7 @@ export async function startServer(config: Config, logger: Logger, options: { wor
       // Stop accepting, let in-flight requests finish, then the worker's current batch, then the pool.
       await app.close();
       await worker?.stop();
+      await sandboxes?.close();
       await database.close();
     })());
   return { app, worker, stop };
