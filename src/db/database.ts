@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { Mutex } from '../lib/mutex.ts';
@@ -84,6 +85,8 @@ async function openPGlite(dataDir?: string): Promise<Database> {
   const client = await PGlite.create({
     ...(path ? { dataDir: path } : {}),
     parsers: { [INT8]: parseInt8, [NUMERIC]: Number, [DATE]: parseDate },
+    // Trigram indexes serve the `%text%` searches over customer names and emails, as on PostgreSQL.
+    extensions: { pg_trgm },
   });
   const lock = new Mutex();
   const db = new Kysely<DB>({ dialect: serializedPGliteDialect(client, lock) });
