@@ -21,7 +21,9 @@ export async function freshBenchDatabase(): Promise<{ database: Database; drop()
     database,
     drop: async () => {
       await database.close();
-      await fresh.drop();
+      // BENCH_KEEP_DB=1 keeps the loaded database for EXPLAIN sessions.
+      if (process.env.BENCH_KEEP_DB === '1') console.log(`kept database: ${fresh.url}`);
+      else await fresh.drop();
     },
   };
 }

@@ -310,6 +310,15 @@ export interface Jobs {
   finished_at: Date | null;
 }
 
+export interface OrderCounts {
+  account_id: string;
+  company_id: number;
+  status: string;
+  day: string;
+  slot: number;
+  n: Generated<number>;
+}
+
 export interface OrderEvents {
   id: Generated<number>;
   account_id: string;
@@ -595,6 +604,7 @@ export interface DB {
   idempotency_keys: IdempotencyKeys;
   invoices: Invoices;
   jobs: Jobs;
+  order_counts: OrderCounts;
   order_events: OrderEvents;
   order_files: OrderFiles;
   order_items: OrderItems;
