@@ -13,6 +13,7 @@ import { parseQueryString } from './http/query.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { containsCardNumber } from './lib/card-numbers.ts';
+import { registerCardHashRoutes } from './modules/card-hash/card-hash.routes.ts';
 import { registerCartRoutes } from './modules/carts/carts.routes.ts';
 import { registerCatalogRoutes } from './modules/catalog/catalog.routes.ts';
 import { registerChargeRoutes } from './modules/charges/charges.routes.ts';
@@ -23,6 +24,7 @@ import { registerPaymentPlanRoutes } from './modules/payment-plans/payment-plans
 import { registerPayRoutes } from './modules/payments/pay.routes.ts';
 import { registerPaymentReadRoutes } from './modules/payments/payment-reads.routes.ts';
 import { registerSchedulingRoutes } from './modules/scheduling/scheduling.routes.ts';
+import { registerHostedPaymentPages } from './web/payment-pages/payment-pages.routes.ts';
 
 export type AppDependencies = {
   config: Config;
@@ -71,6 +73,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerAuthentication(app, database.db);
   registerMetrics(app, database, config.metricsToken);
   registerHealth(app, database);
+  registerHostedPaymentPages(app, context);
   await registerDocs(app, config.publicUrl);
 
   await app.register(
@@ -86,6 +89,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         registerPaymentPlanRoutes,
         registerCouponRoutes,
         registerSchedulingRoutes,
+        registerCardHashRoutes,
       ]) {
         register(api, context);
       }
