@@ -7,7 +7,7 @@ import { gatewayCClient } from '../../gateways/registry.ts';
 import { AppError, businessRule, validationFailed } from '../../http/errors.ts';
 import { unseal } from '../../lib/crypto.ts';
 import type { ChargeRow } from '../charges/charges.repo.ts';
-import { showCharge } from '../charges/charges.service.ts';
+import { chargeBranding } from '../charges/charges.service.ts';
 import { findGatewayCIntegration, findKey, markKeyConsumed, saveIssuedKey } from './card-hash.repo.ts';
 
 /** Where a key is asked for: the owning account and company, and the gateway the context pays with. */
@@ -17,7 +17,7 @@ export type IssueDependencies = { db: Kysely<DB>; masterKey: Buffer; gatewayUrl:
 
 /** A charge pays with the gateway its page shows (the charge branding rule of the charges module). */
 export async function chargeGateway(db: Kysely<DB>, charge: ChargeRow): Promise<string> {
-  return (await showCharge(db, charge)).gateway;
+  return (await chargeBranding(db, charge)).gateway;
 }
 
 /**

@@ -13,7 +13,7 @@ export type ChargeShow = Static<typeof ChargeShowSchema>;
  * The charge's branding: its checkout page's, else its cart page's, else the company's defaults. The
  * default payment plan is the charge's own plan when it has one, else the page's.
  */
-async function chargeBranding(db: Kysely<DB>, charge: ChargeRow): Promise<Branding> {
+export async function chargeBranding(db: Kysely<DB>, charge: ChargeRow): Promise<Branding> {
   const page =
     (charge.checkout_page_id ? await pageBranding(db, 'checkout_pages', charge.account_id, charge.checkout_page_id) : undefined) ??
     (charge.cart_page_id ? await pageBranding(db, 'cart_pages', charge.account_id, charge.cart_page_id) : undefined);
