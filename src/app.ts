@@ -8,6 +8,7 @@ import { registerDocs } from './http/docs.ts';
 import { AppError } from './http/errors.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerHealth } from './http/health.ts';
+import { registerIdempotency } from './http/idempotency.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { parseQueryString } from './http/query.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
@@ -71,6 +72,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     }
   });
   registerAuthentication(app, database.db);
+  registerIdempotency(app, database.db, context.clock);
   registerMetrics(app, database, config.metricsToken);
   registerHealth(app, database);
   registerHostedPaymentPages(app, context);

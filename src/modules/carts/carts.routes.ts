@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { byApiKey } from '../../http/idempotency.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../app.ts';
 import { assertPublicAccess, requireAccount } from '../../http/auth.ts';
@@ -20,7 +21,7 @@ export function registerCartRoutes(parent: FastifyInstance, { config, database, 
   app.post(
     '/carts/:id',
     {
-      config: { access: 'key' },
+      config: { access: 'key', idempotency: byApiKey },
       schema: {
         tags: ['Carts'],
         security: [{ apiKey: [] }],

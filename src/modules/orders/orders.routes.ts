@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { byApiKey } from '../../http/idempotency.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../app.ts';
 import { requireAccount } from '../../http/auth.ts';
@@ -49,7 +50,7 @@ export function registerOrderRoutes(parent: FastifyInstance, { config, database,
   app.post(
     '/orders',
     {
-      config: { access: 'key' },
+      config: { access: 'key', idempotency: byApiKey },
       schema: {
         tags: ['Orders'],
         security: [{ apiKey: [] }],

@@ -1,0 +1,136 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { DB } from '../db/schema.ts';
+import { AppError } from './errors.ts';
+
+/**
+ * `Idempotency-Key` on POSTs that create orders or move money (route `config.idempotency`).
+ * - The first request with a key runs; its status and body are stored (5xx answers are not: the
+ *   client may retry those).
+ * - The same key with the same request replays the stored answer, marked `Idempotent-Replayed: true`.
+ * - The same key with another body, method or path: 422 `idempotency_key_reused`.
+ * - While the first is still running: 409 `idempotency_key_in_use`. A holder that died is taken over
+ *   once its lock expires.
+ * Keys are scoped to the account that owns the request and kept for 24 hours.
+ */
+export type IdempotencyOptions = {
+  /** The account the request acts for: the API key's, or the owner of the resource it names. */
+  scope(request: FastifyRequest): Promise<string | undefined>;
+};
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    idempotency?: IdempotencyOptions;
+  }
+  interface FastifyRequest {
+    idempotencyRecord: { accountId: string; key: string } | undefined;
+  }
+}
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const LOCK_MS = 60_000;
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+function requestHash(request: FastifyRequest): string {
+  return createHash('sha256')
+    .update(`${request.method}\n${request.url}\n${JSON.stringify(request.body ?? null)}`)
+    .digest('hex');
+}
+
+export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>, clock: () => Date): void {
+  app.decorateRequest('idempotencyRecord', undefined);
+
+  app.addHook('preHandler', async (request, reply) => {
+    const options = request.routeOptions.config?.idempotency;
+    const key = request.headers['idempotency-key'];
+    if (!options || key === undefined) return;
+    if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
+      throw new AppError('validation_failed', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
+    }
+    const accountId = await options.scope(request);
+    if (!accountId) return;
+    const now = clock();
+    const hash = requestHash(request);
+    const claimed = await db
+      .insertInto('idempotency_keys')
+      .values({
+        account_id: accountId,
+        key,
+        request_method: request.method,
+        request_path: request.url,
+        request_hash: hash,
+        locked_until: new Date(now.getTime() + LOCK_MS),
+        expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+      })
+      .onConflict((oc) =>
+        // An expired record is the only one a new request may overwrite.
+        oc.columns(['account_id', 'key']).doUpdateSet({
+          request_method: request.method,
+          request_path: request.url,
+          request_hash: hash,
+          status: 'in_flight',
+          response_status: null,
+          response_body: null,
+          locked_until: new Date(now.getTime() + LOCK_MS),
+          expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+          created_at: now,
+        }).where('idempotency_keys.expires_at', '<=', now),
+      )
+      .returning('key')
+      .executeTakeFirst();
+    if (claimed) {
+      request.idempotencyRecord = { accountId, key };
+      return;
+    }
+    const existing = await db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst();
+    if (!existing) throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is in progress; retry shortly');
+    if (existing.request_hash !== hash) {
+      throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request');
+    }
+    if (existing.status === 'completed') return replay(reply, existing.response_status!, existing.response_body);
+    // Still in flight: take it over only if its holder's lock has expired (the holder died).
+    const takenOver = await db
+      .updateTable('idempotency_keys')
+      .set({ locked_until: new Date(now.getTime() + LOCK_MS) })
+      .where('account_id', '=', accountId)
+      .where('key', '=', key)
+      .where('status', '=', 'in_flight')
+      .where('locked_until', '<', now)
+      .returning('key')
+      .executeTakeFirst();
+    if (!takenOver) throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is in progress; retry shortly', [], { 'Retry-After': '1' });
+    request.idempotencyRecord = { accountId, key };
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const record = request.idempotencyRecord;
+    if (!record) return payload;
+    request.idempotencyRecord = undefined;
+    if (reply.statusCode >= 500) {
+      await db.deleteFrom('idempotency_keys').where('account_id', '=', record.accountId).where('key', '=', record.key).execute();
+      return payload;
+    }
+    await db
+      .updateTable('idempotency_keys')
+      .set({ status: 'completed', response_status: reply.statusCode, response_body: payloadText(payload), locked_until: null })
+      .where('account_id', '=', record.accountId)
+      .where('key', '=', record.key)
+      .execute();
+    return payload;
+  });
+}
+
+function payloadText(payload: unknown): string | null {
+  if (payload === null || payload === undefined) return null;
+  return typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : String(payload);
+}
+
+function replay(reply: FastifyReply, status: number, body: string | null): FastifyReply {
+  reply.code(status).header('idempotent-replayed', 'true');
+  if (body === null) return reply.send();
+  return reply.type('application/json; charset=utf-8').serializer((value: unknown) => value as string).send(body);
+}
+
+/** Scope of a `key` route: the API key's account. */
+export const byApiKey: IdempotencyOptions = { scope: async (request) => request.apiKey?.accountId };
