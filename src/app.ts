@@ -71,7 +71,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       throw new AppError('card_number_refused', 'Raw card numbers are not accepted: tokenize the card with the gateway’s client library');
     }
   });
-  registerAuthentication(app, database.db);
+  registerAuthentication(app, database.db, config.publicUrl);
   registerIdempotency(app, database.db, context.clock);
   registerMetrics(app, database, config.metricsToken);
   registerHealth(app, database);

@@ -10,7 +10,8 @@ import { AppError, forbidden } from './errors.ts';
  * Access levels of a route (route `config.access`):
  * - `key`: `Authorization: Bearer <client_api_key>` required; 401 when missing or invalid.
  * - `public`: no key needed, but the handler must call `assertPublicAccess` with the owning account:
- *   the Origin/Referer host must be allowed, or the request must carry a valid key of that account.
+ *   the Origin/Referer host must be allowed, or the request must carry a valid key of that account, or it
+ *   must come from the service's own hosted pages (the PUBLIC_URL origin or a company subdomain of it).
  *   Any invalid key gets 403 (spec, Authentication 2).
  * - `open`: no restriction (upsell, webhook receivers, health, docs); the route authenticates itself if it must.
  */
@@ -22,14 +23,24 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     apiKey: VerifiedKey | undefined;
+    /** The browser request comes from this service's own hosted pages (PUBLIC_URL's host or a company subdomain of it). */
+    fromHostedPages: boolean;
   }
 }
 
-export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>): void {
+export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>, publicUrl: string): void {
+  const service = new URL(publicUrl);
+  const servicePort = service.port || (service.protocol === 'https:' ? '443' : '80');
   app.decorateRequest('apiKey', undefined);
+  app.decorateRequest('fromHostedPages', false);
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config?.access ?? 'open';
     if (access === 'open') return;
+    const origin = requestOrigin(request.headers);
+    request.fromHostedPages =
+      origin !== undefined &&
+      origin.port === servicePort &&
+      (origin.hostname === service.hostname || origin.hostname.endsWith(`.${service.hostname}`));
     const header = request.headers.authorization;
     if (header === undefined) {
       if (access === 'key') throw new AppError('authentication_required', 'Send the API key as `Authorization: Bearer <key>`');
@@ -53,6 +64,8 @@ export function requireAccount(request: FastifyRequest): string {
 
 /** Lets a public request through only for an allowed origin of `ownerAccountId` or that account's own key. */
 export async function assertPublicAccess(db: Kysely<DB>, request: FastifyRequest, ownerAccountId: string): Promise<void> {
+  // The service's own hosted pages act for every account (merchants' code never runs on that origin).
+  if (request.fromHostedPages && !request.apiKey) return;
   if (request.apiKey) {
     if (request.apiKey.accountId === ownerAccountId) return;
     throw forbidden('This API key belongs to another account');

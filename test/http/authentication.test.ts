@@ -111,6 +111,15 @@ for (const engine of engines()) {
         assert.equal((await show({ ...bearer('ck_bogus'), origin: 'https://shop.example.com' })).statusCode, 403);
       });
 
+      test("the service's own hosted pages (PUBLIC_URL origin or a company subdomain of it) pass for any account", async () => {
+        assert.equal((await show({ origin: 'http://pay.test' })).statusCode, 200);
+        assert.equal((await show({ origin: `http://${shop.slug}.pay.test` })).statusCode, 200);
+        assert.equal((await show({ origin: 'https://pay.test' })).statusCode, 403, 'another port is another origin');
+        assert.equal((await show({ origin: 'http://pay.test.evil.example' })).statusCode, 403);
+        assert.equal((await show({ origin: 'http://evilpay.test' })).statusCode, 403);
+        assert.equal((await show({ origin: 'http://pay.test', ...bearer(other.apiKey) })).statusCode, 403, 'a foreign key is still refused');
+      });
+
       test("another account's allowed origin does not open this account's resource", async () => {
         assert.equal((await show({ origin: 'https://other.example.org' })).statusCode, 403);
       });
