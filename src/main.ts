@@ -56,7 +56,8 @@ const commands: Record<string, Command> = {
     const logger = createLogger(config.logLevel);
     const database = await openConfiguredDatabase(config);
     await migrate(database);
-    const worker = createWorker(database, logger);
+    // A standalone worker reaches gateways through GATEWAY_*_URL (the in-process sandboxes live in `serve`).
+    const worker = createWorker(database, logger, { masterKey: config.masterKey, gatewayUrls: config.gatewayUrls, clock: () => new Date() });
     worker.start();
     logger.info({ workerId: worker.workerId }, 'worker started');
     stopOnSignals(async () => {

@@ -5,6 +5,8 @@ import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { maintenanceHandlers, scheduleMaintenance } from './jobs/maintenance.ts';
+import { paymentJobHandlers, type PaymentJobDeps } from './jobs/payment-jobs.ts';
+import { scheduleDueRenewals } from './modules/payments/subscription-renewal.ts';
 import { Worker, type JobHandler } from './jobs/worker.ts';
 import { startLocalSandboxes } from './sandbox-runtime.ts';
 
@@ -15,12 +17,22 @@ export async function openConfiguredDatabase(config: Config): Promise<Database> 
 }
 
 /** Every job type the worker knows; modules add their handlers here. */
-export function jobHandlers(): Record<string, JobHandler> {
-  return { ...maintenanceHandlers() };
+export function jobHandlers(deps: PaymentJobDeps): Record<string, JobHandler> {
+  return { ...maintenanceHandlers(deps.clock), ...paymentJobHandlers(deps) };
 }
 
-export function createWorker(database: Database, logger: Logger): Worker {
-  return new Worker({ database, handlers: jobHandlers(), logger, onTick: () => scheduleMaintenance(database) });
+/** A worker with every handler; each tick schedules maintenance and sweeps due subscription renewals. */
+export function createWorker(database: Database, logger: Logger, deps: PaymentJobDeps): Worker {
+  return new Worker({
+    database,
+    handlers: jobHandlers(deps),
+    logger,
+    clock: deps.clock,
+    onTick: async () => {
+      await scheduleMaintenance(database, deps.clock);
+      await scheduleDueRenewals(database.db, deps.clock());
+    },
+  });
 }
 
 export type RunningServer = { app: FastifyInstance; worker: Worker | undefined; stop(): Promise<void> };
@@ -42,7 +54,7 @@ export async function startServer(config: Config, logger: Logger, options: { wor
   const address = await app.listen({ port: config.port, host: config.host });
   listeningUrl = address.replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
   if (sandboxes) logger.info({ gateways: sandboxes.urls }, 'gateway sandboxes running in-process');
-  const worker = options.worker || database.engine === 'pglite' ? createWorker(database, logger) : undefined;
+  const worker = options.worker || database.engine === 'pglite' ? createWorker(database, logger, { masterKey: config.masterKey, gatewayUrls, clock: () => new Date() }) : undefined;
   worker?.start();
   let stopping: Promise<void> | undefined;
   const stop = () =>

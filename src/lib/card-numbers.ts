@@ -1,8 +1,9 @@
 import { isValidCnpj } from '../brazil/documents.ts';
 import { passesLuhn } from './luhn.ts';
 
-// A maximal run of digits, optionally grouped by single spaces or dashes as people type card numbers.
-const DIGIT_RUN = /(?<![0-9])[0-9](?:[ -]?[0-9]){12,22}(?![0-9])/g;
+// A maximal run of digits, optionally grouped by single spaces or dashes as people type card numbers,
+// standing on its own: digits inside an alphanumeric word (a gateway token, a base64 string) are not a PAN.
+const DIGIT_RUN = /(?<![0-9A-Za-z_])[0-9](?:[ -]?[0-9]){12,22}(?![0-9A-Za-z_])/g;
 const MAX_DEPTH = 32;
 
 /**

@@ -52,6 +52,12 @@ describe('card numbers', () => {
       }),
     );
   });
+  test('digits inside an alphanumeric word (a gateway token) are not a card number', () => {
+    assert.ok(!containsCardNumber({ token: 'tok_4111111111111111', hash: 'aB4111111111111111cD', id: '4111111111111111x' }));
+    assert.ok(containsCardNumber('card_number=4111111111111111&cvv=123'));
+    assert.ok(containsCardNumber('(4111-1111-1111-1111)'));
+  });
+
   test('digit runs that are not cards pass', () => {
     assert.ok(!containsCardNumber({ ts: 1732170000000, cnpj: '11222333000181', phone: '11987654321', bad: '4111111111111112' }));
     assert.ok(!containsCardNumber('00190000090114971860168524522114675860000102656'));

@@ -1,4 +1,73 @@
 import type { FastifyInstance } from 'fastify';
+import { payIdempotency } from './pay-idempotency.ts';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../app.ts';
+import { assertPublicAccess } from '../../http/auth.ts';
+import { businessRule } from '../../http/errors.ts';
+import { errorResponses } from '../../http/schemas.ts';
+import { assertChargePayable, cartContext, chargeContext, checkoutPageContext } from './pay-context.ts';
+import { CartPayBody, CartPayResultSchema, ChargePayBody, ChargePayResultSchema, CheckoutPayBody, PaymentResultSchema, UidParams } from './pay.schemas.ts';
+import { takePayment, type PayDeps, type PayOutcome } from './pay.service.ts';
+import { cartPayResult, chargePayResult, paymentResult } from './pay.view.ts';
 
-export function registerPayRoutes(_parent: FastifyInstance, _context: AppContext): void {}
+const PAY_ERRORS = errorResponses(403, 404, 409, 422, 502, 503, 504);
+
+/** A declined card is a 422 where the result cannot say so (PaymentResult, CartPayResult). */
+function refuseDeclined(outcome: PayOutcome): void {
+  if (outcome.declined) throw businessRule(`The card was declined (${outcome.declined.code})`, [{ field: outcome.declined.field, message: outcome.declined.code }]);
+}
+
+/** The three pay entry points: a checkout page, a cart and a charge. */
+export function registerPayRoutes(parent: FastifyInstance, context: AppContext): void {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const { db } = context.database;
+  const idempotency = payIdempotency(db);
+  const deps: PayDeps = { masterKey: context.config.masterKey, gatewayUrls: context.gatewayUrls, publicUrl: context.config.publicUrl.replace(/\/$/, '') };
+
+  app.post(
+    '/payments',
+    { config: { access: 'public', idempotency: idempotency.checkoutPage }, schema: { tags: ['Payments'], body: CheckoutPayBody, response: { 200: PaymentResultSchema, ...PAY_ERRORS } } },
+    async (request) => {
+      const body = request.body;
+      const pay = await checkoutPageContext(db, body.checkout_page_id, body, {
+        ...(body.customer_id !== undefined ? { customerId: body.customer_id } : {}),
+        ...(body.customer_email !== undefined ? { email: body.customer_email } : {}),
+        ...(body.customer_phone !== undefined ? { phone: body.customer_phone } : {}),
+        ...(body.customer_address ? { address: body.customer_address } : {}),
+      });
+      await assertPublicAccess(db, request, pay.accountId);
+      const outcome = await takePayment(db, deps, pay, body, context.clock());
+      refuseDeclined(outcome);
+      return paymentResult(outcome, pay.redirectUrl);
+    },
+  );
+
+  app.post(
+    '/carts/:id/pay',
+    { config: { access: 'public', idempotency: idempotency.cart }, schema: { tags: ['Carts'], params: UidParams, body: CartPayBody, response: { 200: CartPayResultSchema, ...PAY_ERRORS } } },
+    async (request) => {
+      const { tags, customer_id, customer_email, customer_phone, ...body } = request.body;
+      const pay = await cartContext(db, request.params.id, body.coupon, {
+        ...(customer_id !== undefined ? { customerId: Number(customer_id) } : {}),
+        ...(customer_email !== undefined ? { email: customer_email } : {}),
+        ...(customer_phone !== undefined ? { phone: customer_phone } : {}),
+      });
+      await assertPublicAccess(db, request, pay.accountId);
+      const outcome = await takePayment(db, deps, pay, { ...body, ...(tags ? { tags: tags.join(',') } : {}) }, context.clock());
+      refuseDeclined(outcome);
+      return cartPayResult(outcome, pay.redirectUrl);
+    },
+  );
+
+  app.post(
+    '/charges/:id/pay',
+    { config: { access: 'public', idempotency: idempotency.charge }, schema: { tags: ['Charges'], params: UidParams, body: ChargePayBody, response: { 200: ChargePayResultSchema, ...PAY_ERRORS } } },
+    async (request) => {
+      const pay = await chargeContext(db, request.params.id);
+      await assertPublicAccess(db, request, pay.accountId);
+      assertChargePayable(pay.orderStatus);
+      const outcome = await takePayment(db, deps, pay, request.body, context.clock());
+      return chargePayResult(outcome, `${deps.publicUrl}/pay/charges/${pay.existingOrder!.uid}/done`);
+    },
+  );
+}

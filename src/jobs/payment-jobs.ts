@@ -1,0 +1,32 @@
+import type { GatewayDeps } from '../modules/payments/pay-gateways.ts';
+import { expirePix, reconcilePayment } from '../modules/payments/payment-jobs.service.ts';
+import { EXPIRE_PIX_JOB, RECONCILE_JOB } from '../modules/payments/payment-record.ts';
+import { renewSubscription } from '../modules/payments/subscription-renewal.ts';
+import { RENEW_JOB } from '../modules/payments/subscriptions.ts';
+import type { JobHandler } from './worker.ts';
+
+export type PaymentJobDeps = GatewayDeps & { clock: () => Date };
+
+type PaymentPayload = { account_id: string; payment_id: number };
+type SubscriptionPayload = { account_id: string; subscription_id: string };
+
+/** Handlers of the pay flows' background jobs: pix expiry, reconciliation of unanswered charges, renewals. */
+export function paymentJobHandlers(deps: PaymentJobDeps): Record<string, JobHandler> {
+  const resolve = () => deps;
+  return {
+    [EXPIRE_PIX_JOB]: async (job, { database }) => {
+      const payload = job.payload as PaymentPayload;
+      await expirePix(database.db, { accountId: payload.account_id, paymentId: payload.payment_id }, resolve().clock());
+    },
+    [RECONCILE_JOB]: async (job, { database }) => {
+      const payload = job.payload as PaymentPayload;
+      const current = resolve();
+      await reconcilePayment(database.db, current, { accountId: payload.account_id, paymentId: payload.payment_id }, current.clock());
+    },
+    [RENEW_JOB]: async (job, { database }) => {
+      const payload = job.payload as SubscriptionPayload;
+      const current = resolve();
+      await renewSubscription(database.db, current, { accountId: payload.account_id, subscriptionId: payload.subscription_id }, current.clock());
+    },
+  };
+}

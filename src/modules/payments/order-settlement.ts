@@ -1,0 +1,50 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { transitionOrder, type OrderStatus } from '../orders/order-status.ts';
+import { releaseCouponOfOrder } from './coupon-usage.ts';
+import { findOrderRow, findPaymentsOfOrder, releaseBooking } from './pay.repo.ts';
+
+// Money that stands: refunded and charged-back payments no longer pay for the order.
+const SETTLED = new Set(['paid', 'partially_refunded', 'waiting_cancellation']);
+const LIVE = new Set(['pending', 'waiting_payment']);
+
+/**
+ * Derives the order's status from its payments after one of them moved, through `transitionOrder`:
+ * - the principal of the settled payments (amount less interest) covers the total → paid;
+ * - some money settled but not all (a split whose other card is still being charged) → unchanged:
+ *   the order only becomes paid when every card is, and never partially_paid (which could not return to
+ *   pending, and a charge must stay payable after a failed split);
+ * - a pix or boleto is waiting → waiting_payment;
+ * - nothing settled and nothing live → back to pending (payable again), giving back the coupon use and the
+ *   booked slot the attempt held.
+ */
+export async function settleOrder(trx: Kysely<DB>, request: { accountId: string; orderId: number; cause: string; paymentId: number; at: Date }): Promise<OrderStatus> {
+  const order = await findOrderRow(trx, request.accountId, request.orderId);
+  const payments = await findPaymentsOfOrder(trx, request.accountId, request.orderId);
+  const settled = payments.filter((payment) => SETTLED.has(payment.status));
+  const principal = settled.reduce((sum, payment) => sum + payment.amount_cents - payment.interest_cents, 0);
+  const paidCents = settled.reduce((sum, payment) => sum + payment.amount_cents, 0);
+  const move = (to: OrderStatus) => transitionOrder(trx, { accountId: request.accountId, orderId: request.orderId, to, cause: request.cause, paymentId: request.paymentId, at: request.at });
+  const current = order.status as OrderStatus;
+  if (settled.length > 0 && principal >= order.total_cents && current !== 'paid') {
+    if (paidCents !== order.paid_cents) {
+      await trx.updateTable('orders').set({ paid_cents: paidCents }).where('account_id', '=', request.accountId).where('id', '=', request.orderId).returning('id').execute();
+    }
+    const moved = await move('paid');
+    return moved.changed ? 'paid' : current;
+  }
+  if (settled.length > 0) return current;
+  if (payments.some((payment) => payment.status === 'waiting_payment')) {
+    const moved = await move('waiting_payment');
+    return moved.changed ? 'waiting_payment' : current;
+  }
+  if (!payments.some((payment) => LIVE.has(payment.status))) {
+    await releaseCouponOfOrder(trx, request.accountId, request.orderId);
+    await releaseBooking(trx, request.accountId, request.orderId);
+    if (current === 'waiting_payment') {
+      const moved = await move('pending');
+      return moved.changed ? 'pending' : current;
+    }
+  }
+  return current;
+}

@@ -1,0 +1,132 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { businessRule, notFound } from '../../http/errors.ts';
+import type { PricingQuery } from '../payment-plans/payment-plans.context.ts';
+import type { CustomerInput } from './pay-customer.ts';
+import type { OrderLine } from './pay-order.ts';
+import { findOrderProducts, findPayCart, findPayCharge, findPayPage, firstCardGateway, listCartLines } from './pay.repo.ts';
+
+/** Everything a pay flow needs to know about where the payment comes from, whichever entry point. */
+export type PayContext = {
+  entry: 'checkout_page' | 'cart' | 'charge';
+  accountId: string;
+  companyId: number;
+  query: PricingQuery;
+  defaultGateway: string;
+  enableTwoCards: boolean;
+  requireScheduling: boolean;
+  upsellProductId: number | null;
+  redirectUrl: string | null;
+  /** A charge pays its existing order; the other entry points create one. */
+  existingOrder?: { id: number; uid: string; customerId: number | null };
+  lines: OrderLine[];
+  freightCents: number;
+  orderLinks: { checkoutPageId?: string; cartPageId?: string; cartId?: string };
+  customer: CustomerInput;
+};
+
+
+/** POST /payments: the page's products the body names (or its main product), priced from the database. */
+export async function checkoutPageContext(db: Kysely<DB>, pageId: string, body: { products?: { id: number; quantity: number }[]; main_product_id?: number; coupon?: string }, customer: CustomerInput) {
+  const page = await findPayPage(db, pageId);
+  if (!page) throw notFound('Checkout page');
+  const requested = body.products?.length ? body.products.map((item) => ({ productId: item.id, quantity: item.quantity })) : body.main_product_id ? [{ productId: body.main_product_id, quantity: 1 }] : [];
+  if (requested.length === 0) throw businessRule('products (or main_product_id) is required', [{ field: 'body/products', message: 'is required' }]);
+  const quantities = new Map<number, number>();
+  for (const line of requested) quantities.set(line.productId, (quantities.get(line.productId) ?? 0) + line.quantity);
+  const products = new Map((await findOrderProducts(db, page.account_id, [...quantities.keys()])).map((row) => [row.id, row]));
+  const lines: OrderLine[] = [];
+  for (const [productId, quantity] of quantities) {
+    const product = products.get(productId);
+    if (!product) continue; // the quote refuses products that are not on the page
+    lines.push({
+      productId,
+      name: product.name,
+      unitName: product.unit_name,
+      quantity,
+      unitCents: product.value_cents,
+      totalCents: product.value_cents * quantity,
+      subscription: product.subscription,
+      interval: product.interval,
+      intervalCount: product.interval_count,
+    });
+  }
+  const context: PayContext = {
+    entry: 'checkout_page',
+    accountId: page.account_id,
+    companyId: page.company_id,
+    query: { checkout_page_id: page.id, products: Object.fromEntries([...quantities].map(([id, quantity]) => [String(id), quantity])), ...(body.coupon !== undefined ? { coupon: body.coupon } : {}) },
+    defaultGateway: page.gateway,
+    enableTwoCards: page.enable_two_cards,
+    requireScheduling: page.require_scheduling,
+    upsellProductId: page.upsell_product_id,
+    redirectUrl: page.redirect_url,
+    lines,
+    freightCents: 0,
+    orderLinks: { checkoutPageId: page.id },
+    customer,
+  };
+  return context;
+}
+
+/** POST /carts/{id}/pay: the cart's items, freight and override; the cart's customer fills what the body lacks. */
+export async function cartContext(db: Kysely<DB>, cartId: string, coupon: string | undefined, customer: CustomerInput): Promise<PayContext> {
+  const cart = await findPayCart(db, cartId);
+  if (!cart) throw notFound('Cart');
+  const items = await listCartLines(db, cart.account_id, cart.id);
+  return {
+    entry: 'cart',
+    accountId: cart.account_id,
+    companyId: cart.company_id,
+    query: { cart_id: cart.id, ...(coupon !== undefined ? { coupon } : {}) },
+    defaultGateway: cart.gateway,
+    enableTwoCards: cart.enable_two_cards,
+    requireScheduling: cart.require_scheduling,
+    upsellProductId: null,
+    redirectUrl: cart.redirect_url,
+    lines: items.map((item) => ({
+      productId: item.product_id,
+      name: item.name,
+      unitName: item.unit_name ?? 'unit',
+      quantity: item.quantity,
+      unitCents: item.unit_value_cents,
+      totalCents: item.total_cents,
+      subscription: item.subscription ?? false,
+      interval: item.interval ?? null,
+      intervalCount: item.interval_count ?? null,
+    })),
+    freightCents: cart.freight_cents,
+    orderLinks: { cartId: cart.id, cartPageId: cart.cart_page_id },
+    customer: { ...customer, prefill: (cart.customer ?? {}) as Record<string, unknown> },
+  };
+}
+
+const UNPAYABLE = new Set(['paid', 'cancelled', 'refunded', 'partially_refunded', 'billed']);
+
+/** POST /charges/{id}/pay: the charge's own order, payable while it is not paid, cancelled or refunded. */
+export async function chargeContext(db: Kysely<DB>, uid: string): Promise<PayContext & { orderStatus: string }> {
+  const charge = await findPayCharge(db, uid);
+  if (!charge) throw notFound('Charge');
+  const defaultGateway = charge.page_gateway ?? charge.cart_page_gateway ?? (await firstCardGateway(db, charge.account_id, charge.company_id)) ?? 'gateway_a';
+  return {
+    entry: 'charge',
+    accountId: charge.account_id,
+    companyId: charge.company_id,
+    query: { charge_id: charge.uid },
+    defaultGateway,
+    enableTwoCards: charge.enable_two_cards,
+    requireScheduling: false,
+    upsellProductId: null,
+    redirectUrl: null,
+    existingOrder: { id: charge.id, uid: charge.uid, customerId: charge.customer_id },
+    lines: [],
+    freightCents: 0,
+    orderLinks: {},
+    customer: charge.customer_id === null ? {} : { customerId: charge.customer_id },
+    orderStatus: charge.status,
+  };
+}
+
+export function assertChargePayable(status: string): void {
+  if (UNPAYABLE.has(status)) throw businessRule(`This charge is ${status} and cannot be paid again`);
+}

@@ -1,0 +1,158 @@
+import { sql, type Insertable, type Kysely } from 'kysely';
+import type { DB, Payments } from '../../db/schema.ts';
+
+/* Contexts are found by their unguessable uuid; everything after that is filtered by account. */
+
+export function findPayPage(db: Kysely<DB>, id: string) {
+  return db
+    .selectFrom('checkout_pages')
+    .select(['id', 'account_id', 'company_id', 'gateway', 'enable_two_cards', 'require_scheduling', 'upsell_product_id', 'redirect_url', 'currency'])
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export function findPayCart(db: Kysely<DB>, id: string) {
+  return db
+    .selectFrom('carts as c')
+    .innerJoin('cart_pages as cp', (join) => join.onRef('cp.id', '=', 'c.cart_page_id').onRef('cp.account_id', '=', 'c.account_id'))
+    .select([
+      'c.id', 'c.account_id', 'c.company_id', 'c.cart_page_id', 'c.freight_cents', 'c.total_override_cents', 'c.customer', 'c.meta',
+      'cp.gateway', 'cp.enable_two_cards', 'cp.require_scheduling', 'cp.redirect_url', 'cp.currency',
+    ])
+    .where('c.id', '=', id)
+    .executeTakeFirst();
+}
+
+export function listCartLines(db: Kysely<DB>, accountId: string, cartId: string) {
+  return db
+    .selectFrom('cart_items as ci')
+    .leftJoin('products as p', (join) => join.onRef('p.id', '=', 'ci.product_id').onRef('p.account_id', '=', 'ci.account_id'))
+    .select(['ci.product_id', 'ci.name', 'ci.quantity', 'ci.unit_value_cents', 'ci.total_cents', 'p.unit_name', 'p.subscription', 'p.interval', 'p.interval_count'])
+    .where('ci.account_id', '=', accountId)
+    .where('ci.cart_id', '=', cartId)
+    .orderBy('ci.position')
+    .orderBy('ci.id')
+    .execute();
+}
+
+export function findPayCharge(db: Kysely<DB>, uid: string) {
+  return db
+    .selectFrom('orders as o')
+    .leftJoin('checkout_pages as p', 'p.id', 'o.checkout_page_id')
+    .leftJoin('cart_pages as cp', 'cp.id', 'o.cart_page_id')
+    .select([
+      'o.id', 'o.uid', 'o.account_id', 'o.company_id', 'o.customer_id', 'o.status', 'o.total_cents', 'o.due_date',
+      'p.gateway as page_gateway', 'cp.gateway as cart_page_gateway',
+      sql<boolean>`coalesce(p.enable_two_cards, cp.enable_two_cards, false)`.as('enable_two_cards'),
+    ])
+    .where('o.uid', '=', uid)
+    .where('o.due_date', 'is not', null)
+    .executeTakeFirst();
+}
+
+/** The account's live products among `ids`, with what an order item and a subscription need. */
+export function findOrderProducts(db: Kysely<DB>, accountId: string, ids: number[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('products')
+    .select(['id', 'name', 'unit_name', 'value_cents', 'subscription', 'interval', 'interval_count'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+export function findOrderItems(db: Kysely<DB>, accountId: string, orderId: number) {
+  return db
+    .selectFrom('order_items')
+    .select(['product_id', 'product_name', 'unit_name', 'quantity', 'unit_value_cents', 'total_cents', 'subscription', 'interval', 'cycle'])
+    .where('account_id', '=', accountId)
+    .where('order_id', '=', orderId)
+    .orderBy('id')
+    .execute();
+}
+
+export function findPayCompany(db: Kysely<DB>, accountId: string, companyId: number) {
+  return db
+    .selectFrom('companies')
+    .select(['id', 'name', 'time_zone', 'pix_expiration_minutes', 'boleto_due_days'])
+    .where('account_id', '=', accountId)
+    .where('id', '=', companyId)
+    .executeTakeFirstOrThrow();
+}
+
+export function findCompanyGateway(db: Kysely<DB>, accountId: string, companyId: number, gateway: string) {
+  return db
+    .selectFrom('company_gateways')
+    .select(['gateway', 'public_key', 'secret_encrypted'])
+    .where('account_id', '=', accountId)
+    .where('company_id', '=', companyId)
+    .where('gateway', '=', gateway)
+    .where('enabled', '=', true)
+    .executeTakeFirst();
+}
+
+/** The company's first enabled card gateway, in the order gateway_a, gateway_b, gateway_c. */
+export async function firstCardGateway(db: Kysely<DB>, accountId: string, companyId: number): Promise<string | undefined> {
+  const rows = await db
+    .selectFrom('company_gateways')
+    .select('gateway')
+    .where('account_id', '=', accountId)
+    .where('company_id', '=', companyId)
+    .where('enabled', '=', true)
+    .where('gateway', 'in', ['gateway_a', 'gateway_b', 'gateway_c'])
+    .orderBy('gateway')
+    .execute();
+  return rows[0]?.gateway;
+}
+
+export function findCustomerById(db: Kysely<DB>, accountId: string, companyId: number, id: number) {
+  return db.selectFrom('customers').selectAll().where('account_id', '=', accountId).where('company_id', '=', companyId).where('id', '=', id).executeTakeFirst();
+}
+
+export function findSavedMethod(db: Kysely<DB>, accountId: string, customerId: number, id: string) {
+  return db
+    .selectFrom('saved_payment_methods')
+    .select(['id', 'gateway', 'gateway_reference_encrypted'])
+    .where('account_id', '=', accountId)
+    .where('customer_id', '=', customerId)
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function insertPaymentRow(db: Kysely<DB>, values: Insertable<Payments>): Promise<number> {
+  return (await db.insertInto('payments').values(values).returning('id').executeTakeFirstOrThrow()).id;
+}
+
+export function findPaymentsOfOrder(db: Kysely<DB>, accountId: string, orderId: number) {
+  return db.selectFrom('payments').selectAll().where('account_id', '=', accountId).where('order_id', '=', orderId).orderBy('id').execute();
+}
+
+export function findPaymentByGatewayId(db: Kysely<DB>, gateway: string, gatewayId: string, accountId?: string) {
+  let query = db.selectFrom('payments').selectAll().where('gateway', '=', gateway).where('gateway_id', '=', gatewayId);
+  if (accountId) query = query.where('account_id', '=', accountId);
+  return query.executeTakeFirst();
+}
+
+export function findOrderRow(db: Kysely<DB>, accountId: string, orderId: number) {
+  return db.selectFrom('orders').selectAll().where('account_id', '=', accountId).where('id', '=', orderId).executeTakeFirstOrThrow();
+}
+
+/** Adds to the order's paid total (only ever by a payment that just moved to paid). */
+export async function addPaidCents(db: Kysely<DB>, accountId: string, orderId: number, cents: number): Promise<number> {
+  const row = await db
+    .updateTable('orders')
+    .set({ paid_cents: sql`paid_cents + ${cents}` })
+    .where('account_id', '=', accountId)
+    .where('id', '=', orderId)
+    .returning('paid_cents')
+    .executeTakeFirstOrThrow();
+  return row.paid_cents;
+}
+
+/** Cancels the order's booked slot so a failed or lapsed attempt does not hold it. */
+export async function releaseBooking(db: Kysely<DB>, accountId: string, orderId: number): Promise<void> {
+  await db.updateTable('appointment_bookings').set({ status: 'cancelled' }).where('account_id', '=', accountId).where('order_id', '=', orderId).where('status', '=', 'booked').returning('id').execute();
+}

@@ -1,0 +1,121 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { AppError, businessRule } from '../../http/errors.ts';
+import { pixQrPngBase64 } from '../../brazil/render/index.ts';
+import { dateIn } from '../orders/company-calendar.ts';
+import { quoteOption } from '../payment-plans/payment-plans.service.ts';
+import { isBookableSlot } from '../scheduling/scheduling.service.ts';
+import { planCards, type CardFields } from './pay-cards.ts';
+import type { PayContext } from './pay-context.ts';
+import { submitToGateway, type GatewayAnswer } from './pay-gateway-call.ts';
+import { resolveGateway, type GatewayDeps } from './pay-gateways.ts';
+import { recordIntent, type IntentPayment } from './pay-intent.ts';
+import { findOrderItems, findOrderRow, findPayCompany, findPaymentsOfOrder } from './pay.repo.ts';
+import { compensateSplit, finishPaidOrder } from './pay-finish.ts';
+import { recordGatewayAnswer, type RecordedPayment } from './payment-record.ts';
+
+export type PayDeps = GatewayDeps & { publicUrl: string };
+
+export type PayBody = CardFields & { gateway?: string; scheduled_at?: string; observation?: string; tags?: string; meta?: Record<string, unknown> };
+
+export type PaidRow = { uid: string; gatewayId: string; status: string; method: string; amountCents: number; installments: number };
+
+export type PayOutcome = {
+  orderUid: string;
+  orderStatus: string;
+  method: 'credit_card' | 'pix' | 'bank_slip';
+  payments: PaidRow[];
+  pix?: { qrCode: string; url: string; expiresAt: Date };
+  bankSlipUrl?: string;
+  offer?: string;
+  isSubscription: boolean;
+  /** Card payments: the status of the (last) card charged. */
+  cardStatus?: string;
+  declined?: { field: string; code: string; message: string };
+};
+
+async function checkedSchedule(db: Kysely<DB>, context: PayContext, scheduledAt: string | undefined, now: Date): Promise<Date | undefined> {
+  if (scheduledAt === undefined) {
+    if (context.requireScheduling) throw businessRule('scheduled_at is required: this page books an appointment', [{ field: 'body/scheduled_at', message: 'is required' }]);
+    return undefined;
+  }
+  if (!context.requireScheduling) throw businessRule('scheduled_at needs a page with require_scheduling', [{ field: 'body/scheduled_at', message: 'scheduling is not enabled here' }]);
+  const instant = new Date(scheduledAt);
+  if (!(await isBookableSlot(db, context.companyId, instant, now))) throw businessRule('scheduled_at is not an available appointment slot', [{ field: 'body/scheduled_at', message: 'not an available slot' }]);
+  return instant;
+}
+
+/**
+ * Takes one payment: quote from the pricing module, record the intent, call the gateway outside any
+ * transaction, record its answer, then compensate a half-paid split or finish a paid order (subscription,
+ * upsell offer). A gateway error or timeout leaves the payment pending for reconciliation and answers 502/504.
+ */
+export async function takePayment(db: Kysely<DB>, deps: PayDeps, context: PayContext, body: PayBody, now: Date): Promise<PayOutcome> {
+  const quote = await quoteOption(db, context.query, body.payment_plan_id, now);
+  const gatewayName = body.gateway ?? context.defaultGateway;
+  const gateway = await resolveGateway(db, deps, context, gatewayName);
+  const method = quote.paymentMethod;
+  const cards = method === 'credit_card' ? await planCards(db, { body, quote, context: quote.context, query: context.query, gateway: gatewayName, enableTwoCards: context.enableTwoCards, now }) : [];
+  const scheduledAt = await checkedSchedule(db, context, body.scheduled_at, now);
+  const company = await findPayCompany(db, context.accountId, context.companyId);
+  const lines = context.existingOrder ? await findOrderItems(db, context.accountId, context.existingOrder.id) : context.lines;
+  const isSubscription = lines.some((line) => line.subscription);
+  const intent = await recordIntent(db, {
+    context, quote, cards, gateway: gatewayName, masterKey: deps.masterKey, timeZone: company.time_zone, now,
+    ...(scheduledAt ? { scheduledAt } : {}),
+    extras: { ...(body.observation !== undefined ? { observation: body.observation } : {}), ...(body.tags !== undefined ? { tags: body.tags } : {}), ...(body.meta ? { meta: body.meta } : {}) },
+  });
+  const buyer = { name: intent.customer.name, email: intent.customer.email, document: intent.customer.identification, phone: intent.customer.phone };
+  const saveForLater = isSubscription || context.upsellProductId !== null;
+  const recordedOf = (payment: IntentPayment): RecordedPayment => ({ id: payment.id, uid: payment.uid, accountId: context.accountId, companyId: context.companyId, orderId: intent.orderId, customerId: intent.customer.id, gateway: gateway.name });
+  const record = (payment: IntentPayment, answer: GatewayAnswer, at: Date) => db.transaction().execute((trx) => recordGatewayAnswer(trx, deps.masterKey, recordedOf(payment), answer, at));
+
+  const answers: Array<{ payment: IntentPayment; answer: GatewayAnswer }> = [];
+  for (const payment of intent.payments) {
+    const answer = await submitToGateway(gateway, {
+      paymentUid: payment.uid,
+      method,
+      amountCents: payment.amountCents,
+      installments: payment.installments,
+      ...(payment.card ? { card: { token: payment.card.token, confirmationTokenId: payment.card.confirmationTokenId, savedReference: payment.savedReference, saveForLater } } : {}),
+      pixExpiresAt: new Date(now.getTime() + company.pix_expiration_minutes * 60_000),
+      boletoDueDate: dateIn(company.time_zone, new Date(now.getTime() + company.boleto_due_days * 86_400_000)),
+      buyer,
+      description: `${company.name} order ${intent.orderUid}`,
+      metadata: { companyId: context.companyId, orderUid: intent.orderUid, paymentUid: payment.uid },
+    });
+    await record(payment, answer, new Date());
+    answers.push({ payment, answer });
+    if (answer.kind !== 'paid' && answer.kind !== 'pix' && answer.kind !== 'boleto') break;
+  }
+  const failed = answers.find((entry) => entry.answer.kind !== 'paid' && entry.answer.kind !== 'pix' && entry.answer.kind !== 'boleto');
+  if (failed && intent.payments.length > 1) await compensateSplit(db, deps, gateway, recordedOf, intent.payments, answers.length, new Date());
+
+  const order = await findOrderRow(db, context.accountId, intent.orderId);
+  const outcome: PayOutcome = {
+    orderUid: intent.orderUid,
+    orderStatus: order.status,
+    method,
+    payments: (await findPaymentsOfOrder(db, context.accountId, intent.orderId))
+      .filter((row) => intent.payments.some((payment) => payment.id === row.id))
+      .map((row) => ({ uid: row.uid, gatewayId: row.gateway_id ?? row.uid, status: row.status, method: row.method, amountCents: row.amount_cents, installments: row.installments })),
+    isSubscription,
+  };
+  if (failed?.answer.kind === 'unavailable') {
+    throw new AppError(failed.answer.reason === 'timeout' ? 'gateway_timeout' : 'gateway_error', failed.answer.reason === 'timeout' ? 'The gateway did not answer in time; the payment will be reconciled' : 'The gateway failed; nothing was charged');
+  }
+  if (failed?.answer.kind === 'refused') throw businessRule(`The gateway refused the payment: ${failed.answer.message}`, [{ field: `body/credit_card_${failed.payment.cardIndex}_token`, message: failed.answer.code }]);
+  if (failed?.answer.kind === 'declined') {
+    outcome.declined = { field: `body/credit_card_${failed.payment.cardIndex}_token`, code: failed.answer.code, message: failed.answer.message };
+  }
+  if (method === 'credit_card') outcome.cardStatus = outcome.payments[outcome.payments.length - 1]?.status ?? 'pending';
+  const issued = answers[0]?.answer;
+  if (issued?.kind === 'pix') outcome.pix = { qrCode: await pixQrPngBase64(issued.brCode), url: `${deps.publicUrl}/pay/pix/${answers[0]!.payment.uid}`, expiresAt: issued.expiresAt };
+  if (issued?.kind === 'boleto') outcome.bankSlipUrl = `${deps.publicUrl}/pay/boleto/${answers[0]!.payment.uid}`;
+  if (order.status === 'paid') {
+    const finished = await finishPaidOrder(db, deps.masterKey, { context, orderId: intent.orderId, customerId: intent.customer.id, lines, planId: quote.planId, now: new Date() });
+    if (finished.offer) outcome.offer = finished.offer;
+  }
+  return outcome;
+}
+

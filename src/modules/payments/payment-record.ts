@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { GatewayName, SavedMethod } from '../../gateways/port.ts';
+import { enqueueJob } from '../../jobs/outbox.ts';
+import { seal } from '../../lib/crypto.ts';
+import { appendOrderEvent } from '../orders/order-events.repo.ts';
+import type { OrderStatus } from '../orders/order-status.ts';
+import { settleOrder } from './order-settlement.ts';
+import type { GatewayAnswer } from './pay-gateway-call.ts';
+import { transitionPayment } from './payment-status.ts';
+
+export const EXPIRE_PIX_JOB = 'payments.expire_pix';
+export const RECONCILE_JOB = 'payments.reconcile';
+/** A payment the gateway did not answer for is looked up again after this long. */
+export const RECONCILE_DELAY_MS = 2 * 60_000;
+
+export type RecordedPayment = { id: number; uid: string; accountId: string; companyId: number; orderId: number; customerId: number | null; gateway: GatewayName };
+
+/** A reusable card reference, sealed at rest; returns the saved method's id. */
+export async function saveMethod(trx: Kysely<DB>, masterKey: Buffer, payment: RecordedPayment, method: SavedMethod, at: Date): Promise<string> {
+  const id = randomUUID();
+  await trx
+    .insertInto('saved_payment_methods')
+    .values({
+      id,
+      account_id: payment.accountId,
+      company_id: payment.companyId,
+      customer_id: payment.customerId!,
+      gateway: payment.gateway,
+      gateway_reference_encrypted: seal(masterKey, method.reference),
+      brand: method.brand,
+      last4: method.last4 && /^[0-9]{4}$/.test(method.last4) ? method.last4 : null,
+      exp_month: method.expMonth,
+      exp_year: method.expYear,
+      created_at: at,
+    })
+    .execute();
+  return id;
+}
+
+/**
+ * Records the gateway's answer for one pending payment, in the caller's transaction: the payment's
+ * transition (with the gateway id and the method's data), the order's status derived from its payments,
+ * the pix expiry job or the reconciliation job. Returns the order's status afterwards.
+ */
+export async function recordGatewayAnswer(trx: Kysely<DB>, masterKey: Buffer, payment: RecordedPayment, answer: GatewayAnswer, at: Date): Promise<OrderStatus | undefined> {
+  const base = { accountId: payment.accountId, paymentId: payment.id, at };
+  switch (answer.kind) {
+    case 'paid': {
+      const savedId = answer.savedMethod && payment.customerId !== null ? await saveMethod(trx, masterKey, payment, answer.savedMethod, at) : null;
+      await transitionPayment(trx, { ...base, to: 'paid', cause: 'card approved by the gateway', set: { gateway_id: answer.gatewayId, saved_payment_method_id: savedId } });
+      break;
+    }
+    case 'declined':
+      await transitionPayment(trx, {
+        ...base,
+        to: 'failed',
+        cause: 'card declined by the gateway',
+        set: { gateway_id: answer.gatewayId, failure_code: answer.code, failure_message: answer.message.slice(0, 500) },
+      });
+      break;
+    case 'refused':
+      await transitionPayment(trx, { ...base, to: 'failed', cause: 'request refused by the gateway', set: { failure_code: answer.code, failure_message: answer.message.slice(0, 500) } });
+      break;
+    case 'pix':
+      await transitionPayment(trx, { ...base, to: 'waiting_payment', cause: 'pix issued', set: { gateway_id: answer.gatewayId, pix_code: answer.brCode, pix_expires_at: answer.expiresAt } });
+      await enqueueJob(trx, { type: EXPIRE_PIX_JOB, payload: { account_id: payment.accountId, payment_id: payment.id }, accountId: payment.accountId, runAt: answer.expiresAt, dedupKey: `${EXPIRE_PIX_JOB}:${payment.id}` });
+      break;
+    case 'boleto':
+      await transitionPayment(trx, {
+        ...base,
+        to: 'waiting_payment',
+        cause: 'boleto issued',
+        set: { gateway_id: answer.gatewayId, boleto_barcode: answer.barcode, boleto_digitable_line: answer.digitableLine, boleto_due_date: answer.dueDate },
+      });
+      break;
+    case 'unavailable':
+      // The gateway may have acted (timeout) or not (error): the row stays pending and is looked up later.
+      await appendOrderEvent(trx, { accountId: payment.accountId, orderId: payment.orderId, paymentId: payment.id, type: 'payment.gateway_unavailable', cause: `gateway ${answer.reason}`, data: { reason: answer.reason }, at });
+      await enqueueJob(trx, { type: RECONCILE_JOB, payload: { account_id: payment.accountId, payment_id: payment.id }, accountId: payment.accountId, runAt: new Date(at.getTime() + RECONCILE_DELAY_MS), dedupKey: `${RECONCILE_JOB}:${payment.id}` });
+      return undefined;
+  }
+  return settleOrder(trx, { accountId: payment.accountId, orderId: payment.orderId, cause: `payment ${answer.kind}`, paymentId: payment.id, at });
+}

@@ -1,0 +1,105 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { appendOrderEvent } from '../orders/order-events.repo.ts';
+
+export const PAYMENT_STATUSES = [
+  'pending',
+  'waiting_payment',
+  'paid',
+  'failed',
+  'cancelled',
+  'waiting_cancellation',
+  'partially_refunded',
+  'refunded',
+  'charged_back',
+] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+/**
+ * The one transition table of a payment. Money only moves forward: a paid payment never returns to
+ * waiting or failed, so a late or duplicate gateway event cannot undo a settlement. failed, cancelled,
+ * refunded and charged_back are final.
+ */
+export const PAYMENT_TRANSITIONS: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
+  pending: ['waiting_payment', 'paid', 'failed', 'cancelled'],
+  waiting_payment: ['paid', 'failed', 'cancelled'],
+  paid: ['partially_refunded', 'refunded', 'charged_back', 'waiting_cancellation'],
+  waiting_cancellation: ['cancelled', 'refunded', 'charged_back'],
+  partially_refunded: ['refunded', 'charged_back'],
+  failed: [],
+  cancelled: [],
+  refunded: [],
+  charged_back: [],
+};
+
+export function paymentSourcesOf(to: PaymentStatus): PaymentStatus[] {
+  return PAYMENT_STATUSES.filter((from) => PAYMENT_TRANSITIONS[from].includes(to));
+}
+
+export type PaymentTransition = {
+  accountId: string;
+  paymentId: number;
+  to: PaymentStatus;
+  cause: string;
+  at: Date;
+  /** Columns written with the status (gateway id, failure, pix or boleto data…). */
+  set?: Partial<{
+    gateway_id: string | null;
+    failure_code: string | null;
+    failure_message: string | null;
+    saved_payment_method_id: string | null;
+    refunded_cents: number;
+    pix_code: string;
+    pix_expires_at: Date;
+    boleto_barcode: string;
+    boleto_digitable_line: string;
+    boleto_due_date: string;
+  }>;
+  data?: Record<string, unknown>;
+};
+
+export type PaymentTransitionResult = { changed: true; from: PaymentStatus; orderId: number } | { changed: false };
+
+/**
+ * Moves a payment to `to` when the table allows it from its current status: a conditional
+ * `UPDATE … WHERE status IN (sources) RETURNING` plus a `payment.status_changed` event with the
+ * payment id and cause, both on `trx` (a transaction). A refused transition changes nothing.
+ */
+export async function transitionPayment(trx: Kysely<DB>, request: PaymentTransition): Promise<PaymentTransitionResult> {
+  const before = await trx
+    .selectFrom('payments')
+    .select(['status', 'order_id'])
+    .where('account_id', '=', request.accountId)
+    .where('id', '=', request.paymentId)
+    .forUpdate()
+    .executeTakeFirst();
+  const sources = paymentSourcesOf(request.to);
+  if (!before || !sources.includes(before.status as PaymentStatus)) return { changed: false };
+  const updated = await trx
+    .updateTable('payments')
+    .set({
+      ...request.set,
+      status: request.to,
+      updated_at: request.at,
+      ...(request.to === 'paid' ? { paid_at: request.at } : {}),
+      ...(request.to === 'cancelled' ? { cancelled_at: request.at } : {}),
+    })
+    .where('account_id', '=', request.accountId)
+    .where('id', '=', request.paymentId)
+    .where('status', 'in', sources)
+    .returning('order_id')
+    .executeTakeFirst();
+  if (!updated) return { changed: false };
+  await appendOrderEvent(trx, {
+    accountId: request.accountId,
+    orderId: updated.order_id,
+    paymentId: request.paymentId,
+    type: 'payment.status_changed',
+    cause: request.cause,
+    fromStatus: before.status,
+    toStatus: request.to,
+    data: request.data ?? {},
+    at: request.at,
+  });
+  return { changed: true, from: before.status as PaymentStatus, orderId: updated.order_id };
+}

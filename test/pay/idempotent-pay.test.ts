@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Database } from '../../src/db/database.ts';
+import { engines } from '../support/engines.ts';
+import { createMerchant, ORIGIN, startPayApp, tokenA, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
+
+for (const engine of engines()) {
+  describe(`Idempotency-Key on POST /payments on ${engine.name}`, { timeout: 120_000 }, () => {
+    let database: Database;
+    let pay: PayApp;
+    let merchant: Merchant;
+
+    before(async () => {
+      database = await engine.open();
+      pay = await startPayApp(database);
+      merchant = await createMerchant(database, pay.config);
+    });
+    after(async () => {
+      await pay.close();
+      await database.close();
+    });
+
+    const paymentsOfAccount = async () =>
+      Number((await database.db.selectFrom('payments').select((eb) => eb.fn.countAll().as('n')).where('account_id', '=', merchant.accountId).executeTakeFirstOrThrow()).n);
+
+    test('20 concurrent payments with one key charge the card once; a retry replays the result', async () => {
+      const before = await paymentsOfAccount();
+      const body = {
+        checkout_page_id: merchant.pageId,
+        products: [{ id: merchant.productId, quantity: 1 }],
+        customer_email: 'idem@example.com',
+        payment_plan_id: `${merchant.cardPlanId}-1`,
+        credit_card_0_token: await tokenA(pay.sandboxes),
+      };
+      const send = () => pay.app.inject({ method: 'POST', url: '/api/v1/payments', headers: { ...ORIGIN, 'idempotency-key': 'pay-burst-1' }, payload: body });
+      const answers = await Promise.all(Array.from({ length: 20 }, send));
+      const fresh = answers.filter((res) => res.statusCode === 200 && res.headers['idempotent-replayed'] === undefined);
+      assert.equal(fresh.length, 1, answers.map((res) => res.statusCode).join(','));
+      assert.ok(answers.every((res) => res.statusCode === 200 || res.statusCode === 409));
+      assert.equal(await paymentsOfAccount(), before + 1);
+      const replay = await send();
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(replay.json(), fresh[0]!.json());
+    });
+
+    test('the same key with another body is refused before anything is charged', async () => {
+      const before = await paymentsOfAccount();
+      const base = { checkout_page_id: merchant.pageId, products: [{ id: merchant.productId, quantity: 1 }], customer_email: 'idem2@example.com' };
+      const first = await pay.app.inject({ method: 'POST', url: '/api/v1/payments', headers: { ...ORIGIN, 'idempotency-key': 'pay-key-2' }, payload: { ...base, payment_plan_id: `${merchant.pixPlanId}-1` } });
+      assert.equal(first.statusCode, 200, first.body);
+      const second = await pay.app.inject({
+        method: 'POST',
+        url: '/api/v1/payments',
+        headers: { ...ORIGIN, 'idempotency-key': 'pay-key-2' },
+        payload: { ...base, payment_plan_id: `${merchant.cardPlanId}-1`, credit_card_0_token: await tokenA(pay.sandboxes) },
+      });
+      assert.equal(second.statusCode, 422);
+      assert.equal(second.json().code, 'idempotency_key_reused');
+      assert.equal(await paymentsOfAccount(), before + 1);
+    });
+  });
+}
