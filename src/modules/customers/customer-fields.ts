@@ -3,31 +3,8 @@ import { validationFailed, type FieldError } from '../../http/errors.ts';
 import { centsFromBody } from '../orders/money-input.ts';
 import type { CustomerColumns } from './customers.repo.ts';
 
-/** The customer fields a request may send (POST /customers, the customer of POST /orders). */
-export type CustomerInput = {
-  email: string;
-  name?: string;
-  phone?: string;
-  identification?: string;
-  foreign?: boolean;
-  street?: string;
-  neighborhood?: string;
-  number?: string;
-  complement?: string;
-  zipcode?: string;
-  city?: string;
-  state?: string;
-  social_reason?: string;
-  state_inscription?: string;
-  municipal_inscription?: string;
-  tags?: string;
-  list_ids?: string;
-  carrier?: string;
-  url?: string;
-  minimum_retention_value?: number;
-  auxiliary_emails?: string[];
-  meta?: Record<string, string>;
-};
+/** The customer fields a request may send (POST /customers, the customer of POST /orders): the columns, with money in major units. */
+export type CustomerInput = Omit<CustomerColumns, 'minimum_retention_cents'> & { minimum_retention_value?: number };
 
 /** Punctuation of a formatted CPF or CNPJ, ignored before the check digits are verified. */
 const TAX_ID_PUNCTUATION = /[.\-/\s]/g;

@@ -52,16 +52,7 @@ export function findPayCharge(db: Kysely<DB>, uid: string) {
 }
 
 /** The account's live products among `ids`, with what an order item and a subscription need. */
-export function findOrderProducts(db: Kysely<DB>, accountId: string, ids: number[]) {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db
-    .selectFrom('products')
-    .select(['id', 'name', 'unit_name', 'value_cents', 'subscription', 'interval', 'interval_count'])
-    .where('account_id', '=', accountId)
-    .where('id', 'in', ids)
-    .where('deleted_at', 'is', null)
-    .execute();
-}
+export { findProducts as findOrderProducts } from '../orders/order-create.repo.ts';
 
 export function findOrderItems(db: Kysely<DB>, accountId: string, orderId: number) {
   return db
