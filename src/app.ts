@@ -24,7 +24,11 @@ import { registerOrderRoutes } from './modules/orders/orders.routes.ts';
 import { registerPaymentPlanRoutes } from './modules/payment-plans/payment-plans.routes.ts';
 import { registerPayRoutes } from './modules/payments/pay.routes.ts';
 import { registerPaymentReadRoutes } from './modules/payments/payment-reads.routes.ts';
+import { registerRefundRoutes } from './modules/refunds/refunds.routes.ts';
 import { registerSchedulingRoutes } from './modules/scheduling/scheduling.routes.ts';
+import { registerUpsellRoutes } from './modules/upsell/upsell.routes.ts';
+import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.ts';
+import { registerHostedCheckoutPages } from './web/checkout/checkout.routes.ts';
 import { registerHostedPaymentPages } from './web/payment-pages/payment-pages.routes.ts';
 
 export type AppDependencies = {
@@ -76,6 +80,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerMetrics(app, database, config.metricsToken);
   registerHealth(app, database);
   registerHostedPaymentPages(app, context);
+  registerHostedCheckoutPages(app, context);
   await registerDocs(app, config.publicUrl);
 
   await app.register(
@@ -91,6 +96,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         registerPaymentPlanRoutes,
         registerCouponRoutes,
         registerSchedulingRoutes,
+        registerRefundRoutes,
+        registerUpsellRoutes,
+        registerWebhookRoutes,
         registerCardHashRoutes,
       ]) {
         register(api, context);

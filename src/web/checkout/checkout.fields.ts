@@ -1,0 +1,59 @@
+import { html, type SafeHtml } from '../payment-pages/html.ts';
+
+/** A labelled input with its (initially empty) error line, tied by aria-describedby. */
+export function field(id: string, label: string, attributes: SafeHtml, hint?: string): SafeHtml {
+  const describedBy = [hint ? `${id}-hint` : '', `${id}-error`].filter(Boolean).join(' ');
+  return html`<div>
+<label for="${id}">${label}</label>
+${hint ? html`<p id="${id}-hint" class="muted">${hint}</p>` : ''}
+<input id="${id}" aria-describedby="${describedBy}" ${attributes}>
+<p id="${id}-error" class="error" hidden></p>
+</div>`;
+}
+
+export function customerFields(prefill: { email?: string; phone?: string }): SafeHtml {
+  return html`<fieldset id="customer">
+<legend>Seus dados</legend>
+${field('customer-email', 'E-mail', html`type="email" autocomplete="email" required value="${prefill.email ?? ''}"`)}
+${field('customer-phone', 'Celular com DDD', html`type="tel" inputmode="numeric" autocomplete="tel-national" value="${prefill.phone ?? ''}"`, 'Somente números, por exemplo 11987654321')}
+</fieldset>`;
+}
+
+/** One card's fields; card data has no `name`, so the browser never submits it in a form. */
+export function cardFields(index: 0 | 1): SafeHtml {
+  const prefix = `card${index}`;
+  return html`<fieldset id="${prefix}" data-card="${index}">
+<legend>${index === 0 ? 'Cartão de crédito' : 'Segundo cartão'}</legend>
+${index === 1 ? field('card1-amount', 'Valor neste cartão (R$)', html`type="text" inputmode="decimal" autocomplete="off"`) : ''}
+${field(`${prefix}-number`, 'Número do cartão', html`type="text" inputmode="numeric" autocomplete="${index === 0 ? 'cc-number' : 'off'}" maxlength="23"`)}
+${field(`${prefix}-holder`, 'Nome impresso no cartão', html`type="text" autocomplete="${index === 0 ? 'cc-name' : 'off'}" maxlength="60"`)}
+<div class="row">
+${field(`${prefix}-expiry`, 'Validade (MM/AA)', html`type="text" inputmode="numeric" autocomplete="${index === 0 ? 'cc-exp' : 'off'}" placeholder="MM/AA" maxlength="7"`)}
+${field(`${prefix}-cvv`, 'Código de segurança (CVV)', html`type="text" inputmode="numeric" autocomplete="${index === 0 ? 'cc-csc' : 'off'}" maxlength="4"`)}
+</div>
+<label for="${prefix}-installments">Parcelas</label>
+<select id="${prefix}-installments" aria-describedby="${prefix}-installments-error"></select>
+<p id="${prefix}-installments-error" class="error" hidden></p>
+</fieldset>`;
+}
+
+export function couponFields(): SafeHtml {
+  return html`<fieldset id="coupon-box">
+<legend>Cupom de desconto</legend>
+${field('coupon', 'Código do cupom', html`type="text" autocomplete="off" autocapitalize="characters" maxlength="64"`)}
+<button type="button" id="apply-coupon" class="secondary">Aplicar cupom</button>
+<p id="coupon-status" role="status" aria-live="polite"></p>
+</fieldset>`;
+}
+
+export function scheduleFields(): SafeHtml {
+  return html`<fieldset id="schedule">
+<legend>Agendamento</legend>
+${field('schedule-date', 'Data', html`type="date" required`)}
+<fieldset id="slots" tabindex="-1" aria-describedby="slots-error">
+<legend>Horário disponível</legend>
+<div id="slot-options"><p class="muted">Escolha uma data para ver os horários.</p></div>
+</fieldset>
+<p id="slots-error" class="error" hidden></p>
+</fieldset>`;
+}

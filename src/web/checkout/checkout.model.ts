@@ -1,0 +1,201 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { GatewayName } from '../../gateways/port.ts';
+import { toCents } from '../../lib/money.ts';
+import { findCart, findCartItems } from '../../modules/carts/carts.repo.ts';
+import { pageBranding } from '../../modules/carts/page-branding.ts';
+import { showCheckoutPage } from '../../modules/catalog/checkout-pages.service.ts';
+import { findCharge } from '../../modules/charges/charges.repo.ts';
+import { showCharge } from '../../modules/charges/charges.service.ts';
+import { formatBrl } from '../payment-pages/html.ts';
+import { findCartPageSettings, findCompanyTimeZone, findHostedCheckoutPage } from './checkout.repo.ts';
+
+export type CheckoutKind = 'page' | 'cart' | 'charge';
+
+export type HostedProduct = {
+  id?: number;
+  name: string;
+  description?: string;
+  image?: string;
+  valueCents: number;
+  quantity: number;
+  allowQuantity: boolean;
+  maxQuantity?: number;
+  recommended: boolean;
+};
+
+export type MenuLink = { label: string; url: string };
+
+/** Everything a hosted checkout, cart or charge page shows and what its script needs to pay. */
+export type HostedCheckout = {
+  kind: CheckoutKind;
+  id: string;
+  companyId: number;
+  companySlug?: string;
+  timeZone: string;
+  title: string;
+  mainColor: string;
+  logo?: string;
+  menus: MenuLink[];
+  gateway: string;
+  publicKey: string;
+  enableCoupons: boolean;
+  enableTwoCards: boolean;
+  requireScheduling: boolean;
+  customerDataAt: 'start' | 'end';
+  /** Whether the page asks for the buyer's e-mail and phone (a charge already has its customer). */
+  asksCustomer: boolean;
+  prefill: { email?: string; phone?: string };
+  indexOnSearchEngines: boolean;
+  customCode: string;
+  upsell?: { id: number; name: string };
+  redirectUrl?: string;
+  products: HostedProduct[];
+  notes: string[];
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const HEX_COLOR = /^#[0-9a-f]{3}([0-9a-f]{3})?$/i;
+
+export const isUuid = (text: string) => UUID.test(text);
+
+/** Only `{label|name|title, url}` items with an http(s) URL become links; anything else is dropped. */
+export function menuLinks(menus: unknown[]): MenuLink[] {
+  return menus.flatMap((item) => {
+    if (typeof item !== 'object' || item === null) return [];
+    const record = item as Record<string, unknown>;
+    const label = [record.label, record.name, record.title].find((value) => typeof value === 'string');
+    const url = record.url ?? record.link ?? record.href;
+    return typeof label === 'string' && typeof url === 'string' && /^https?:\/\//i.test(url) ? [{ label, url }] : [];
+  });
+}
+
+export const safeColor = (color: string) => (HEX_COLOR.test(color) ? color : '#1a73e8');
+
+export async function loadCheckoutPage(db: Kysely<DB>, id: string): Promise<HostedCheckout | undefined> {
+  if (!isUuid(id)) return undefined;
+  const row = await findHostedCheckoutPage(db, id.toLowerCase());
+  if (!row) return undefined;
+  const page = await showCheckoutPage(db, row.account_id, row.id).catch(() => undefined);
+  if (!page) return undefined;
+  return {
+    kind: 'page',
+    id: page.id,
+    companyId: page.company_id,
+    companySlug: row.company_slug,
+    timeZone: row.time_zone,
+    title: page.page_title,
+    mainColor: safeColor(page.main_color),
+    ...(page.logo ? { logo: page.logo } : {}),
+    menus: menuLinks(page.menus),
+    gateway: page.gateway,
+    publicKey: page.public_key,
+    enableCoupons: page.enable_coupons,
+    enableTwoCards: page.enable_two_cards,
+    requireScheduling: page.require_scheduling,
+    customerDataAt: page.customer_data_at === 'end' ? 'end' : 'start',
+    asksCustomer: true,
+    prefill: {},
+    indexOnSearchEngines: page.index_on_search_engines,
+    customCode: page.custom_code,
+    ...(page.upsell_product ? { upsell: page.upsell_product } : {}),
+    ...(row.redirect_url ? { redirectUrl: row.redirect_url } : {}),
+    products: page.products.map((product) => ({
+      id: product.id,
+      name: product.name,
+      ...(product.description ? { description: product.description } : {}),
+      ...(product.image ? { image: product.image } : {}),
+      valueCents: toCents(product.value),
+      quantity: 1,
+      allowQuantity: product.allow_quantity,
+      ...(product.max_quantity ? { maxQuantity: product.max_quantity } : {}),
+      recommended: product.recommended,
+    })),
+    notes: [],
+  };
+}
+
+export async function loadCart(db: Kysely<DB>, uid: string): Promise<HostedCheckout | undefined> {
+  if (!isUuid(uid)) return undefined;
+  const cart = await findCart(db, uid.toLowerCase());
+  if (!cart) return undefined;
+  const [branding, items, settings] = await Promise.all([
+    pageBranding(db, 'cart_pages', cart.account_id, cart.cart_page_id),
+    findCartItems(db, cart.account_id, cart.id),
+    findCartPageSettings(db, cart.account_id, cart.cart_page_id),
+  ]);
+  if (!branding || !settings) return undefined;
+  const customer = (cart.customer ?? {}) as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const email = text(customer.email);
+  const phone = text(customer.phone)?.replace(/\D/g, '');
+  return {
+    kind: 'cart',
+    id: cart.id,
+    companyId: cart.company_id,
+    timeZone: settings.time_zone,
+    title: branding.page_title,
+    mainColor: safeColor(branding.main_color),
+    ...(branding.logo ? { logo: branding.logo } : {}),
+    menus: menuLinks(branding.menus),
+    gateway: branding.gateway,
+    publicKey: branding.public_key,
+    enableCoupons: branding.enable_coupons,
+    enableTwoCards: branding.enable_two_cards,
+    requireScheduling: settings.require_scheduling,
+    customerDataAt: 'start',
+    asksCustomer: true,
+    prefill: { ...(email ? { email } : {}), ...(phone ? { phone } : {}) },
+    indexOnSearchEngines: false,
+    customCode: branding.custom_code,
+    ...(settings.redirect_url ? { redirectUrl: settings.redirect_url } : {}),
+    products: items.map((item) => ({
+      ...(item.product_id !== null ? { id: item.product_id } : {}),
+      name: item.name,
+      ...(item.image_url ? { image: item.image_url } : {}),
+      valueCents: item.unit_value_cents,
+      quantity: item.quantity,
+      allowQuantity: false,
+      recommended: false,
+    })),
+    notes: cart.freight_cents > 0 ? [`Frete: ${formatBrl(cart.freight_cents)}`] : [],
+  };
+}
+
+export async function loadCharge(db: Kysely<DB>, uid: string): Promise<HostedCheckout | undefined> {
+  if (!isUuid(uid)) return undefined;
+  const charge = await findCharge(db, uid.toLowerCase());
+  if (!charge) return undefined;
+  const [show, company] = await Promise.all([showCharge(db, charge), findCompanyTimeZone(db, charge.account_id, charge.company_id)]);
+  return {
+    kind: 'charge',
+    id: show.id,
+    companyId: charge.company_id,
+    timeZone: company?.time_zone ?? 'America/Sao_Paulo',
+    title: show.page_title,
+    mainColor: safeColor(show.main_color),
+    ...(show.logo ? { logo: show.logo } : {}),
+    menus: menuLinks(show.menus),
+    gateway: show.gateway as GatewayName,
+    publicKey: show.public_key,
+    enableCoupons: false,
+    enableTwoCards: show.enable_two_cards,
+    requireScheduling: false,
+    customerDataAt: 'start',
+    asksCustomer: false,
+    prefill: {},
+    indexOnSearchEngines: false,
+    customCode: show.custom_code,
+    products: show.products.map((product) => ({
+      ...(product.id !== undefined ? { id: product.id } : {}),
+      name: product.name,
+      ...(product.description ? { description: product.description } : {}),
+      ...(product.image ? { image: product.image } : {}),
+      valueCents: toCents(product.value),
+      quantity: product.quantity,
+      allowQuantity: false,
+      recommended: false,
+    })),
+    notes: [`Vencimento: ${show.due_date.split('-').reverse().join('/')}`, ...(show.observation ? [show.observation] : [])],
+  };
+}

@@ -1,0 +1,71 @@
+import { formatBrl, html, type SafeHtml } from '../payment-pages/html.ts';
+import { cardFields, couponFields, customerFields, scheduleFields } from './checkout.fields.ts';
+import type { HostedCheckout, HostedProduct } from './checkout.model.ts';
+
+/** What the client bundle reads from the form: where to pay and how to tokenize (never secrets). */
+function dataAttributes(checkout: HostedCheckout, gatewayUrl: string | undefined): SafeHtml {
+  return html`data-kind="${checkout.kind}" data-id="${checkout.id}" data-company-id="${checkout.companyId}" data-time-zone="${checkout.timeZone}"
+ data-gateway="${checkout.gateway}" data-public-key="${checkout.publicKey}" data-gateway-url="${gatewayUrl ?? ''}"
+ data-two-cards="${checkout.enableTwoCards}" data-scheduling="${checkout.requireScheduling}" data-asks-customer="${checkout.asksCustomer}"
+ data-redirect-url="${checkout.redirectUrl ?? ''}" data-upsell-name="${checkout.upsell?.name ?? ''}"`;
+}
+
+export function brandHeader(checkout: Pick<HostedCheckout, 'title' | 'logo' | 'menus'>): SafeHtml {
+  return html`<header class="brand"><div class="inner">
+${checkout.logo ? html`<img src="${checkout.logo}" alt="" width="96" height="48">` : ''}
+<h1>${checkout.title}</h1>
+${checkout.menus.length ? html`<nav aria-label="Links da loja"><ul>${checkout.menus.map((menu) => html`<li><a href="${menu.url}" rel="noopener noreferrer">${menu.label}</a></li>`)}</ul></nav>` : ''}
+</div></header>`;
+}
+
+function productItem(product: HostedProduct, index: number): SafeHtml {
+  const quantityId = `quantity-${index}`;
+  return html`<li data-product-id="${product.id ?? ''}" data-value-cents="${product.valueCents}">
+${product.image ? html`<img src="${product.image}" alt="" width="64" height="64">` : ''}
+<div class="info">
+<strong>${product.name}</strong>${product.recommended ? html`<span class="badge">Recomendado</span>` : ''}
+${product.description ? html`<p class="muted">${product.description}</p>` : ''}
+<p>${formatBrl(product.valueCents)}${product.allowQuantity ? '' : html` × ${product.quantity}`}</p>
+</div>
+${product.allowQuantity
+  ? html`<div><label for="${quantityId}">Quantidade</label><input id="${quantityId}" class="quantity" type="number" inputmode="numeric" min="1" max="${product.maxQuantity ?? 99}" value="${product.quantity}"></div>`
+  : html`<input class="quantity" type="hidden" value="${product.quantity}">`}
+</li>`;
+}
+
+/** The whole form, server-rendered; the bundle fills the methods and installments from GET /payment_plans. */
+export function checkoutBody(checkout: HostedCheckout, gatewayUrl: string | undefined): SafeHtml {
+  const customer = checkout.asksCustomer ? customerFields(checkout.prefill) : '';
+  return html`<noscript><p class="alert">Ative o JavaScript para pagar: os dados do cartão são protegidos no seu navegador antes do envio.</p></noscript>
+<form id="checkout-form" novalidate ${dataAttributes(checkout, gatewayUrl)}>
+<div id="form-errors" class="alert" role="alert" tabindex="-1" hidden></div>
+${checkout.customerDataAt === 'start' ? customer : ''}
+<section aria-labelledby="products-heading">
+<h2 id="products-heading">Resumo do pedido</h2>
+<ul class="products">${checkout.products.map(productItem)}</ul>
+${checkout.notes.map((note) => html`<p class="muted">${note}</p>`)}
+</section>
+${checkout.enableCoupons ? couponFields() : ''}
+${checkout.requireScheduling ? scheduleFields() : ''}
+<fieldset id="methods" tabindex="-1" aria-describedby="methods-error">
+<legend>Forma de pagamento</legend>
+<div id="method-options"><p class="muted">Carregando formas de pagamento…</p></div>
+<p id="methods-error" class="error" hidden></p>
+</fieldset>
+<div id="card-section" hidden>
+${cardFields(0)}
+${checkout.enableTwoCards ? html`<div class="choice"><input type="checkbox" id="two-cards"><label for="two-cards">Pagar com dois cartões</label></div><div id="card1-section" hidden>${cardFields(1)}</div>` : ''}
+</div>
+${checkout.customerDataAt === 'end' ? customer : ''}
+<p class="total">Total: <span id="total" aria-live="polite">${formatBrl(checkout.products.reduce((sum, product) => sum + product.valueCents * product.quantity, 0))}</span></p>
+<button type="submit" id="pay-button">Pagar</button>
+</form>
+<section id="result" tabindex="-1" hidden aria-labelledby="result-heading"></section>
+<p id="live-status" class="status" role="status" aria-live="polite" hidden></p>
+${checkout.customCode ? html`<iframe class="custom-code" title="Conteúdo do vendedor" sandbox="allow-scripts" src="/pay/${checkout.kind === 'page' ? 'pages' : checkout.kind === 'cart' ? 'carts' : 'charges'}/${checkout.id}/custom_code"></iframe>` : ''}`;
+}
+
+/** A short page for unknown links and the charge confirmation. */
+export function messageBody(heading: string, text: string, extra?: SafeHtml): SafeHtml {
+  return html`<h2>${heading}</h2><p>${text}</p>${extra ?? ''}`;
+}

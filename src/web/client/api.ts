@@ -1,0 +1,63 @@
+/** Calls to this service's public API (same origin) and to a gateway's tokenizer. */
+
+export type ApiAnswer = { status: number; body: any };
+
+export async function call(url: string, init: RequestInit = {}): Promise<ApiAnswer> {
+  let response: Response;
+  try {
+    response = await fetch(url, { ...init, credentials: 'omit' });
+  } catch {
+    return { status: 0, body: undefined };
+  }
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { status: response.status, body };
+}
+
+export const getJson = (path: string) => call(path, { headers: { accept: 'application/json' } });
+
+export const postJson = (path: string, payload: unknown) =>
+  call(path, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(payload) });
+
+const COUPON_MESSAGES: Record<string, string> = {
+  'Coupon not found': 'Cupom não encontrado.',
+  'Coupon has expired': 'Este cupom expirou.',
+  'Coupon has reached its usage limit': 'Este cupom já foi usado o número máximo de vezes.',
+  'Coupon does not apply to these products': 'Este cupom não vale para estes produtos.',
+};
+
+export function couponMessage(text: unknown): string {
+  return (typeof text === 'string' && COUPON_MESSAGES[text]) || 'Não foi possível aplicar este cupom.';
+}
+
+const DECLINES: Record<string, string> = {
+  declined: 'O cartão foi recusado pelo banco emissor. Confira os dados ou use outro cartão.',
+  insufficient_funds: 'O cartão foi recusado por saldo ou limite insuficiente. Use outro cartão.',
+  invalid_token: 'Os dados do cartão expiraram. Digite-os novamente.',
+};
+
+export const declineMessage = (code: string): string => DECLINES[code] ?? DECLINES.declined!;
+
+/** A Portuguese message (and the field it concerns) for an error answer of a pay endpoint. */
+export function payError(answer: ApiAnswer): { field?: string; message: string } {
+  const body = answer.body ?? {};
+  const detail = Array.isArray(body.details) ? body.details[0] : undefined;
+  const field = typeof detail?.field === 'string' ? detail.field.replace(/^body\//, '') : undefined;
+  if (answer.status === 0) return { message: 'Sem conexão. Verifique a internet e tente de novo.' };
+  if (answer.status === 409) return { field: 'schedule-date', message: 'Este horário acabou de ser reservado por outra pessoa. Escolha outro.' };
+  if (answer.status >= 500) return { message: 'A operadora de pagamento não respondeu. Nada foi cobrado; tente de novo em instantes.' };
+  if (field && /^credit_card_[01]_token$|^confirmation_token_id$/.test(field)) {
+    const card = field.startsWith('credit_card_1') ? 'card1' : 'card0';
+    return { field: `${card}-number`, message: declineMessage(String(detail.message)) };
+  }
+  if (field === 'customer_email') return { field: 'customer-email', message: 'Informe um e-mail válido.' };
+  if (field === 'customer_phone') return { field: 'customer-phone', message: 'Informe o celular com DDD, somente números.' };
+  if (field === 'coupon' || /^Coupon /.test(String(body.message))) return { field: 'coupon', message: couponMessage(body.message) };
+  if (field === 'scheduled_at') return { field: 'schedule-date', message: 'Escolha um horário disponível.' };
+  return { message: `Não foi possível concluir o pagamento${typeof body.message === 'string' ? ` (${body.message})` : ''}.` };
+}

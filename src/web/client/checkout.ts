@@ -1,0 +1,188 @@
+import { couponMessage, getJson, payError, postJson, type ApiAnswer } from './api.ts';
+import { announce, byId, clearErrors, showErrors, valueOf, type FieldError } from './dom.ts';
+import { brl, digits, luhnValid, parseAmount, toCents } from './format.ts';
+import { fetchPlans, optionTotalCents, renderInstallments, renderMethods, selectedMethod, type PlanOption, type Plans } from './plans.ts';
+import { showBoleto, showPaid, showPix, type Settings } from './result.ts';
+import { loadSlots, scheduledAt, selectedSlot } from './schedule.ts';
+import { tokenizeCard, type Card, type Gateway } from './tokenize.ts';
+
+const form = byId<HTMLFormElement>('checkout-form');
+if (form) start(form);
+
+function start(form: HTMLFormElement): void {
+  const data = form.dataset;
+  const kind = data.kind as 'page' | 'cart' | 'charge';
+  const id = data.id!;
+  const resource = kind === 'page' ? 'checkout_pages' : kind === 'cart' ? 'carts' : 'charges';
+  const gateway: Gateway = { name: data.gateway!, url: data.gatewayUrl!, publicKey: data.publicKey!, cardHashPath: `/api/v1/${resource}/${id}/card_hash_key` };
+  const settings: Settings = { redirectUrl: data.redirectUrl ?? '', upsellName: data.upsellName ?? '' };
+  let plans: Plans = {};
+  let coupon = '';
+
+  const products = () =>
+    [...form.querySelectorAll<HTMLElement>('ul.products li')].map((item) => ({
+      id: Number(item.dataset.productId),
+      quantity: Math.max(1, Math.floor(Number(item.querySelector<HTMLInputElement>('.quantity')?.value) || 1)),
+    }));
+
+  const planQuery = () => {
+    const query = new URLSearchParams();
+    if (kind === 'page') {
+      query.set('checkout_page_id', id);
+      for (const product of products()) if (product.id) query.set(`products[${product.id}]`, String(product.quantity));
+    } else query.set(kind === 'cart' ? 'cart_id' : 'charge_id', id);
+    if (coupon) query.set('coupon', coupon);
+    return query.toString();
+  };
+
+  const optionFor = (method: string, selectId?: string): PlanOption | undefined => {
+    const options = plans[method as keyof Plans] ?? [];
+    const chosen = selectId ? byId<HTMLSelectElement>(selectId)?.value : undefined;
+    return options.find((option) => option.id === chosen) ?? options[0];
+  };
+  const baseCents = () => toCents((plans.credit_card ?? []).find((option) => option.number === 1)?.value ?? plans.credit_card?.[0]?.value ?? 0);
+  const twoCards = () => byId<HTMLInputElement>('two-cards')?.checked === true;
+
+  const updateView = () => {
+    const method = selectedMethod();
+    byId('card-section')!.hidden = method !== 'credit_card';
+    const second = byId('card1-section');
+    if (second) second.hidden = !twoCards();
+    const option = method ? optionFor(method, method === 'credit_card' ? 'card0-installments' : undefined) : undefined;
+    if (option) byId('total')!.textContent = brl(optionTotalCents(option));
+  };
+
+  const refreshPlans = async () => {
+    const fetched = await fetchPlans(planQuery());
+    if (!fetched) {
+      showErrors([{ field: 'methods', message: 'Não foi possível carregar as formas de pagamento. Recarregue a página.' }]);
+      return;
+    }
+    plans = fetched;
+    renderMethods(plans, updateView);
+    renderInstallments('card0-installments', plans.credit_card ?? []);
+    renderInstallments('card1-installments', plans.credit_card ?? []);
+    updateView();
+  };
+
+  for (const input of form.querySelectorAll<HTMLInputElement>('input.quantity[type=number]')) input.addEventListener('change', () => void refreshPlans());
+  byId('card0-installments')?.addEventListener('change', updateView);
+  byId('two-cards')?.addEventListener('change', updateView);
+  byId('apply-coupon')?.addEventListener('click', () => void applyCoupon());
+  byId('schedule-date')?.addEventListener('change', () => void loadSlots(data.companyId!, valueOf('schedule-date')));
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void pay();
+  });
+  void refreshPlans();
+
+  async function applyCoupon(): Promise<void> {
+    const code = valueOf('coupon').toUpperCase();
+    const status = byId('coupon-status')!;
+    if (!code) return showErrors([{ field: 'coupon', message: 'Digite o código do cupom.' }]);
+    const ids = products().map((product) => product.id).filter(Boolean).join(',');
+    const answer = await getJson(`/api/v1/coupons/${encodeURIComponent(code)}/validate${ids ? `?product_id=${ids}` : ''}`);
+    if (answer.status !== 200) {
+      coupon = '';
+      status.textContent = '';
+      showErrors([{ field: 'coupon', message: couponMessage(answer.body?.error) }]);
+      return void refreshPlans();
+    }
+    clearErrors();
+    coupon = answer.body.code;
+    status.textContent = `Cupom ${coupon} aplicado: ${answer.body.type === 'percentage' ? `${answer.body.value}% de desconto` : `${brl(toCents(answer.body.value))} de desconto`}.`;
+    await refreshPlans();
+  }
+
+  function readCard(index: 0 | 1, errors: FieldError[]): Card {
+    const prefix = `card${index}`;
+    const number = digits(valueOf(`${prefix}-number`));
+    const holder = valueOf(`${prefix}-holder`);
+    const expiry = /^(\d{1,2})\s*\/\s*(\d{2}|\d{4})$/.exec(valueOf(`${prefix}-expiry`));
+    const cvv = digits(valueOf(`${prefix}-cvv`));
+    if (!luhnValid(number)) errors.push({ field: `${prefix}-number`, message: 'Número do cartão inválido.' });
+    if (!holder) errors.push({ field: `${prefix}-holder`, message: 'Informe o nome impresso no cartão.' });
+    const month = expiry ? Number(expiry[1]) : 0;
+    const year = expiry ? Number(expiry[2]!.length === 2 ? `20${expiry[2]}` : expiry[2]) : 0;
+    const now = new Date();
+    if (!expiry || month < 1 || month > 12 || year * 12 + month < now.getFullYear() * 12 + now.getMonth() + 1) {
+      errors.push({ field: `${prefix}-expiry`, message: 'Validade inválida: use MM/AA.' });
+    }
+    if (!/^\d{3,4}$/.test(cvv)) errors.push({ field: `${prefix}-cvv`, message: 'O código de segurança tem 3 ou 4 dígitos.' });
+    return { number, holder, month: String(month).padStart(2, '0'), year: String(year), cvv };
+  }
+
+  async function pay(): Promise<void> {
+    clearErrors();
+    const errors: FieldError[] = [];
+    const body: Record<string, unknown> = {};
+    if (data.asksCustomer === 'true') {
+      const email = valueOf('customer-email');
+      const phone = digits(valueOf('customer-phone'));
+      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) errors.push({ field: 'customer-email', message: 'Informe um e-mail válido.' });
+      if (phone && phone.length > 11) errors.push({ field: 'customer-phone', message: 'O celular tem no máximo 11 dígitos, com DDD.' });
+      body.customer_email = email;
+      if (phone) body.customer_phone = phone;
+    }
+    if (data.scheduling === 'true') {
+      const date = valueOf('schedule-date');
+      const slot = selectedSlot();
+      if (!date) errors.push({ field: 'schedule-date', message: 'Escolha a data do agendamento.' });
+      else if (!slot) errors.push({ field: 'slots', message: 'Escolha um horário disponível.' });
+      else body.scheduled_at = scheduledAt(date, slot, data.timeZone!);
+    }
+    const method = selectedMethod();
+    if (!method) errors.push({ field: 'methods', message: 'Escolha a forma de pagamento.' });
+    const cards: Card[] = [];
+    if (method === 'credit_card') {
+      cards.push(readCard(0, errors));
+      if (twoCards()) {
+        cards.push(readCard(1, errors));
+        const second = parseAmount(valueOf('card1-amount'));
+        if (second === undefined || second <= 0 || second >= baseCents()) errors.push({ field: 'card1-amount', message: `Informe um valor entre R$ 0,01 e ${brl(baseCents() - 1)}.` });
+        else {
+          body.credit_card_0_amount = (baseCents() - second) / 100;
+          body.credit_card_1_amount = second / 100;
+          body.credit_card_0_payment_plan = byId<HTMLSelectElement>('card0-installments')!.value;
+          body.credit_card_1_payment_plan = byId<HTMLSelectElement>('card1-installments')!.value;
+        }
+      }
+    }
+    if (errors.length) return showErrors(errors);
+
+    const button = byId<HTMLButtonElement>('pay-button')!;
+    button.disabled = true;
+    announce('Processando o pagamento…');
+    try {
+      const option = optionFor(method!, method === 'credit_card' ? 'card0-installments' : undefined)!;
+      body.payment_plan_id = option.id;
+      for (const [index, card] of cards.entries()) {
+        const tokenized = await tokenizeCard(gateway, card);
+        if ('error' in tokenized) return showErrors([{ field: `card${index}-number`, message: 'Não foi possível validar este cartão. Confira os dados ou use outro cartão.' }]);
+        if (gateway.name === 'gateway_b' && index === 0) body.confirmation_token_id = tokenized.token;
+        else body[`credit_card_${index}_token`] = tokenized.token;
+      }
+      if (kind === 'page') Object.assign(body, { checkout_page_id: id, products: products().filter((product) => product.id) });
+      if (coupon && kind !== 'charge') body.coupon = coupon;
+      const answer = await postJson(kind === 'page' ? '/api/v1/payments' : `/api/v1/${resource}/${id}/pay`, body);
+      handle(answer);
+    } finally {
+      button.disabled = false;
+      // The outcome keeps its announcement; after an error the summary speaks instead.
+      if (byId('result')!.hidden) announce('');
+    }
+  }
+
+  function handle(answer: ApiAnswer): void {
+    if (answer.status !== 200) return showErrors([payError(answer)]);
+    const result = answer.body;
+    const chargeDone = kind === 'charge' ? { ...settings, redirectUrl: result.redirect_url ?? '' } : settings;
+    if (result.pix_qr_code) return showPix(chargeDone, result);
+    if (result.bank_slip_url) return showBoleto(result.bank_slip_url);
+    if (kind === 'charge' && result.status !== 'paid') {
+      return showErrors([{ field: 'card0-number', message: result.status === 'failed' ? 'O cartão foi recusado pelo banco emissor. Confira os dados ou use outro cartão.' : 'O pagamento está em análise.' }]);
+    }
+    if (result.order_status === 'paid' || result.status === 'paid') return showPaid(chargeDone, result.offer);
+    showPaid(chargeDone, undefined);
+  }
+}
