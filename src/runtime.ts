@@ -7,6 +7,7 @@ import { migrate } from './db/migrate.ts';
 import { maintenanceHandlers, scheduleMaintenance } from './jobs/maintenance.ts';
 import { paymentJobHandlers, type PaymentJobDeps } from './jobs/payment-jobs.ts';
 import { scheduleDueRenewals } from './modules/payments/subscription-renewal.ts';
+import { webhookJobHandlers } from './modules/webhooks/webhook-jobs.ts';
 import { Worker, type JobHandler } from './jobs/worker.ts';
 import { startLocalSandboxes } from './sandbox-runtime.ts';
 
@@ -18,7 +19,7 @@ export async function openConfiguredDatabase(config: Config): Promise<Database> 
 
 /** Every job type the worker knows; modules add their handlers here. */
 export function jobHandlers(deps: PaymentJobDeps): Record<string, JobHandler> {
-  return { ...maintenanceHandlers(deps.clock), ...paymentJobHandlers(deps) };
+  return { ...maintenanceHandlers(deps.clock), ...paymentJobHandlers(deps), ...webhookJobHandlers({ clock: deps.clock }) };
 }
 
 /** A worker with every handler; each tick schedules maintenance and sweeps due subscription renewals. */

@@ -22,7 +22,7 @@ export type PayOrderDraft = {
   accountId: string;
   companyId: number;
   customerId: number;
-  source: 'checkout_page' | 'cart' | 'subscription';
+  source: 'checkout_page' | 'cart' | 'subscription' | 'upsell';
   checkoutPageId?: string;
   cartPageId?: string;
   cartId?: string;

@@ -49,7 +49,8 @@ export async function recordGatewayAnswer(trx: Kysely<DB>, masterKey: Buffer, pa
   switch (answer.kind) {
     case 'paid': {
       const savedId = answer.savedMethod && payment.customerId !== null ? await saveMethod(trx, masterKey, payment, answer.savedMethod, at) : null;
-      await transitionPayment(trx, { ...base, to: 'paid', cause: 'card approved by the gateway', set: { gateway_id: answer.gatewayId, saved_payment_method_id: savedId } });
+      await transitionPayment(trx, { ...base, to: 'paid', cause: 'card approved by the gateway', // A charge of an already saved method keeps its link: only a newly saved card replaces it.
+      set: { gateway_id: answer.gatewayId, ...(savedId !== null ? { saved_payment_method_id: savedId } : {}) } });
       break;
     }
     case 'declined':

@@ -1,4 +1,36 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../app.ts';
+import { requireAccount } from '../../http/auth.ts';
+import { errorResponses } from '../../http/schemas.ts';
+import { RefundBody, RefundDone, RefundParams } from './refunds.schemas.ts';
+import { refundPayment } from './refunds.service.ts';
 
-export function registerRefundRoutes(_parent: FastifyInstance, _context: AppContext): void {}
+/** `POST /payments/{id}/refund`: a full or partial refund of a captured payment, 200 with an empty body. */
+export function registerRefundRoutes(parent: FastifyInstance, context: AppContext): void {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const { db } = context.database;
+  const deps = { masterKey: context.config.masterKey, gatewayUrls: context.gatewayUrls };
+
+  app.post(
+    '/payments/:id/refund',
+    {
+      config: { access: 'key' },
+      // Every field is optional, so a request without a body is a full refund with the defaults.
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {};
+      },
+      schema: {
+        tags: ['Payments'],
+        security: [{ apiKey: [] }],
+        params: RefundParams,
+        body: RefundBody,
+        response: { 200: RefundDone, ...errorResponses(400, 401, 404, 413, 415, 422, 502, 503, 504) },
+      },
+    },
+    async (request, reply) => {
+      await refundPayment(db, deps, requireAccount(request), request.params.id, request.body, context.clock());
+      return reply.code(200).send(undefined as unknown as null);
+    },
+  );
+}

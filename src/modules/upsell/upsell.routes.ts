@@ -1,4 +1,28 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../app.ts';
+import { errorResponses } from '../../http/schemas.ts';
+import { UpsellBody, UpsellResultSchema } from './upsell.schemas.ts';
+import { redeemOffer, type UpsellOutcome } from './upsell.service.ts';
 
-export function registerUpsellRoutes(_parent: FastifyInstance, _context: AppContext): void {}
+function upsellResult(outcome: UpsellOutcome) {
+  return {
+    order_status: outcome.orderStatus,
+    payments: outcome.payments,
+    ...(outcome.bankSlipUrl ? { bank_slip_url: outcome.bankSlipUrl } : {}),
+    ...(outcome.pix ? { pix_qr_code: outcome.pix.qrCode, pix_qr_code_url: outcome.pix.url, pix_expires_at: outcome.pix.expiresAt.toISOString() } : {}),
+  };
+}
+
+/** `POST /upsell`: one-click redemption of an offer, from any origin (the signed single-use token is the credential). */
+export function registerUpsellRoutes(parent: FastifyInstance, context: AppContext): void {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const { db } = context.database;
+  const deps = { masterKey: context.config.masterKey, gatewayUrls: context.gatewayUrls, publicUrl: context.config.publicUrl.replace(/\/$/, '') };
+
+  app.post(
+    '/upsell',
+    { config: { access: 'open' }, schema: { tags: ['Upsell'], body: UpsellBody, response: { 200: UpsellResultSchema, ...errorResponses(400, 413, 415, 422, 502, 503, 504) } } },
+    async (request) => upsellResult(await redeemOffer(db, deps, request.body, context.clock())),
+  );
+}

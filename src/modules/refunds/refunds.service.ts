@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { GatewayRequestError } from '../../gateways/errors.ts';
+import { GatewayUnavailableError } from '../../gateways/port.ts';
+import { AppError, businessRule, notFound, validationFailed } from '../../http/errors.ts';
+import { toCents } from '../../lib/money.ts';
+import { appendOrderEvent } from '../orders/order-events.repo.ts';
+import { transitionOrder } from '../orders/order-status.ts';
+import { resolveGateway, type GatewayDeps } from '../payments/pay-gateways.ts';
+import { transitionPayment, type PaymentStatus } from '../payments/payment-status.ts';
+import {
+  findAccountPayment, findOrderPaymentByGatewayId, lockPaymentAndOrder, markRefundSucceeded, releaseRefund, reserveRefund, setOrderRefundedCents, succeededRefundsOfOrder, type RefundReservation,
+} from './refunds.repo.ts';
+import type { RefundType } from './refunds.schemas.ts';
+
+export type RefundInput = { amount?: number; date?: string; type?: RefundType; transaction_id?: string };
+
+const REFUNDABLE = new Set<string>(['paid', 'partially_refunded']);
+
+function amountInCents(amount: number): number {
+  try {
+    return toCents(amount);
+  } catch (error) {
+    throw validationFailed('The amount is invalid', [{ field: 'body/amount', message: (error as Error).message }]);
+  }
+}
+
+function refundDate(date: string | undefined, now: Date): Date {
+  if (date === undefined) return now;
+  const at = new Date(date);
+  if (Number.isNaN(at.getTime())) throw validationFailed('The date is invalid', [{ field: 'body/date', message: 'must be an ISO 8601 datetime' }]);
+  if (at > now) throw validationFailed('The refund date cannot be in the future', [{ field: 'body/date', message: 'is in the future' }]);
+  return at;
+}
+
+/** The charge to refund: the path's payment, or another charge of its order named by `transaction_id`. */
+async function refundTarget(db: Kysely<DB>, accountId: string, paymentId: number, transactionId: string | undefined) {
+  const payment = await findAccountPayment(db, accountId, paymentId);
+  if (!payment) throw notFound('Payment');
+  if (transactionId === undefined) return payment;
+  const target = await findOrderPaymentByGatewayId(db, accountId, payment.order_id, transactionId);
+  if (!target) throw validationFailed('transaction_id is not a charge of this payment\'s order', [{ field: 'body/transaction_id', message: 'unknown transaction' }]);
+  return target;
+}
+
+/**
+ * Refunds a captured payment: the amount is reserved on the payment with a pending refund row (one
+ * transaction), the gateway is called outside any transaction with the refund uid as idempotency key,
+ * then the success is recorded (payment and order statuses, `orders.refunded_cents`) or, when the
+ * gateway fails, the reservation is given back and the caller gets 422/502/504.
+ */
+export async function refundPayment(db: Kysely<DB>, deps: GatewayDeps, accountId: string, paymentId: number, input: RefundInput, now: Date): Promise<void> {
+  const refundedAt = refundDate(input.date, now);
+  const target = await refundTarget(db, accountId, paymentId, input.transaction_id);
+  if (!REFUNDABLE.has(target.status)) throw businessRule(`Only a paid or partially refunded payment can be refunded (this one is ${target.status})`);
+  if (!target.gateway_id) throw businessRule('The payment has no gateway charge to refund');
+  const amountCents = input.amount === undefined ? target.amount_cents - target.refunded_cents : amountInCents(input.amount);
+  if (amountCents <= 0) throw businessRule('Nothing is left to refund on this payment');
+  const gateway = await resolveGateway(db, deps, { accountId, companyId: target.company_id }, target.gateway);
+  const refund: RefundReservation = {
+    uid: randomUUID(), accountId, paymentId: target.id, orderId: target.order_id, amountCents, type: input.type ?? 'requested_by_customer', transactionId: input.transaction_id ?? null, refundedAt, now,
+  };
+  const reserved = await db.transaction().execute((trx) => reserveRefund(trx, refund));
+  if (!reserved) throw businessRule('The refund exceeds what remains to be refunded on this payment', [{ field: 'body/amount', message: 'exceeds the refundable amount' }]);
+  let gatewayRefundId: string;
+  try {
+    gatewayRefundId = (await gateway.client.refund(gateway.account, target.gateway_id, amountCents, `refund:${refund.uid}`)).refundId;
+  } catch (error) {
+    await db.transaction().execute(async (trx) => {
+      await releaseRefund(trx, { ...refund, now: new Date() });
+      await appendOrderEvent(trx, { accountId, orderId: target.order_id, paymentId: target.id, type: 'refund.failed', cause: `gateway refused or failed the refund ${refund.uid}`, data: { amount_cents: amountCents, error: (error as Error).message.slice(0, 300) }, at: new Date() });
+    });
+    throw refundFailure(error);
+  }
+  await db.transaction().execute((trx) => recordRefundSuccess(trx, refund, gatewayRefundId, target.amount_cents));
+}
+
+function refundFailure(error: unknown): AppError {
+  if (error instanceof GatewayUnavailableError) {
+    return error.kind === 'timeout' ? new AppError('gateway_timeout', 'The gateway did not answer the refund in time; nothing was recorded') : new AppError('gateway_error', 'The gateway failed to refund; nothing was refunded');
+  }
+  if (error instanceof GatewayRequestError) return businessRule(`The gateway refused the refund: ${error.message}`);
+  throw error;
+}
+
+/**
+ * The gateway refunded: the refund succeeds, the payment moves by what the gateway confirmed (every
+ * succeeded refund of it), the order by the confirmed refunds of all its payments against its paid total.
+ */
+async function recordRefundSuccess(trx: Kysely<DB>, refund: RefundReservation, gatewayRefundId: string, capturedCents: number): Promise<void> {
+  const at = new Date();
+  const order = await lockPaymentAndOrder(trx, refund.accountId, refund.paymentId, refund.orderId);
+  await markRefundSucceeded(trx, refund.accountId, refund.uid, gatewayRefundId);
+  await appendOrderEvent(trx, { accountId: refund.accountId, orderId: refund.orderId, paymentId: refund.paymentId, type: 'refund.succeeded', cause: `refund ${refund.uid} (${refund.type})`, data: { amount_cents: refund.amountCents, gateway_refund_id: gatewayRefundId }, at });
+  const confirmed = await succeededRefundsOfOrder(trx, refund.accountId, refund.orderId);
+  const paymentTo: PaymentStatus = (confirmed.get(refund.paymentId) ?? 0) >= capturedCents ? 'refunded' : 'partially_refunded';
+  const cause = `refund ${refund.uid} (${refund.type}) of ${refund.amountCents} cents`;
+  await transitionPayment(trx, { accountId: refund.accountId, paymentId: refund.paymentId, to: paymentTo, cause, at });
+  const orderRefunded = Math.min([...confirmed.values()].reduce((sum, cents) => sum + cents, 0), order.paid_cents);
+  await setOrderRefundedCents(trx, refund.accountId, refund.orderId, orderRefunded, at);
+  const orderTo = order.paid_cents > 0 && orderRefunded >= order.paid_cents ? 'refunded' : 'partially_refunded';
+  await transitionOrder(trx, { accountId: refund.accountId, orderId: refund.orderId, to: orderTo, cause, paymentId: refund.paymentId, at });
+}

@@ -1,0 +1,37 @@
+import { enqueueJob } from '../../jobs/outbox.ts';
+import { RECONCILE_JOB } from '../payments/payment-record.ts';
+import { invalidPayload, isObject, requireString } from './payloads.ts';
+import type { ProcessOutcome } from './processors.ts';
+import type { WebhookDeps } from './webhooks.service.ts';
+import { findPaymentByUid, markEvent, type StoredEvent } from './webhooks.repo.ts';
+
+/** The internal events accepted; none moves money: they only schedule work the service would do anyway. */
+export const PLATFORM_EVENT_TYPES = ['payment.reconcile_requested'] as const;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export type PlatformEvent = { id: string; type: string; paymentUid?: string };
+
+/** `{ id, type: 'payment.reconcile_requested', data: { payment_id: <payment uid> } }`; other types are stored and ignored. */
+export function parsePlatformEvent(body: unknown): PlatformEvent {
+  if (!isObject(body)) throw invalidPayload('A platform event is { id, type, data }');
+  const id = requireString(body.id, 'id');
+  const type = requireString(body.type, 'type', 100);
+  if (type !== 'payment.reconcile_requested') return { id, type };
+  const paymentUid = requireString(isObject(body.data) ? body.data.payment_id : undefined, 'data.payment_id');
+  if (!UUID.test(paymentUid)) throw invalidPayload('data.payment_id must be a payment id (uuid)');
+  return { id, type, paymentUid };
+}
+
+/** Enqueues a reconciliation of the payment (the gateway's status is fetched and applied by the job). */
+export async function applyPlatformEvent(deps: WebhookDeps, event: StoredEvent): Promise<ProcessOutcome> {
+  const parsed = parsePlatformEvent(event.payload);
+  const payment = parsed.paymentUid ? await findPaymentByUid(deps.db, parsed.paymentUid) : undefined;
+  if (!payment) return 'ignored';
+  const at = deps.clock();
+  await deps.db.transaction().execute(async (trx) => {
+    await enqueueJob(trx, { type: RECONCILE_JOB, payload: { account_id: payment.account_id, payment_id: payment.id }, accountId: payment.account_id, dedupKey: `${RECONCILE_JOB}:${payment.id}` });
+    await markEvent(trx, event.id, 'processed', at);
+  });
+  return 'processed';
+}

@@ -1,0 +1,38 @@
+import { AppError } from '../../http/errors.ts';
+import { isObject, parseJson } from './payloads.ts';
+import { hostAllowed, verifySnsMessage, type TopicOptions } from './sns-signature.ts';
+import { parseTopicMessage } from './topic-messages.ts';
+import type { Delivery, ReceiverDeps } from './receivers.ts';
+import { receiveEvent } from './webhooks.service.ts';
+import { findCompany } from './webhooks.repo.ts';
+
+export type TopicAnswer = { status: 'confirmed' | 'processed' | 'ignored' | 'received' | 'duplicate' | 'unsubscribed' };
+
+const rejected = (message: string) => new AppError('forbidden', message);
+
+/**
+ * An SNS-format message: signature and TopicArn first; a SubscriptionConfirmation is confirmed by GETting
+ * its SubscribeURL; a Notification goes through the pipeline, idempotent by MessageId, and a processing
+ * failure answers 503 so the sender retries.
+ */
+export async function receiveTopic(deps: ReceiverDeps, options: TopicOptions, delivery: Delivery): Promise<TopicAnswer> {
+  const message = parseJson(delivery.rawBody);
+  if (!isObject(message) || typeof message.Type !== 'string' || typeof message.MessageId !== 'string') throw new AppError('validation_failed', 'Not a topic message');
+  if (typeof message.TopicArn !== 'string' || !options.topicArns.includes(message.TopicArn)) throw rejected('Unexpected TopicArn');
+  if (!(await verifySnsMessage(message, options))) throw rejected('Invalid topic message signature');
+  if (message.Type === 'SubscriptionConfirmation') {
+    const url = typeof message.SubscribeURL === 'string' ? message.SubscribeURL : '';
+    if (!hostAllowed(url, options)) throw rejected('SubscribeURL host not allowed');
+    const response = await options.fetch(url, { redirect: 'error', signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
+    if (!response?.ok) throw new AppError('service_unavailable', 'Could not confirm the subscription');
+    return { status: 'confirmed' };
+  }
+  if (message.Type === 'UnsubscribeConfirmation') return { status: 'unsubscribed' };
+  if (message.Type !== 'Notification') throw new AppError('validation_failed', 'Unknown topic message type');
+  const parsed = parseTopicMessage(message.Message);
+  const company = await findCompany(deps.db, parsed.companyId);
+  if (!company) throw new AppError('validation_failed', 'Message.company_id names no company');
+  const receipt = await receiveEvent(deps, { receiver: 'topic', accountId: company.account_id, companyId: company.id, eventId: message.MessageId, type: `${parsed.source}.message`, payload: message }, { retryReceived: true });
+  if (receipt.error) throw new AppError('service_unavailable', 'The message could not be processed; retry later');
+  return { status: receipt.duplicate && receipt.status !== 'received' ? 'duplicate' : (receipt.status as TopicAnswer['status']) };
+}

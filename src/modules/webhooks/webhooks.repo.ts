@@ -1,0 +1,87 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+
+export type Executor = Kysely<DB> | Transaction<DB>;
+export type Receiver = 'gateway_a' | 'gateway_b' | 'bank' | 'platform' | 'invoicing' | 'topic';
+export type CredentialReceiver = 'gateway_a' | 'gateway_b' | 'bank' | 'invoicing';
+
+export type NewWebhookEvent = { receiver: Receiver; accountId: string | null; companyId: number | null; eventId: string; type: string; payload: unknown; at: Date };
+export type StoredEvent = { id: number; receiver: Receiver; account_id: string | null; company_id: number | null; external_event_id: string; event_type: string; payload: unknown; status: string };
+
+/** Inserts the event unless (receiver, company, sender event id) is already stored; returns its id, or undefined for a duplicate. */
+export async function insertEventOnce(executor: Executor, event: NewWebhookEvent): Promise<number | undefined> {
+  // The conflict target repeats webhook_events_dedup_idx (an expression index), which Kysely's builder cannot name.
+  const result = await sql<{ id: number }>`
+    INSERT INTO webhook_events (account_id, company_id, receiver, external_event_id, event_type, payload, received_at)
+    VALUES (${event.accountId}, ${event.companyId}, ${event.receiver}, ${event.eventId}, ${event.type}, ${JSON.stringify(event.payload ?? null)}::jsonb, ${event.at})
+    ON CONFLICT (receiver, (coalesce(company_id, 0)), external_event_id) DO NOTHING
+    RETURNING id`.execute(executor);
+  const id = result.rows[0]?.id;
+  return id === undefined ? undefined : Number(id);
+}
+
+export function findEventByKey(executor: Executor, receiver: Receiver, companyId: number | null, eventId: string): Promise<StoredEvent | undefined> {
+  return executor
+    .selectFrom('webhook_events')
+    .select(['id', 'receiver', 'account_id', 'company_id', 'external_event_id', 'event_type', 'payload', 'status'])
+    .where('receiver', '=', receiver)
+    .where(sql<number>`coalesce(company_id, 0)`, '=', companyId ?? 0)
+    .where('external_event_id', '=', eventId)
+    .executeTakeFirst() as Promise<StoredEvent | undefined>;
+}
+
+export function findEvent(executor: Executor, id: number): Promise<StoredEvent | undefined> {
+  return executor
+    .selectFrom('webhook_events')
+    .select(['id', 'receiver', 'account_id', 'company_id', 'external_event_id', 'event_type', 'payload', 'status'])
+    .where('id', '=', id)
+    .executeTakeFirst() as Promise<StoredEvent | undefined>;
+}
+
+/** Marks a received event done; only a `received` row moves, so a concurrent retry cannot mark it twice. */
+export async function markEvent(executor: Executor, id: number, status: 'processed' | 'ignored', at: Date): Promise<void> {
+  await executor.updateTable('webhook_events').set({ status, processed_at: at }).where('id', '=', id).where('status', '=', 'received').returning('id').execute();
+}
+
+export async function recordFailure(executor: Executor, id: number, error: string): Promise<void> {
+  await executor
+    .updateTable('webhook_events')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1), last_error: error.slice(0, 1000) }))
+    .where('id', '=', id)
+    .returning('id')
+    .execute();
+}
+
+export type CredentialRow = { account_id: string; company_id: number; username: string | null; secret_encrypted: string; previous_secret_encrypted: string | null };
+
+export function findCredential(executor: Executor, receiver: CredentialReceiver, companyId: number): Promise<CredentialRow | undefined> {
+  return executor
+    .selectFrom('company_webhook_credentials')
+    .select(['account_id', 'company_id', 'username', 'secret_encrypted', 'previous_secret_encrypted'])
+    .where('receiver', '=', receiver)
+    .where('company_id', '=', companyId)
+    .executeTakeFirst();
+}
+
+export function findCredentialByUsername(executor: Executor, receiver: CredentialReceiver, username: string): Promise<CredentialRow | undefined> {
+  return executor
+    .selectFrom('company_webhook_credentials')
+    .select(['account_id', 'company_id', 'username', 'secret_encrypted', 'previous_secret_encrypted'])
+    .where('receiver', '=', receiver)
+    .where('username', '=', username)
+    .executeTakeFirst();
+}
+
+export function findCompany(executor: Executor, companyId: number): Promise<{ id: number; account_id: string } | undefined> {
+  return executor.selectFrom('companies').select(['id', 'account_id']).where('id', '=', companyId).executeTakeFirst();
+}
+
+/** The gateway that issued a payment of this account, found by the gateway's id for it. */
+export async function findPaymentGateway(executor: Executor, accountId: string, gatewayId: string): Promise<string | undefined> {
+  const row = await executor.selectFrom('payments').select('gateway').where('account_id', '=', accountId).where('gateway_id', '=', gatewayId).executeTakeFirst();
+  return row?.gateway ?? undefined;
+}
+
+export function findPaymentByUid(executor: Executor, uid: string): Promise<{ id: number; account_id: string } | undefined> {
+  return executor.selectFrom('payments').select(['id', 'account_id']).where('uid', '=', uid).executeTakeFirst();
+}

@@ -1,0 +1,85 @@
+/** Shared fixtures of the webhook receiver tests: an app on a real port, sandboxes that deliver to it, credentials. */
+
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import type { Config } from '../../src/config.ts';
+import type { Database } from '../../src/db/database.ts';
+import { seal } from '../../src/lib/crypto.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { useWebhookOptions, type WebhookOptions } from '../../src/modules/webhooks/webhooks.routes.ts';
+import { startLocalSandboxes, type LocalSandboxes } from '../../src/sandbox-runtime.ts';
+import { testConfig } from './app.ts';
+import { createMerchant, type Merchant } from './pay-fixtures.ts';
+
+export type WebhookCredentials = { gatewayA: { username: string; password: string }; gatewayB: string; bank: { username: string; password: string }; invoicing: { username: string; password: string } };
+
+export function credentialsFor(merchant: Merchant): WebhookCredentials {
+  return {
+    gatewayA: { username: `a-${merchant.companyId}`, password: `pa-${merchant.slug}` },
+    gatewayB: `whsec_${merchant.slug}`,
+    bank: { username: `bank-${merchant.companyId}`, password: `pb-${merchant.slug}` },
+    invoicing: { username: `inv-${merchant.slug}`, password: `pi-${merchant.slug}` },
+  };
+}
+
+export async function storeCredentials(database: Database, config: Config, merchant: Merchant, previousGatewayB?: string): Promise<WebhookCredentials> {
+  const credentials = credentialsFor(merchant);
+  const rows = [
+    { receiver: 'gateway_a', username: credentials.gatewayA.username, secret: credentials.gatewayA.password },
+    { receiver: 'gateway_b', username: null, secret: credentials.gatewayB },
+    { receiver: 'bank', username: credentials.bank.username, secret: credentials.bank.password },
+    { receiver: 'invoicing', username: credentials.invoicing.username, secret: credentials.invoicing.password },
+  ];
+  for (const row of rows) {
+    await database.db
+      .insertInto('company_webhook_credentials')
+      .values({ account_id: merchant.accountId, company_id: merchant.companyId, receiver: row.receiver, username: row.username, secret_encrypted: seal(config.masterKey, row.secret), previous_secret_encrypted: row.receiver === 'gateway_b' && previousGatewayB ? seal(config.masterKey, previousGatewayB) : null })
+      .execute();
+  }
+  return credentials;
+}
+
+export type WebhookApp = { app: FastifyInstance; config: Config; url: string; merchant: Merchant; other: Merchant; credentials: WebhookCredentials; sandboxes: LocalSandboxes; close(): Promise<void> };
+
+/** Two merchants with webhook credentials, sandboxes delivering to the app listening on a real port. */
+export async function startWebhookApp(database: Database, options: Partial<WebhookOptions> = {}): Promise<WebhookApp> {
+  const config = testConfig();
+  const merchant = await createMerchant(database, config);
+  const other = await createMerchant(database, config);
+  const credentials = await storeCredentials(database, config, merchant, 'whsec_previous');
+  await storeCredentials(database, config, other);
+  let url: string | undefined;
+  const sandboxes = await startLocalSandboxes(database, config, () => url);
+  const restore = useWebhookOptions(options);
+  const app = await buildApp({ config, database, logger: createLogger('silent'), gatewayUrls: sandboxes.urls });
+  restore();
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  url = address;
+  return {
+    app,
+    config,
+    url,
+    merchant,
+    other,
+    credentials,
+    sandboxes,
+    close: async () => {
+      await sandboxes.close();
+      await app.close();
+    },
+  };
+}
+
+export function basic(username: string, password: string): { authorization: string } {
+  return { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` };
+}
+
+export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 8_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import Stripe from 'stripe';
+import type { Database } from '../../src/db/database.ts';
+import { signatureHeader } from '../../src/gateways/gateway-b/index.ts';
+import { webhookJobHandlers } from '../../src/modules/webhooks/webhook-jobs.ts';
+import { PROCESS_EVENT_JOB } from '../../src/modules/webhooks/webhooks.service.ts';
+import { engines } from '../support/engines.ts';
+import { insertPage, ORIGIN } from '../support/pay-fixtures.ts';
+import { basic, startWebhookApp, waitFor, type WebhookApp } from '../support/webhooks-fixtures.ts';
+
+for (const engine of engines()) {
+  describe(`gateway webhook receivers on ${engine.name}`, { timeout: 120_000 }, () => {
+    let database: Database;
+    let hooks: WebhookApp;
+    let pageB: string;
+
+    before(async () => {
+      database = await engine.open();
+      hooks = await startWebhookApp(database);
+      pageB = await insertPage(database.db, hooks.merchant, { gateway: 'gateway_b', products: [hooks.merchant.productId], plans: [hooks.merchant.pixPlanId, hooks.merchant.boletoPlanId] });
+    });
+    after(async () => {
+      await hooks.close();
+      await database.close();
+    });
+
+    const pay = async (pageId: string, planId: number) => {
+      const res = await hooks.app.inject({ method: 'POST', url: '/api/v1/payments', headers: ORIGIN, payload: { checkout_page_id: pageId, products: [{ id: hooks.merchant.productId, quantity: 1 }], customer_email: 'hook@example.com', payment_plan_id: `${planId}-1` } });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json().payments[0] as string;
+    };
+    const orderStatusOf = async (gatewayId: string) => {
+      const row = await database.db.selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').select(['o.status as order', 'p.status as payment']).where('p.gateway_id', '=', gatewayId).executeTakeFirstOrThrow();
+      return row;
+    };
+    const confirm = async (gateway: string, gatewayId: string) => {
+      const res = await fetch(`${hooks.sandboxes.urls[gateway as 'gateway_a']}/sandbox/charges/${gatewayId}/confirm`, { method: 'POST' });
+      assert.equal(res.status, 200);
+      return ((await res.json()) as { webhook: { event_id: string; delivery: string } }).webhook;
+    };
+    const eventRow = (eventId: string) => database.db.selectFrom('webhook_events').selectAll().where('external_event_id', '=', eventId).executeTakeFirst();
+    const paidOrder = (gatewayId: string) => waitFor(async () => ((await orderStatusOf(gatewayId)).order === 'paid' ? true : undefined));
+
+    for (const [gateway, plan] of [['gateway_a', 'pix'], ['gateway_a', 'boleto'], ['gateway_b', 'pix'], ['gateway_b', 'boleto']] as const) {
+      test(`${gateway} ${plan}: the sandbox's webhook over HTTP pays the order, once`, async () => {
+        const pageId = gateway === 'gateway_a' ? hooks.merchant.pageId : pageB;
+        const gatewayId = await pay(pageId, plan === 'pix' ? hooks.merchant.pixPlanId : hooks.merchant.boletoPlanId);
+        assert.equal((await orderStatusOf(gatewayId)).order, 'waiting_payment');
+        const webhook = await confirm(gateway, gatewayId);
+        assert.equal(webhook.delivery, 'pending');
+        await paidOrder(gatewayId);
+        const stored = await waitFor(async () => ((await eventRow(webhook.event_id))?.status === 'processed' ? eventRow(webhook.event_id) : undefined));
+        assert.equal(stored!.receiver, gateway);
+        assert.equal(stored!.account_id, hooks.merchant.accountId);
+        assert.equal(Number(stored!.company_id), hooks.merchant.companyId);
+      });
+    }
+
+    test('gateway_a: the same event twice answers 200 and changes nothing; a late pending event is recorded and ignored', async () => {
+      const gatewayId = await pay(hooks.merchant.pageId, hooks.merchant.pixPlanId);
+      const webhook = await confirm('gateway_a', gatewayId);
+      await paidOrder(gatewayId);
+      const stored = await waitFor(() => eventRow(webhook.event_id));
+      const events = await database.db.selectFrom('order_events').select('id').execute();
+      const body = JSON.stringify(stored.payload);
+      const again = await hooks.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: { ...basic(hooks.credentials.gatewayA.username, hooks.credentials.gatewayA.password), 'content-type': 'application/json' }, payload: body });
+      assert.equal(again.statusCode, 200);
+      assert.deepEqual(again.json(), { status: 'duplicate' });
+      assert.equal((await database.db.selectFrom('order_events').select('id').execute()).length, events.length);
+      const late = { ...(stored.payload as Record<string, unknown>), id: `${webhook.event_id}_late`, type: 'order.created' };
+      const res = await hooks.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: basic(hooks.credentials.gatewayA.username, hooks.credentials.gatewayA.password), payload: late });
+      assert.equal(res.statusCode, 200);
+      assert.equal((await eventRow(`${webhook.event_id}_late`))!.status, 'ignored');
+      assert.deepEqual(await orderStatusOf(gatewayId), { order: 'paid', payment: 'paid' });
+    });
+
+    test('gateway_a authentication: missing, wrong, unknown company and another company’s credentials answer 401 invalid_credentials', async () => {
+      const body = { id: 'hook_auth', type: 'charge.paid', data: { id: 'ch_x', metadata: { company_id: String(hooks.merchant.companyId) } } };
+      const send = (headers: Record<string, string>, payload: unknown = body) => hooks.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers, payload: payload as object });
+      const { username, password } = hooks.credentials.gatewayA;
+      const cases = [
+        await send({}),
+        await send(basic(username, 'wrong')),
+        await send(basic('wrong', password)),
+        await send(basic(username, password), { ...body, data: { ...body.data, metadata: { company_id: '999999999' } } }),
+        await send(basic(username, password), { ...body, data: { ...body.data, metadata: { company_id: String(hooks.other.companyId) } } }),
+      ];
+      for (const res of cases) {
+        assert.equal(res.statusCode, 401);
+        assert.equal(res.json().code, 'invalid_credentials');
+      }
+      assert.equal(await eventRow('hook_auth'), undefined);
+    });
+
+    test('gateway_b signature: missing, wrong secret, stale or another company’s secret answer 401; Stripe’s signer and the previous secret are accepted', async () => {
+      const url = `/api/v1/webhooks/${hooks.merchant.companyId}/gateway_b`;
+      const event = (id: string) => JSON.stringify({ id, object: 'event', type: 'customer.created', created: 1, data: { object: { id: 'cus_1', object: 'customer' } } });
+      const send = (payload: string, signature?: string, path = url) => hooks.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/json', ...(signature ? { 'gateway-b-signature': signature } : {}) }, payload });
+      const now = Math.floor(Date.now() / 1000);
+      for (const res of [await send(event('evt_1')), await send(event('evt_1'), signatureHeader('whsec_wrong', event('evt_1'), now)), await send(event('evt_1'), signatureHeader(hooks.credentials.gatewayB, event('evt_1'), now - 301)), await send(event('evt_1'), signatureHeader(hooks.credentials.gatewayB, event('evt_1'), now), `/api/v1/webhooks/${hooks.other.companyId}/gateway_b`), await send(event('evt_1'), signatureHeader(hooks.credentials.gatewayB, event('evt_1'), now), '/api/v1/webhooks/999999999/gateway_b')]) {
+        assert.equal(res.statusCode, 401);
+        assert.equal(res.json().code, 'invalid_signature');
+      }
+      const stripe = new Stripe('sk_test_unused');
+      const signed = await send(event('evt_2'), stripe.webhooks.generateTestHeaderString({ payload: event('evt_2'), secret: hooks.credentials.gatewayB }));
+      assert.equal(signed.statusCode, 200);
+      assert.deepEqual(signed.json(), { status: 'ignored' });
+      const rotated = await send(event('evt_3'), signatureHeader('whsec_previous', event('evt_3'), now));
+      assert.equal(rotated.statusCode, 200);
+      assert.equal((await eventRow('evt_3'))!.status, 'ignored');
+    });
+  });
+
+  describe(`a failure while applying on ${engine.name}`, { timeout: 120_000 }, () => {
+    let database: Database;
+    let hooks: WebhookApp;
+    let failures = 0;
+
+    before(async () => {
+      database = await engine.open();
+      hooks = await startWebhookApp(database, {
+        applyAction: async () => {
+          failures += 1;
+          throw new Error('database hiccup');
+        },
+      });
+    });
+    after(async () => {
+      await hooks.close();
+      await database.close();
+    });
+
+    test('the event stays received with its job; running the job handler applies it; the duplicate still answers 200', async () => {
+      const res = await hooks.app.inject({ method: 'POST', url: '/api/v1/payments', headers: ORIGIN, payload: { checkout_page_id: hooks.merchant.pageId, products: [{ id: hooks.merchant.productId, quantity: 1 }], customer_email: 'fail@example.com', payment_plan_id: `${hooks.merchant.pixPlanId}-1` } });
+      const gatewayId = res.json().payments[0] as string;
+      const confirmed = await fetch(`${hooks.sandboxes.urls.gateway_a}/sandbox/charges/${gatewayId}/confirm`, { method: 'POST' });
+      const eventId = ((await confirmed.json()) as { webhook: { event_id: string } }).webhook.event_id;
+      const stored = await waitFor(async () => {
+        const row = await database.db.selectFrom('webhook_events').selectAll().where('external_event_id', '=', eventId).executeTakeFirst();
+        return row && row.attempts > 0 ? row : undefined;
+      });
+      assert.equal(stored.status, 'received');
+      assert.equal(stored.last_error, 'database hiccup');
+      assert.ok(failures >= 1);
+      const job = await database.db.selectFrom('jobs').selectAll().where('type', '=', PROCESS_EVENT_JOB).where('dedup_key', '=', `${PROCESS_EVENT_JOB}:${stored.id}`).executeTakeFirstOrThrow();
+      const order = () => database.db.selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').select('o.status').where('p.gateway_id', '=', gatewayId).executeTakeFirstOrThrow();
+      assert.equal((await order()).status, 'waiting_payment');
+      await webhookJobHandlers()[PROCESS_EVENT_JOB]!({ id: job.id, type: job.type, payload: job.payload, accountId: job.account_id, attempts: 1 }, { database });
+      assert.equal((await order()).status, 'paid');
+      const after = await database.db.selectFrom('webhook_events').select('status').where('id', '=', stored.id).executeTakeFirstOrThrow();
+      assert.equal(after.status, 'processed');
+      // A second run of the job (a worker retry) finds it processed and changes nothing.
+      await webhookJobHandlers()[PROCESS_EVENT_JOB]!({ id: job.id, type: job.type, payload: job.payload, accountId: job.account_id, attempts: 2 }, { database });
+      assert.equal((await order()).status, 'paid');
+    });
+  });
+}
