@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { byApiKey } from '../../http/idempotency.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../app.ts';
 import { requireAccount } from '../../http/auth.ts';
@@ -15,7 +16,7 @@ export function registerRefundRoutes(parent: FastifyInstance, context: AppContex
   app.post(
     '/payments/:id/refund',
     {
-      config: { access: 'key' },
+      config: { access: 'key', idempotency: byApiKey },
       // Every field is optional, so a request without a body is a full refund with the defaults.
       preValidation: async (request) => {
         if (request.body === undefined || request.body === null) request.body = {};
