@@ -67,6 +67,19 @@ for (const engine of engines()) {
       assert.equal((await upsellOrdersOf(original.id)).length, 1);
     });
 
+    test('a retried redemption with the same Idempotency-Key replays the result instead of refusing the spent offer', async () => {
+      const paid = await paidCardOrder(pay, database, merchant, upsellPage);
+      const send = () => pay.app.inject({ method: 'POST', url: '/api/v1/upsell', headers: { ...ANY_ORIGIN, 'idempotency-key': `upsell-${paid.orderUid}` }, payload: { offer: paid.offer } });
+      const first = await send();
+      assert.equal(first.statusCode, 200, first.body);
+      const again = await send();
+      assert.equal(again.statusCode, 200);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(again.json(), first.json());
+      const original = await orderByUid(paid.orderUid);
+      assert.equal((await upsellOrdersOf(original.id)).length, 1);
+    });
+
     test('an expired offer (controllable clock) → 422 and nothing is charged', async () => {
       const paid = await paidCardOrder(pay, database, merchant, upsellPage);
       pay.setNow(new Date(Date.now() + 31 * 60_000));

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../app.ts';
+import type { IdempotencyOptions } from '../../http/idempotency.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { verifyOfferToken } from '../payments/upsell-offer-token.ts';
 import { UpsellBody, UpsellResultSchema } from './upsell.schemas.ts';
 import { redeemOffer, type UpsellOutcome } from './upsell.service.ts';
 
@@ -20,9 +22,19 @@ export function registerUpsellRoutes(parent: FastifyInstance, context: AppContex
   const { db } = context.database;
   const deps = { masterKey: context.config.masterKey, gatewayUrls: context.gatewayUrls, publicUrl: context.config.publicUrl.replace(/\/$/, '') };
 
+  // The offer names its account; a valid token scopes the key (an invalid one runs and is refused).
+  const idempotency: IdempotencyOptions = {
+    scope: async (request) => {
+      const verified = verifyOfferToken(deps.masterKey, String((request.body as { offer?: unknown }).offer ?? ''), context.clock());
+      if (!verified) return undefined;
+      const offer = await db.selectFrom('upsell_offers').select('account_id').where('id', '=', verified.offerId).executeTakeFirst();
+      return offer?.account_id;
+    },
+  };
+
   app.post(
     '/upsell',
-    { config: { access: 'open' }, schema: { tags: ['Upsell'], body: UpsellBody, response: { 200: UpsellResultSchema, ...errorResponses(400, 413, 415, 422, 502, 503, 504) } } },
+    { config: { access: 'open', idempotency }, schema: { tags: ['Upsell'], body: UpsellBody, response: { 200: UpsellResultSchema, ...errorResponses(400, 413, 415, 422, 502, 503, 504) } } },
     async (request) => upsellResult(await redeemOffer(db, deps, request.body, context.clock())),
   );
 }
