@@ -37,18 +37,6 @@ export function findOriginalPayment(db: Kysely<DB>, accountId: string, orderId: 
     .executeTakeFirst();
 }
 
-/** A usable (not revoked) saved card of the customer. */
-export function findUsableSavedMethod(db: Kysely<DB>, accountId: string, customerId: number, id: string) {
-  return db
-    .selectFrom('saved_payment_methods')
-    .select(['id', 'gateway', 'gateway_reference_encrypted'])
-    .where('account_id', '=', accountId)
-    .where('customer_id', '=', customerId)
-    .where('id', '=', id)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
-}
-
 export function findCustomer(db: Kysely<DB>, accountId: string, customerId: number) {
   return db.selectFrom('customers').select(['id', 'name', 'email', 'identification', 'phone']).where('account_id', '=', accountId).where('id', '=', customerId).executeTakeFirstOrThrow();
 }

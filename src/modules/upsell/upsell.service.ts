@@ -11,10 +11,10 @@ import { transitionOrder } from '../orders/order-status.ts';
 import { submitToGateway, type GatewayAnswer } from '../payments/pay-gateway-call.ts';
 import { resolveGateway, type GatewayDeps } from '../payments/pay-gateways.ts';
 import { createPayOrder } from '../payments/pay-order.ts';
-import { findOrderProducts, findPayCompany, insertPaymentRow } from '../payments/pay.repo.ts';
+import { findOrderProducts, findPayCompany, findSavedMethod, insertPaymentRow } from '../payments/pay.repo.ts';
 import { recordGatewayAnswer } from '../payments/payment-record.ts';
 import { verifyOfferToken } from '../payments/upsell-offer-token.ts';
-import { consumeOffer, findCustomer, findOriginalOrder, findOriginalPayment, findUsableSavedMethod, linkUpsellOrder } from './upsell.repo.ts';
+import { consumeOffer, findCustomer, findOriginalOrder, findOriginalPayment, linkUpsellOrder } from './upsell.repo.ts';
 
 export type UpsellDeps = GatewayDeps & { publicUrl: string };
 
@@ -46,7 +46,7 @@ export async function redeemOffer(db: Kysely<DB>, deps: UpsellDeps, body: { offe
   const gateway = await resolveGateway(db, deps, { accountId, companyId: original.company_id }, originalPayment.gateway);
   const company = await findPayCompany(db, accountId, original.company_id);
   const customer = await findCustomer(db, accountId, original.customer_id);
-  const savedMethod = method === 'credit_card' && originalPayment.saved_payment_method_id ? await findUsableSavedMethod(db, accountId, customer.id, originalPayment.saved_payment_method_id) : undefined;
+  const savedMethod = method === 'credit_card' && originalPayment.saved_payment_method_id ? await findSavedMethod(db, accountId, customer.id, originalPayment.saved_payment_method_id) : undefined;
 
   const created = await db.transaction().execute(async (trx) => {
     const order = await createPayOrder(trx, {
