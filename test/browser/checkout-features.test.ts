@@ -110,7 +110,7 @@ for (const engine of engines()) {
       await page.close();
     });
 
-    test('upsell: after an approved card the one-click offer is shown, and one click adds it to the order', async () => {
+    test('upsell: after an approved card the one-click offer is shown, one click adds it, then redirect_url is followed', async () => {
       const { page, requests } = await openTab(browser.context, server.origin);
       await page.goto(pageUrl('course-upsell'));
       await page.getByLabel('E-mail').fill('upsell@example.com');
@@ -121,9 +121,12 @@ for (const engine of engines()) {
       const upsell = page.waitForRequest((request) => request.url().endsWith('/api/v1/upsell'));
       await page.getByRole('button', { name: 'Sim, quero Planilha Bônus' }).click();
       assert.match(String((await upsell).postData()), /^\{"offer":"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+"\}$/);
+      // The page's redirect_url is followed once the buyer has answered the offer.
+      const redirected = page.waitForRequest((request) => request.url().startsWith('https://loja.demo.localhost/obrigado'), { timeout: 15_000 });
       await page.locator('#upsell-status', { hasText: 'Oferta adicionada ao seu pedido!' }).waitFor();
-      assertNoCardNumbers(requests);
       await screenshot(page, `${engine.name}-upsell`);
+      assert.equal((await redirected).isNavigationRequest(), true);
+      assertNoCardNumbers(requests);
       await page.close();
     });
 
