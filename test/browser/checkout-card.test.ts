@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
-import { assertNoCardNumbers, fillCard, launchChromium, openTab, screenshot, startCheckoutServer, TEST_CARDS, type CheckoutServer } from '../support/browser.ts';
+import { assertNoCardNumbers, payWithCard, launchChromium, openTab, screenshot, startCheckoutServer, TEST_CARDS, type CheckoutServer } from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 
 const browser = await launchChromium();
@@ -45,11 +45,7 @@ for (const engine of engines()) {
 
     test('a card approved on gateway_a: the card goes only to the tokenizer, the page says approved', async () => {
       const { page, requests } = await openTab(browser.context, server.origin);
-      await page.goto(pageUrl('ebook'));
-      await page.getByLabel('E-mail').fill('comprador@example.com');
-      await page.getByLabel('Cartão de crédito').check();
-      await fillCard(page, TEST_CARDS.approved);
-      await page.getByRole('button', { name: 'Pagar' }).click();
+      await payWithCard(page, pageUrl('ebook'), 'comprador@example.com', TEST_CARDS.approved);
       await page.getByRole('heading', { name: 'Pagamento aprovado' }).waitFor();
       assert.match(await page.locator('#result').innerText(), /Pagamento aprovado!/);
       assert.equal(await page.evaluate(() => document.activeElement?.id), 'result');

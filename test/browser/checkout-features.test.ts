@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
-import { assertNoCardNumbers, fillCard, launchChromium, openTab, screenshot, startCheckoutServer, TEST_CARDS, type CheckoutServer } from '../support/browser.ts';
+import { assertNoCardNumbers, fillCard, payWithCard, launchChromium, openTab, screenshot, startCheckoutServer, TEST_CARDS, type CheckoutServer } from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 
 const browser = await launchChromium();
@@ -78,11 +78,7 @@ for (const engine of engines()) {
 
     test('gateway_b page: the card becomes a confirmation token', async () => {
       const { page, requests } = await openTab(browser.context, server.origin);
-      await page.goto(pageUrl('gateway-b'));
-      await page.getByLabel('E-mail').fill('gb@example.com');
-      await page.getByLabel('Cartão de crédito').check();
-      await fillCard(page, TEST_CARDS.approved);
-      await page.getByRole('button', { name: 'Pagar' }).click();
+      await payWithCard(page, pageUrl('gateway-b'), 'gb@example.com', TEST_CARDS.approved);
       await page.getByRole('heading', { name: 'Pagamento aprovado' }).waitFor();
       assert.match(requests.find((request) => request.url.endsWith('/api/v1/payments'))!.body, /"confirmation_token_id":"ctoken_/);
       assert.deepEqual((await paymentsOf('gateway-b')).map((payment) => [payment.gateway, payment.status]), [['gateway_b', 'paid']]);
@@ -112,11 +108,7 @@ for (const engine of engines()) {
 
     test('upsell: after an approved card the one-click offer is shown, one click adds it, then redirect_url is followed', async () => {
       const { page, requests } = await openTab(browser.context, server.origin);
-      await page.goto(pageUrl('course-upsell'));
-      await page.getByLabel('E-mail').fill('upsell@example.com');
-      await page.getByLabel('Cartão de crédito').check();
-      await fillCard(page, TEST_CARDS.approved);
-      await page.getByRole('button', { name: 'Pagar' }).click();
+      await payWithCard(page, pageUrl('course-upsell'), 'upsell@example.com', TEST_CARDS.approved);
       await page.getByRole('heading', { name: 'Oferta especial para você' }).waitFor();
       const upsell = page.waitForRequest((request) => request.url().endsWith('/api/v1/upsell'));
       await page.getByRole('button', { name: 'Sim, quero Planilha Bônus' }).click();

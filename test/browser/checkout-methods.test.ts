@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
-import { assertNoCardNumbers, fillCard, launchChromium, openTab, screenshot, startCheckoutServer, TEST_CARDS, type CheckoutServer } from '../support/browser.ts';
+import { assertNoCardNumbers, fillCard, payWithCard, launchChromium, openTab, screenshot, startCheckoutServer, TEST_CARDS, type CheckoutServer } from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 
 const browser = await launchChromium();
@@ -98,11 +98,7 @@ for (const engine of engines()) {
 
     test('a declined card is announced and focused; a retry with another card is approved', async () => {
       const { page, requests } = await openTab(browser.context, server.origin);
-      await page.goto(pageUrl('ebook'));
-      await page.getByLabel('E-mail').fill('recusado@example.com');
-      await page.getByLabel('Cartão de crédito').check();
-      await fillCard(page, TEST_CARDS.declined);
-      await page.getByRole('button', { name: 'Pagar' }).click();
+      await payWithCard(page, pageUrl('ebook'), 'recusado@example.com', TEST_CARDS.declined);
       await page.locator('#card0-number-error').waitFor();
       assert.equal(await page.locator('#card0-number-error').innerText(), 'O cartão foi recusado pelo banco emissor. Confira os dados ou use outro cartão.');
       assert.equal(await page.evaluate(() => document.activeElement?.id), 'card0-number');

@@ -134,6 +134,15 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 }
 
 /** Types a card into card 0 (or 1) of the form. */
+/** Opens a checkout page and pays with one card: e-mail, the card method, the card form, then Pagar. */
+export async function payWithCard(page: Page, url: string, email: string, number: string): Promise<void> {
+  await page.goto(url);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Cartão de crédito').check();
+  await fillCard(page, number);
+  await page.getByRole('button', { name: 'Pagar' }).click();
+}
+
 export async function fillCard(page: Page, number: string, index: 0 | 1 = 0): Promise<void> {
   const card = page.locator(`#card${index}`);
   await card.getByLabel('Número do cartão').fill(number);
