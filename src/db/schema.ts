@@ -310,6 +310,62 @@ export interface Jobs {
   finished_at: Date | null;
 }
 
+export interface NotificationAttempts {
+  id: Generated<number>;
+  account_id: string;
+  delivery_id: string;
+  attempt: number;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  response_body: string | null;
+  started_at: Date;
+}
+
+export interface NotificationDeliveries {
+  id: string;
+  account_id: string;
+  event_id: string;
+  endpoint_id: string;
+  status: Generated<string>;
+  attempts: Generated<number>;
+  max_attempts: number;
+  next_attempt_at: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: Date | null;
+  failed_at: Date | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface NotificationEndpoints {
+  id: string;
+  account_id: string;
+  company_id: number | null;
+  url: string;
+  event_types: Generated<string[]>;
+  enabled: Generated<boolean>;
+  description: string | null;
+  secret_encrypted: string;
+  previous_secret_encrypted: string | null;
+  previous_secret_expires_at: Date | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface NotificationEvents {
+  id: string;
+  account_id: string;
+  company_id: number | null;
+  type: string;
+  order_id: number | null;
+  subscription_id: string | null;
+  data: Json;
+  transaction_id: Generated<number>;
+  created_at: Generated<Date>;
+}
+
 export interface OrderCounts {
   account_id: string;
   company_id: number;
@@ -604,6 +660,10 @@ export interface DB {
   idempotency_keys: IdempotencyKeys;
   invoices: Invoices;
   jobs: Jobs;
+  notification_attempts: NotificationAttempts;
+  notification_deliveries: NotificationDeliveries;
+  notification_endpoints: NotificationEndpoints;
+  notification_events: NotificationEvents;
   order_counts: OrderCounts;
   order_events: OrderEvents;
   order_files: OrderFiles;
