@@ -1,5 +1,5 @@
 import swagger from '@fastify/swagger';
-import scalar from '@scalar/fastify-api-reference';
+import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 
 /** The OpenAPI 3.1 document is generated from the route schemas; /docs renders it (assets served locally). */
@@ -22,8 +22,10 @@ export async function registerDocs(app: FastifyInstance, publicUrl: string): Pro
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
   app.get('/api/v1/openapi.json', { schema: { hide: true }, config: { access: 'open' } }, async () => app.swagger());
-  await app.register(scalar, {
+  await app.register(swaggerUi, {
     routePrefix: '/docs',
-    configuration: { url: '/api/v1/openapi.json', title: 'Checkout API reference' },
+    uiConfig: { deepLinking: true, validatorUrl: null },
+    // Every asset is served from /docs/static; nothing is fetched from a CDN or an online validator.
+    staticCSP: "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'self'; frame-ancestors 'none'",
   });
 }

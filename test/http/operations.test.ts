@@ -55,7 +55,14 @@ for (const engine of engines()) {
       const res = await app.inject('/docs/');
       assert.equal(res.statusCode, 200);
       assert.match(res.headers['content-type'] as string, /text\/html/);
-      assert.match(res.body, /openapi\.json/);
+      assert.match(res.body, /\.\/static\/swagger-ui-bundle\.js/);
+      assert.doesNotMatch(res.body, /https?:\/\//, 'no asset comes from another origin');
+      const initializer = await app.inject('/docs/static/swagger-initializer.js');
+      assert.equal(initializer.statusCode, 200);
+      assert.match(initializer.body, /\.\/json/);
+      const document = await app.inject('/docs/json');
+      assert.equal(document.json().openapi, '3.1.0');
+      assert.equal((await app.inject('/docs/static/swagger-ui-bundle.js')).statusCode, 200);
     });
 
     test('the per-company host form resolves the company; other hosts do not', async () => {
