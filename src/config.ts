@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { RateLimits } from './http/rate-limit.ts';
 
 export type Config = {
   port: number;
@@ -17,6 +18,10 @@ export type Config = {
   dbPoolSize: number;
   metricsToken: string | undefined;
   trustProxy: boolean;
+  /** Per-process request limits per client IP and per API key (0 turns one off). */
+  rateLimits: RateLimits;
+  /** How long a worker's claim on a job lasts; a job still running after it is presumed lost and run again. */
+  jobLeaseMs: number;
   /** Live or standalone gateway endpoints; a gateway without one is served by the in-process sandbox. */
   gatewayUrls: Partial<Record<'gateway_a' | 'gateway_b' | 'gateway_c', string>>;
 };
@@ -93,6 +98,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbPoolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 200),
     metricsToken: env.METRICS_TOKEN || undefined,
     trustProxy: env.TRUST_PROXY === 'true',
+    rateLimits: {
+      publicPerMinute: integer(env, 'RATE_LIMIT_PUBLIC_PER_MINUTE', 600, 0, 1_000_000_000),
+      keyPerMinute: integer(env, 'RATE_LIMIT_KEY_PER_MINUTE', 3000, 0, 1_000_000_000),
+      ipPerMinute: integer(env, 'RATE_LIMIT_IP_PER_MINUTE', 6000, 0, 1_000_000_000),
+    },
+    jobLeaseMs: integer(env, 'JOB_LEASE_SECONDS', 300, 1, 86_400) * 1000,
     gatewayUrls: Object.fromEntries(
       (['gateway_a', 'gateway_b', 'gateway_c'] as const).flatMap((name) => {
         const value = url(env, `${name.toUpperCase()}_URL`, undefined, ['http:', 'https:']);

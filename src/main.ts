@@ -1,5 +1,7 @@
+import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { startCluster } from './cluster.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { migrate } from './db/migrate.ts';
 import { createLogger } from './lib/logger.ts';
@@ -14,7 +16,9 @@ const USAGE = `Usage: checkout <command> [options]
 
 Commands:
   start                      migrate, load the demo merchant (idempotent) and serve
-  serve [--no-worker]        migrate and serve the API (the worker runs in-process unless --no-worker)
+  serve [--no-worker] [--workers N]
+                             migrate and serve the API (the worker runs in-process unless --no-worker);
+                             --workers N runs N API processes on one port (PostgreSQL only)
   worker                     run the job worker alone (PostgreSQL only)
   migrate                    apply pending database migrations
   seed --demo [--json]       create or refresh the demo merchants; --json prints every id, key and credential
@@ -24,7 +28,7 @@ Commands:
                              issue a new API key; the old ones expire after the grace period (default 86400)
 
 Configuration comes from the environment: PORT, HOST, DATABASE_URL, DATA_DIR, PUBLIC_URL, MASTER_KEY,
-LOG_LEVEL, BODY_LIMIT_BYTES, DB_POOL_SIZE, METRICS_TOKEN, TRUST_PROXY (see README.md).`;
+LOG_LEVEL, BODY_LIMIT_BYTES, DB_POOL_SIZE, METRICS_TOKEN, TRUST_PROXY, JOB_LEASE_SECONDS (see README.md).`;
 
 type Command = (args: string[], config: Config) => Promise<void>;
 
@@ -45,8 +49,15 @@ const commands: Record<string, Command> = {
   },
 
   async serve(args, config) {
-    const { values } = parseArgs({ args, options: { 'no-worker': { type: 'boolean', default: false } } });
+    const { values } = parseArgs({ args, options: { 'no-worker': { type: 'boolean', default: false }, workers: { type: 'string', default: '1' } } });
+    const processes = Number(values.workers);
+    if (!Number.isInteger(processes) || processes < 1 || processes > 64) throw new UsageError('--workers must be a number of processes from 1 to 64');
     const logger = createLogger(config.logLevel);
+    if (processes > 1 && cluster.isPrimary) {
+      const running = await startCluster(config, logger, { processes });
+      stopOnSignals(running.stop, logger);
+      return;
+    }
     const server = await startServer(config, logger, { worker: !values['no-worker'] });
     stopOnSignals(server.stop, logger);
   },
@@ -57,7 +68,7 @@ const commands: Record<string, Command> = {
     const database = await openConfiguredDatabase(config);
     await migrate(database);
     // A standalone worker reaches gateways through GATEWAY_*_URL (the in-process sandboxes live in `serve`).
-    const worker = createWorker(database, logger, { masterKey: config.masterKey, gatewayUrls: config.gatewayUrls, clock: () => new Date() });
+    const worker = createWorker(database, logger, { masterKey: config.masterKey, gatewayUrls: config.gatewayUrls, clock: () => new Date() }, { leaseMs: config.jobLeaseMs });
     worker.start();
     logger.info({ workerId: worker.workerId }, 'worker started');
     stopOnSignals(async () => {

@@ -23,12 +23,13 @@ export function jobHandlers(deps: PaymentJobDeps): Record<string, JobHandler> {
 }
 
 /** A worker with every handler; each tick schedules maintenance and sweeps due subscription renewals. */
-export function createWorker(database: Database, logger: Logger, deps: PaymentJobDeps): Worker {
+export function createWorker(database: Database, logger: Logger, deps: PaymentJobDeps, options: { leaseMs?: number } = {}): Worker {
   return new Worker({
     database,
     handlers: jobHandlers(deps),
     logger,
     clock: deps.clock,
+    ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
     onTick: async () => {
       await scheduleMaintenance(database, deps.clock);
       await scheduleDueRenewals(database.db, deps.clock());
@@ -55,7 +56,7 @@ export async function startServer(config: Config, logger: Logger, options: { wor
   const address = await app.listen({ port: config.port, host: config.host });
   listeningUrl = address.replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
   if (sandboxes) logger.info({ gateways: sandboxes.urls }, 'gateway sandboxes running in-process');
-  const worker = options.worker || database.engine === 'pglite' ? createWorker(database, logger, { masterKey: config.masterKey, gatewayUrls, clock: () => new Date() }) : undefined;
+  const worker = options.worker || database.engine === 'pglite' ? createWorker(database, logger, { masterKey: config.masterKey, gatewayUrls, clock: () => new Date() }, { leaseMs: config.jobLeaseMs }) : undefined;
   worker?.start();
   let stopping: Promise<void> | undefined;
   const stop = () =>
