@@ -73,6 +73,21 @@ describe('the sandbox server', { timeout: 30_000 }, () => {
     assert.ok(listed.data.some((delivery: { eventId: string; status: string }) => delivery.eventId === confirmed.body.webhook.event_id && delivery.status === 'no_target'));
   });
 
+  test('the ledger lists each charge once with its refunds, without the secret key that owns it', async () => {
+    const meta = metadata();
+    const issued = await client.createPix(harness.account('gateway_a'), { amountCents: 700, expiresAt: new Date(Date.now() + 600_000), buyer: BUYER, description: 'x', metadata: meta, idempotencyKey: idempotencyKey() });
+    await sandboxAction(harness, 'gateway_a', issued.gatewayId, 'confirm');
+    await client.refund(harness.account('gateway_a'), issued.gatewayId, 300, idempotencyKey());
+    const ledger = await fetch(`${harness.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges`).then((r) => r.json());
+    const entries = ledger.data.filter((entry: { id: string }) => entry.id === issued.gatewayId);
+    assert.equal(entries.length, 1);
+    assert.deepEqual(
+      { ...entries[0], refunds: entries[0].refunds.map((refund: { amount_cents: number }) => refund.amount_cents) },
+      { id: issued.gatewayId, method: 'pix', state: 'paid', amount_cents: 700, refunded_cents: 300, refunds: [300], metadata: { company_id: String(meta.companyId), order_uid: meta.orderUid, payment_uid: meta.paymentUid } },
+    );
+    assert.doesNotMatch(JSON.stringify(ledger), new RegExp(KEYS.gateway_a.secretKey));
+  });
+
   test('sandbox actions refuse unknown charges and wrong states', async () => {
     assert.equal((await sandboxAction(harness, 'gateway_b', 'pi_unknown', 'confirm')).status, 404);
     const issued = await pix();

@@ -1,7 +1,7 @@
 import type { GatewaySandbox } from './context.ts';
 import { confirmPayment, disputePayment, expirePayment, type ChargeEvent } from './lifecycle.ts';
 import { SandboxError } from './router.ts';
-import type { SandboxCharge } from './store.ts';
+import { refundedCents, type SandboxCharge } from './store.ts';
 
 type Action = (charge: SandboxCharge, now: Date) => ChargeEvent;
 
@@ -25,4 +25,18 @@ export function addSandboxActions(sandbox: GatewaySandbox): void {
     });
   }
   router.add('GET', '/sandbox/webhooks', () => ({ status: 200, body: { data: context.webhooks.deliveries().filter((delivery) => delivery.gateway === context.gateway) } }));
+  router.add('GET', '/sandbox/charges', () => ({ status: 200, body: { data: [...context.store.charges.values()].map(ledgerEntry) } }));
+}
+
+/** A charge as the sandbox's ledger lists it; the owner (a secret key) is left out. */
+function ledgerEntry(charge: SandboxCharge) {
+  return {
+    id: charge.id,
+    method: charge.method,
+    state: charge.state,
+    amount_cents: charge.amountCents,
+    refunded_cents: refundedCents(charge),
+    refunds: charge.refunds.map((refund) => ({ id: refund.id, amount_cents: refund.amountCents })),
+    metadata: charge.metadata,
+  };
 }
