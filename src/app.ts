@@ -11,6 +11,7 @@ import { registerHealth } from './http/health.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { parseQueryString } from './http/query.ts';
+import { registerRateLimiting } from './http/rate-limit.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { containsCardNumber } from './lib/card-numbers.ts';
@@ -75,6 +76,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       throw new AppError('card_number_refused', 'Raw card numbers are not accepted: tokenize the card with the gateway’s client library');
     }
   });
+  registerRateLimiting(app, config.rateLimits, context.clock);
   registerAuthentication(app, database.db, config.publicUrl);
   registerIdempotency(app, database.db, context.clock);
   registerMetrics(app, database, config.metricsToken);

@@ -10,12 +10,18 @@ import type { Database } from '../../src/db/database.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { generateKey, storeKey } from '../../src/modules/accounts/api-keys.ts';
 
+/** Limits high enough that no ordinary test is throttled; pass RATE_LIMIT_* overrides to test the limiter. */
+export const TEST_RATE_LIMITS = { RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000', RATE_LIMIT_KEY_PER_MINUTE: '100000000', RATE_LIMIT_IP_PER_MINUTE: '100000000' };
+
 export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
   return loadConfig({
     MASTER_KEY: randomBytes(32).toString('hex'),
     DATA_DIR: mkdtempSync(join(tmpdir(), 'checkout-test-')),
     PUBLIC_URL: 'http://pay.test',
     LOG_LEVEL: 'info',
+    // Tests send many requests from 127.0.0.1: the limiter runs, with limits no test reaches
+    // (test/http/rate-limit.test.ts exercises the defaults).
+    ...TEST_RATE_LIMITS,
     ...overrides,
   });
 }

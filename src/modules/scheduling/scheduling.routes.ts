@@ -20,7 +20,7 @@ export function registerSchedulingRoutes(parent: FastifyInstance, { database, cl
     '/companies/:id/available_schedules',
     {
       // The specification shows neither a key nor a host restriction: anyone may read free slots.
-      config: { access: 'open' },
+      config: { access: 'open', rateLimit: 'public' },
       schema: {
         tags: ['Companies'],
         description: 'Free HH:MM slots of the company on a date, in its time zone. Empty when id or date is missing or malformed, the company is unknown, the date is past or the weekday has no schedule.',

@@ -34,7 +34,7 @@ export function registerUpsellRoutes(parent: FastifyInstance, context: AppContex
 
   app.post(
     '/upsell',
-    { config: { access: 'open', idempotency }, schema: { tags: ['Upsell'], body: UpsellBody, response: { 200: UpsellResultSchema, ...errorResponses(400, 413, 415, 422, 502, 503, 504) } } },
+    { config: { access: 'open', rateLimit: 'public', idempotency }, schema: { tags: ['Upsell'], body: UpsellBody, response: { 200: UpsellResultSchema, ...errorResponses(400, 413, 415, 422, 502, 503, 504) } } },
     async (request) => upsellResult(await redeemOffer(db, deps, request.body, context.clock())),
   );
 }

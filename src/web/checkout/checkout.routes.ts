@@ -10,7 +10,7 @@ import { brandHeader, checkoutBody, messageBody } from './checkout.view.ts';
 import { sendCustomCode } from './custom-code.ts';
 
 type IdRoute = { Params: { id: string } };
-const OPEN = { schema: { hide: true }, config: { access: 'open' as const } };
+const OPEN = { schema: { hide: true }, config: { access: 'open' as const, rateLimit: 'public' as const } };
 
 /**
  * The hosted checkout pages at the root: `/pay/{checkout page id}`, `/p/{checkout page id}` on a company

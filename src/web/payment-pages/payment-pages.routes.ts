@@ -17,7 +17,7 @@ type UidRoute = { Params: { uid: string } };
  */
 export function registerHostedPaymentPages(app: FastifyInstance, { database, clock }: AppContext): void {
   const { db } = database;
-  const options = { schema: { hide: true }, config: { access: 'open' as const } };
+  const options = { schema: { hide: true }, config: { access: 'open' as const, rateLimit: 'public' as const } };
   const find = (uid: string, method: 'pix' | 'bank_slip') => (UUID.test(uid) ? findHostedPayment(db, uid.toLowerCase(), method) : Promise.resolve(undefined));
 
   app.get<UidRoute>('/pay/pix/:uid', options, async (request, reply) => {
