@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { notifyOrderTransition } from '../notifications/notify.ts';
 import { appendOrderEvent } from './order-events.repo.ts';
 
 /** The eight order statuses of the specification (States and transitions). */
@@ -56,8 +57,8 @@ export type TransitionResult =
 
 /**
  * Moves an order to `to` when the table allows it from its current status: a conditional UPDATE
- * (`WHERE status IN (allowed sources)`) plus an `order.status_changed` event, both on `trx`, which
- * must be a transaction. A refused transition changes nothing and writes no event.
+ * (`WHERE status IN (allowed sources)`) plus an `order.status_changed` event and the merchant
+ * notification it causes, all on `trx`, which must be a transaction. A refused transition changes nothing.
  */
 export async function transitionOrder(trx: Kysely<DB>, request: TransitionRequest): Promise<TransitionResult> {
   const at = request.at ?? new Date();
@@ -97,5 +98,6 @@ export async function transitionOrder(trx: Kysely<DB>, request: TransitionReques
     data: request.data ?? {},
     at,
   });
+  await notifyOrderTransition(trx, { accountId: request.accountId, orderId: request.orderId, status: request.to, at });
   return { changed: true, from, to: request.to };
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { notifyPaymentTransition } from '../notifications/notify.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
 
 export const PAYMENT_STATUSES = [
@@ -63,7 +64,8 @@ export type PaymentTransitionResult = { changed: true; from: PaymentStatus; orde
 /**
  * Moves a payment to `to` when the table allows it from its current status: a conditional
  * `UPDATE … WHERE status IN (sources) RETURNING` plus a `payment.status_changed` event with the
- * payment id and cause, both on `trx` (a transaction). A refused transition changes nothing.
+ * payment id and cause, and the merchant notification it causes, on `trx` (a transaction). A refused
+ * transition changes nothing.
  */
 export async function transitionPayment(trx: Kysely<DB>, request: PaymentTransition): Promise<PaymentTransitionResult> {
   const before = await trx
@@ -101,5 +103,6 @@ export async function transitionPayment(trx: Kysely<DB>, request: PaymentTransit
     data: request.data ?? {},
     at: request.at,
   });
+  await notifyPaymentTransition(trx, { accountId: request.accountId, orderId: updated.order_id, status: request.to, at: request.at });
   return { changed: true, from: before.status as PaymentStatus, orderId: updated.order_id };
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { GatewayName } from '../../gateways/port.ts';
 import { unseal } from '../../lib/crypto.ts';
+import { notifySubscription } from '../notifications/notify.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
 import { submitToGateway, type GatewayAnswer } from './pay-gateway-call.ts';
 import { resolveGateway, type GatewayDeps } from './pay-gateways.ts';
@@ -80,12 +81,14 @@ export async function renewSubscription(db: Kysely<DB>, deps: GatewayDeps, ref: 
       const end = addInterval(start, sub.interval as Interval, sub.interval_count);
       await trx.updateTable('subscriptions').set({ status: 'active', failed_attempts: 0, current_period_start: start, current_period_end: end, next_charge_at: end, updated_at: now }).where('id', '=', sub.id).returning('id').execute();
       await enqueueRenewal(trx, sub.account_id, sub.id, end);
+      await notifySubscription(trx, { accountId: sub.account_id, orderId: claimed.order.id, subscriptionId: sub.id, type: 'subscription.renewed', at: now });
       return 'renewed';
     }
     const attempts = sub.failed_attempts + 1;
     const retryDays = RENEWAL_RETRY_DAYS[attempts - 1];
     if (retryDays === undefined) {
       await trx.updateTable('subscriptions').set({ status: 'cancelled', failed_attempts: attempts, cancelled_at: now, next_charge_at: null, updated_at: now }).where('id', '=', sub.id).returning('id').execute();
+      await notifySubscription(trx, { accountId: sub.account_id, orderId: claimed.order.id, subscriptionId: sub.id, type: 'subscription.cancelled', at: now });
       return 'cancelled';
     }
     const retryAt = new Date(now.getTime() + retryDays * 86_400_000);

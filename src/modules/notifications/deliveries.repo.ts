@@ -1,0 +1,83 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+
+/** A delivery with its event and endpoint: everything one attempt needs. */
+export function findDeliveryTarget(db: Kysely<DB>, deliveryId: string) {
+  return db
+    .selectFrom('notification_deliveries as d')
+    .innerJoin('notification_events as e', (join) => join.onRef('e.id', '=', 'd.event_id').onRef('e.account_id', '=', 'd.account_id'))
+    .innerJoin('notification_endpoints as p', (join) => join.onRef('p.id', '=', 'd.endpoint_id').onRef('p.account_id', '=', 'd.account_id'))
+    .select([
+      'd.id', 'd.account_id', 'd.status', 'd.attempts', 'd.max_attempts',
+      'e.id as event_id', 'e.type as event_type', 'e.created_at as event_created_at', 'e.data as event_data',
+      'p.url', 'p.enabled', 'p.secret_encrypted', 'p.previous_secret_encrypted', 'p.previous_secret_expires_at',
+    ])
+    .where('d.id', '=', deliveryId)
+    .executeTakeFirst();
+}
+
+export type DeliveryTarget = NonNullable<Awaited<ReturnType<typeof findDeliveryTarget>>>;
+
+export type AttemptRecord = {
+  accountId: string;
+  deliveryId: string;
+  attempt: number;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  responseBody: string | null;
+  startedAt: Date;
+};
+
+export async function insertAttempt(db: Kysely<DB>, record: AttemptRecord): Promise<void> {
+  await db
+    .insertInto('notification_attempts')
+    .values({
+      account_id: record.accountId,
+      delivery_id: record.deliveryId,
+      attempt: record.attempt,
+      status_code: record.statusCode,
+      duration_ms: record.durationMs,
+      error: record.error,
+      response_body: record.responseBody,
+      started_at: record.startedAt,
+    })
+    .execute();
+}
+
+export type DeliveryOutcome = { status: 'pending' | 'delivered' | 'failed'; nextAttemptAt: Date | null; statusCode: number | null; error: string | null; at: Date };
+
+/**
+ * Settles attempt `attempt` on the delivery, only if it is still pending and no other run recorded this
+ * attempt first (a job re-run after a lost lease). Returns whether this run won.
+ */
+export async function recordOutcome(db: Kysely<DB>, accountId: string, deliveryId: string, attempt: number, outcome: DeliveryOutcome): Promise<boolean> {
+  const updated = await db
+    .updateTable('notification_deliveries')
+    .set({
+      status: outcome.status,
+      attempts: attempt,
+      next_attempt_at: outcome.nextAttemptAt,
+      last_status_code: outcome.statusCode,
+      last_error: outcome.error,
+      ...(outcome.status === 'delivered' ? { delivered_at: outcome.at } : {}),
+      ...(outcome.status === 'failed' ? { failed_at: outcome.at } : {}),
+      updated_at: outcome.at,
+    })
+    .where('account_id', '=', accountId)
+    .where('id', '=', deliveryId)
+    .where('status', '=', 'pending')
+    .where('attempts', '=', attempt - 1)
+    .returning('id')
+    .executeTakeFirst();
+  return updated !== undefined;
+}
+
+export function attemptsOfDelivery(db: Kysely<DB>, deliveryId: string) {
+  return db
+    .selectFrom('notification_attempts')
+    .select(['attempt', 'status_code', 'duration_ms', 'error', 'response_body', 'started_at'])
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('attempt')
+    .execute();
+}

@@ -1,0 +1,89 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { JobHandler } from '../../jobs/worker.ts';
+import { signingSecrets } from './endpoints.service.ts';
+import { findDeliveryTarget, insertAttempt, recordOutcome, type DeliveryOutcome, type DeliveryTarget } from './deliveries.repo.ts';
+import { DELIVER_JOB, enqueueDeliveryAttempt, withPublicLinks, type DeliverPayload } from './notify.ts';
+import { postJson, type PostResult } from './outbound-http.ts';
+import { deliveryHeaders, eventBody } from './signing.ts';
+
+export type DeliverySettings = {
+  /** Resolves the order link in event bodies. */
+  publicUrl: string;
+  /** Loopback and private addresses are refused unless this is set (tests, local demos). */
+  allowPrivateNetworks: boolean;
+  timeoutMs?: number;
+};
+
+export type DeliveryDeps = DeliverySettings & { masterKey: Buffer; clock: () => Date; random?: () => number };
+
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** The part of a merchant's answer kept in the attempt log. */
+export const KEPT_RESPONSE_BYTES = 1024;
+const FIRST_RETRY_MS = 30_000;
+const LONGEST_RETRY_MS = 6 * 60 * 60_000;
+
+/**
+ * The wait after failed attempt `attempt`: 30 s doubling up to 6 h, plus up to 20% jitter so endpoints
+ * that failed together are not retried together. Over 15 attempts the waits add up to 32.5 h or more.
+ */
+export function retryDelayMs(attempt: number, random: () => number = Math.random): number {
+  const base = Math.min(FIRST_RETRY_MS * 2 ** Math.max(attempt - 1, 0), LONGEST_RETRY_MS);
+  return Math.round(base * (1 + 0.2 * random()));
+}
+
+export function notificationJobHandlers(deps: DeliveryDeps): Record<string, JobHandler> {
+  return {
+    [DELIVER_JOB]: async (job, { database }) => {
+      await deliverAttempt(database.db, deps, job.payload as DeliverPayload);
+    },
+  };
+}
+
+/**
+ * One attempt of one delivery: POST the signed event, log the attempt, then settle the delivery (delivered
+ * on 2xx; failed after its last attempt; otherwise the next attempt is enqueued) in one transaction.
+ * A job for an attempt that is already recorded (a re-run) does nothing, so each attempt is logged once.
+ */
+export async function deliverAttempt(db: Kysely<DB>, deps: DeliveryDeps, payload: DeliverPayload): Promise<void> {
+  const target = await findDeliveryTarget(db, payload.delivery_id);
+  if (!target || target.status !== 'pending' || target.attempts !== payload.attempt - 1) return;
+  const startedAt = deps.clock();
+  const result: PostResult = target.enabled ? await send(target, deps, payload.attempt, startedAt) : { error: 'endpoint disabled: not sent', durationMs: 0 };
+  const delivered = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
+  const final = delivered || !target.enabled || payload.attempt >= target.max_attempts;
+  const settledAt = deps.clock();
+  const outcome: DeliveryOutcome = {
+    status: delivered ? 'delivered' : final ? 'failed' : 'pending',
+    nextAttemptAt: final ? null : new Date(settledAt.getTime() + retryDelayMs(payload.attempt, deps.random)),
+    statusCode: result.statusCode ?? null,
+    error: result.error ?? (delivered ? null : `HTTP ${result.statusCode}`),
+    at: settledAt,
+  };
+  await db.transaction().execute(async (trx) => {
+    if (!(await recordOutcome(trx, target.account_id, target.id, payload.attempt, outcome))) return;
+    await insertAttempt(trx, {
+      accountId: target.account_id,
+      deliveryId: target.id,
+      attempt: payload.attempt,
+      statusCode: result.statusCode ?? null,
+      durationMs: result.durationMs,
+      error: result.error ?? null,
+      // PostgreSQL text cannot hold NUL; the log keeps the rest of the answer.
+      responseBody: result.responseBody?.replaceAll('\u0000', '') ?? null,
+      startedAt,
+    });
+    if (outcome.nextAttemptAt) await enqueueDeliveryAttempt(trx, target.account_id, { delivery_id: target.id, attempt: payload.attempt + 1 }, outcome.nextAttemptAt);
+  });
+}
+
+function send(target: DeliveryTarget, deps: DeliveryDeps, attempt: number, now: Date): Promise<PostResult> {
+  const body = eventBody({ id: target.event_id, type: target.event_type, created_at: target.event_created_at, data: withPublicLinks(target.event_data, deps.publicUrl) });
+  const headers = deliveryHeaders({ eventId: target.event_id, eventType: target.event_type, deliveryId: target.id, attempt, body, secrets: signingSecrets(deps.masterKey, target, now), now });
+  return postJson(target.url, body, headers, { timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS, allowPrivateNetworks: deps.allowPrivateNetworks, maxResponseBytes: KEPT_RESPONSE_BYTES });
+}
+
+/** The delivery settings of a configured process; private networks stay refused unless allowed. */
+export function deliverySettings(config: { publicUrl: string; notificationsAllowPrivateNetworks: boolean | undefined }): DeliverySettings {
+  return { publicUrl: config.publicUrl, allowPrivateNetworks: config.notificationsAllowPrivateNetworks ?? false };
+}

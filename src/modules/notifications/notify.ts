@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { enqueueJob } from '../../jobs/outbox.ts';
+import { toMajor } from '../../lib/money.ts';
+import { loadOrderDetails } from '../orders/order-details.repo.ts';
+import { toOrderData, whenSet, type OrderData } from '../orders/order-data.view.ts';
+import { enabledEndpoints } from './endpoints.repo.ts';
+import { ID_PREFIX, ORDER_STATUS_EVENTS, PAYMENT_STATUS_EVENTS, type NotificationEventType } from './event-types.ts';
+import { eventsOfOrderInThisTransaction, findOrderCompany, findSubscription, insertDelivery, insertEvent, replaceEventData } from './events.repo.ts';
+
+export const DELIVER_JOB = 'notifications.deliver';
+/** Attempts per delivery; with the retry schedule of delivery.job.ts they span about 32 hours. */
+export const MAX_DELIVERY_ATTEMPTS = 15;
+
+export type DeliverPayload = { delivery_id: string; attempt: number };
+
+type Cause = { accountId: string; orderId: number; at: Date };
+
+/**
+ * Called by transitionOrder after every order transition, in its transaction: a status that is an event
+ * (paid, refunded, …) is recorded for the account's endpoints that want it. Nothing is written when no
+ * endpoint wants the event, so merchants without endpoints pay one indexed query per transition.
+ */
+export function notifyOrderTransition(trx: Kysely<DB>, cause: Cause & { status: string }): Promise<void> {
+  return recordEvent(trx, cause, ORDER_STATUS_EVENTS[cause.status]);
+}
+
+/** Called by transitionPayment: a failed payment and a chargeback are events. */
+export function notifyPaymentTransition(trx: Kysely<DB>, cause: Cause & { status: string }): Promise<void> {
+  return recordEvent(trx, cause, PAYMENT_STATUS_EVENTS[cause.status]);
+}
+
+/** A renewal charged (with the renewal order) or a subscription cancelled after its last failed renewal. */
+export async function notifySubscription(trx: Kysely<DB>, cause: Cause & { subscriptionId: string; type: 'subscription.renewed' | 'subscription.cancelled' }): Promise<void> {
+  return recordEvent(trx, cause, cause.type, cause.subscriptionId);
+}
+
+async function recordEvent(trx: Kysely<DB>, cause: Cause, type: NotificationEventType | undefined, subscriptionId?: string): Promise<void> {
+  const endpoints = await enabledEndpoints(trx, cause.accountId);
+  if (endpoints.length === 0) return;
+  const order = await orderSnapshot(trx, cause.accountId, cause.orderId);
+  if (!order) return;
+  // The snapshot is the order as this transaction leaves it: an event recorded earlier in it (a failed
+  // payment before the order returns to pending) is brought up to date by every later transition.
+  await refreshEarlierSnapshots(trx, cause.accountId, cause.orderId, order);
+  if (!type) return;
+  const companyId = (await findOrderCompany(trx, cause.accountId, cause.orderId))?.company_id ?? null;
+  const targets = endpoints.filter((endpoint) => (endpoint.company_id === null || endpoint.company_id === companyId) && (endpoint.event_types.length === 0 || endpoint.event_types.includes(type)));
+  if (targets.length === 0) return;
+  const subscription = subscriptionId === undefined ? undefined : await subscriptionSnapshot(trx, cause.accountId, subscriptionId);
+  const eventId = `${ID_PREFIX.event}${randomBytes(12).toString('hex')}`;
+  const data = { order, ...whenSet('subscription', subscription) };
+  await insertEvent(trx, { id: eventId, accountId: cause.accountId, companyId, type, orderId: cause.orderId, subscriptionId: subscriptionId ?? null, data, at: cause.at });
+  for (const endpoint of targets) {
+    const deliveryId = `${ID_PREFIX.delivery}${randomBytes(12).toString('hex')}`;
+    await insertDelivery(trx, { id: deliveryId, accountId: cause.accountId, eventId, endpointId: endpoint.id, maxAttempts: MAX_DELIVERY_ATTEMPTS, at: cause.at });
+    await enqueueDeliveryAttempt(trx, cause.accountId, { delivery_id: deliveryId, attempt: 1 });
+  }
+}
+
+/** One job per attempt, keyed by delivery and attempt so a duplicate enqueue is dropped. */
+export function enqueueDeliveryAttempt(trx: Kysely<DB>, accountId: string, payload: DeliverPayload, runAt?: Date): Promise<boolean> {
+  return enqueueJob(trx, { type: DELIVER_JOB, payload, accountId, runAt, dedupKey: `${DELIVER_JOB}:${payload.delivery_id}:${payload.attempt}` });
+}
+
+/** OrderData with a path-only link: the worker resolves it against PUBLIC_URL when it sends (see withPublicLinks). */
+async function orderSnapshot(trx: Kysely<DB>, accountId: string, orderId: number): Promise<OrderData | undefined> {
+  const [details] = await loadOrderDetails(trx, accountId, [orderId]);
+  return details && toOrderData(details, '');
+}
+
+async function refreshEarlierSnapshots(trx: Kysely<DB>, accountId: string, orderId: number, order: OrderData): Promise<void> {
+  for (const event of await eventsOfOrderInThisTransaction(trx, accountId, orderId)) {
+    await replaceEventData(trx, accountId, event.id, { ...(event.data as object), order });
+  }
+}
+
+async function subscriptionSnapshot(trx: Kysely<DB>, accountId: string, id: string) {
+  const row = await findSubscription(trx, accountId, id);
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    status: row.status,
+    origin_order_id: row.origin_order_id,
+    interval: row.interval,
+    interval_count: row.interval_count,
+    amount: toMajor(row.amount_cents),
+    current_period_start: row.current_period_start.toISOString(),
+    current_period_end: row.current_period_end.toISOString(),
+    ...whenSet('next_charge_at', row.next_charge_at?.toISOString()),
+    ...whenSet('cancelled_at', row.cancelled_at?.toISOString()),
+  };
+}
+
+/** Resolves the order's path-only link against the service's public URL. */
+export function withPublicLinks(data: unknown, publicUrl: string): unknown {
+  const order = (data as { order?: { link?: unknown } }).order;
+  if (!order || typeof order.link !== 'string' || !order.link.startsWith('/')) return data;
+  return { ...(data as object), order: { ...order, link: `${publicUrl}${order.link}` } };
+}
