@@ -22,6 +22,8 @@ export type Config = {
   rateLimits: RateLimits;
   /** How long a worker's claim on a job lasts; a job still running after it is presumed lost and run again. */
   jobLeaseMs: number;
+  /** Whether merchant notifications may go to loopback and private addresses; unset: only under `checkout start`. */
+  notificationsAllowPrivateNetworks: boolean | undefined;
   /** Live or standalone gateway endpoints; a gateway without one is served by the in-process sandbox. */
   gatewayUrls: Partial<Record<'gateway_a' | 'gateway_b' | 'gateway_c', string>>;
 };
@@ -38,6 +40,13 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return value;
+}
+
+function optionalBoolean(env: NodeJS.ProcessEnv, name: string): boolean | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (raw !== 'true' && raw !== 'false') throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  return raw === 'true';
 }
 
 function url(env: NodeJS.ProcessEnv, name: string, fallback: string | undefined, protocols: string[]): string | undefined {
@@ -104,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ipPerMinute: integer(env, 'RATE_LIMIT_IP_PER_MINUTE', 6000, 0, 1_000_000_000),
     },
     jobLeaseMs: integer(env, 'JOB_LEASE_SECONDS', 300, 1, 86_400) * 1000,
+    notificationsAllowPrivateNetworks: optionalBoolean(env, 'NOTIFICATIONS_ALLOW_PRIVATE_NETWORKS'),
     gatewayUrls: Object.fromEntries(
       (['gateway_a', 'gateway_b', 'gateway_c'] as const).flatMap((name) => {
         const value = url(env, `${name.toUpperCase()}_URL`, undefined, ['http:', 'https:']);

@@ -9,6 +9,9 @@ import { rotateKey } from './modules/accounts/api-keys.ts';
 import { seedDemo, type DemoSeedResult } from './modules/accounts/demo-seed.ts';
 import { applyMerchant, MerchantApplyError } from './modules/accounts/merchant-apply.ts';
 import { MerchantDocumentError, parseMerchantDocument } from './modules/accounts/merchant-document.ts';
+import { deliverySettings } from './modules/notifications/delivery.job.ts';
+import { NotificationInputError } from './modules/notifications/endpoints.service.ts';
+import { NotificationUsageError, runNotificationsCommand } from './modules/notifications/notifications.cli.ts';
 import { createWorker, openConfiguredDatabase, startServer, stopOnSignals } from './runtime.ts';
 import { startLocalSandboxes } from './sandbox-runtime.ts';
 
@@ -26,9 +29,12 @@ Commands:
   sandbox [--port N]         run the three gateway sandboxes standalone (default port 4010)
   keys rotate --account SLUG [--grace-seconds N]
                              issue a new API key; the old ones expire after the grace period (default 86400)
+  notifications add|list|enable|disable|rotate-secret|failed|redeliver|attempts …
+                             merchant notification endpoints and deliveries (\`checkout notifications\` for details)
 
 Configuration comes from the environment: PORT, HOST, DATABASE_URL, DATA_DIR, PUBLIC_URL, MASTER_KEY,
-LOG_LEVEL, BODY_LIMIT_BYTES, DB_POOL_SIZE, METRICS_TOKEN, TRUST_PROXY, JOB_LEASE_SECONDS (see README.md).`;
+LOG_LEVEL, BODY_LIMIT_BYTES, DB_POOL_SIZE, METRICS_TOKEN, TRUST_PROXY, JOB_LEASE_SECONDS,
+NOTIFICATIONS_ALLOW_PRIVATE_NETWORKS (see README.md).`;
 
 type Command = (args: string[], config: Config) => Promise<void>;
 
@@ -43,7 +49,8 @@ const commands: Record<string, Command> = {
       await database.close();
     }
     const logger = createLogger(config.logLevel);
-    const server = await startServer(config, logger, { worker: true });
+    // The local demo may notify a receiver on this machine unless told otherwise.
+    const server = await startServer({ ...config, notificationsAllowPrivateNetworks: config.notificationsAllowPrivateNetworks ?? true }, logger, { worker: true });
     stopOnSignals(server.stop, logger);
     printWelcome(config, demo);
   },
@@ -68,7 +75,7 @@ const commands: Record<string, Command> = {
     const database = await openConfiguredDatabase(config);
     await migrate(database);
     // A standalone worker reaches gateways through GATEWAY_*_URL (the in-process sandboxes live in `serve`).
-    const worker = createWorker(database, logger, { masterKey: config.masterKey, gatewayUrls: config.gatewayUrls, clock: () => new Date() }, { leaseMs: config.jobLeaseMs });
+    const worker = createWorker(database, logger, { masterKey: config.masterKey, gatewayUrls: config.gatewayUrls, clock: () => new Date(), notifications: deliverySettings(config) }, { leaseMs: config.jobLeaseMs });
     worker.start();
     logger.info({ workerId: worker.workerId }, 'worker started');
     stopOnSignals(async () => {
@@ -138,6 +145,14 @@ const commands: Record<string, Command> = {
       console.log(JSON.stringify({ account_id: account.id, api_key: key.plaintext, previous_keys_expire_in_seconds: grace }, null, 2));
     });
   },
+
+  async notifications(args, config) {
+    await withDatabase(config, async (database) => {
+      await migrate(database);
+      const output = await runNotificationsCommand(args, { db: database.db, masterKey: config.masterKey, now: new Date() });
+      console.log(JSON.stringify(output, null, 2));
+    });
+  },
 };
 
 class UsageError extends Error {}
@@ -181,7 +196,7 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof ConfigError) console.error(`configuration error: ${error.message}`);
-  else if (error instanceof UsageError || error instanceof MerchantDocumentError || error instanceof MerchantApplyError) console.error(error.message);
+  else if (error instanceof UsageError || error instanceof MerchantDocumentError || error instanceof MerchantApplyError || error instanceof NotificationInputError) console.error(error.message);
   else console.error(error);
-  process.exitCode = error instanceof UsageError ? 64 : 1;
+  process.exitCode = error instanceof UsageError || error instanceof NotificationUsageError ? 64 : 1;
 });

@@ -6,6 +6,7 @@ import { openDatabase, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { maintenanceHandlers, scheduleMaintenance } from './jobs/maintenance.ts';
 import { paymentJobHandlers, type PaymentJobDeps } from './jobs/payment-jobs.ts';
+import { deliverySettings, notificationJobHandlers, type DeliverySettings } from './modules/notifications/delivery.job.ts';
 import { scheduleDueRenewals } from './modules/payments/subscription-renewal.ts';
 import { webhookJobHandlers } from './modules/webhooks/webhook-jobs.ts';
 import { Worker, type JobHandler } from './jobs/worker.ts';
@@ -17,13 +18,20 @@ export async function openConfiguredDatabase(config: Config): Promise<Database> 
     : openDatabase({ engine: 'pglite', dataDir: config.dataDir });
 }
 
+export type WorkerDeps = PaymentJobDeps & { notifications: DeliverySettings };
+
 /** Every job type the worker knows; modules add their handlers here. */
-export function jobHandlers(deps: PaymentJobDeps): Record<string, JobHandler> {
-  return { ...maintenanceHandlers(deps.clock), ...paymentJobHandlers(deps), ...webhookJobHandlers({ clock: deps.clock }) };
+export function jobHandlers(deps: WorkerDeps): Record<string, JobHandler> {
+  return {
+    ...maintenanceHandlers(deps.clock),
+    ...paymentJobHandlers(deps),
+    ...webhookJobHandlers({ clock: deps.clock }),
+    ...notificationJobHandlers({ ...deps.notifications, masterKey: deps.masterKey, clock: deps.clock }),
+  };
 }
 
 /** A worker with every handler; each tick schedules maintenance and sweeps due subscription renewals. */
-export function createWorker(database: Database, logger: Logger, deps: PaymentJobDeps, options: { leaseMs?: number } = {}): Worker {
+export function createWorker(database: Database, logger: Logger, deps: WorkerDeps, options: { leaseMs?: number } = {}): Worker {
   return new Worker({
     database,
     handlers: jobHandlers(deps),
@@ -56,7 +64,7 @@ export async function startServer(config: Config, logger: Logger, options: { wor
   const address = await app.listen({ port: config.port, host: config.host });
   listeningUrl = address.replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
   if (sandboxes) logger.info({ gateways: sandboxes.urls }, 'gateway sandboxes running in-process');
-  const worker = options.worker || database.engine === 'pglite' ? createWorker(database, logger, { masterKey: config.masterKey, gatewayUrls, clock: () => new Date() }, { leaseMs: config.jobLeaseMs }) : undefined;
+  const worker = options.worker || database.engine === 'pglite' ? createWorker(database, logger, { masterKey: config.masterKey, gatewayUrls, clock: () => new Date(), notifications: deliverySettings(config) }, { leaseMs: config.jobLeaseMs }) : undefined;
   worker?.start();
   let stopping: Promise<void> | undefined;
   const stop = () =>
