@@ -47,7 +47,8 @@ export async function postJson(url: string, body: string, headers: Record<string
   try {
     const target = new URL(url);
     const host = target.hostname.replace(/^\[|\]$/g, '');
-    if (!options.allowPrivateNetworks && (isPrivateAddress(host) || host === 'localhost')) throw new RefusedAddressError(`${host} is a private address`);
+    // An address literal is never looked up, so it is checked here; a name is checked when it resolves.
+    if (!options.allowPrivateNetworks && isPrivateAddress(host)) throw new RefusedAddressError(`${host} is a private address`);
     const response = await send(target, body, headers, options);
     return { statusCode: response.statusCode, responseBody: response.body, durationMs: elapsed() };
   } catch (error) {
