@@ -7,6 +7,7 @@ import { generateKey, storeKey, type IssuedKey } from './api-keys.ts';
 import { validateMerchantDocument, type MerchantDocument } from './merchant-document.ts';
 import { applyCatalog } from './merchant-apply.catalog.ts';
 import { applyCompanySettings, assertCompanySlugsAvailable, demoteOtherPrimaries, upsertCompany } from './merchant-apply.company.ts';
+import { applyNotificationEndpoints } from './merchant-apply.notifications.ts';
 import { applyPages } from './merchant-apply.pages.ts';
 import { changedColumns, hasChanges, MerchantApplyError, type Trx } from './merchant-apply.support.ts';
 
@@ -23,6 +24,10 @@ export type ApplyResult = {
   coupons: Record<string, number>;
   checkout_pages: Record<string, string>;
   cart_pages: Record<string, string>;
+  /** Notification endpoint ids by url. */
+  notification_endpoints: Record<string, string>;
+  /** Signing secrets of the endpoints created by this apply, by url; absent when none was created. */
+  notification_secrets?: Record<string, string>;
   created: boolean;
 };
 
@@ -66,6 +71,7 @@ export async function applyMerchant(
       coupons: {},
       checkout_pages: {},
       cart_pages: {},
+      notification_endpoints: {},
       created: !existing,
     };
     const primarySlug = (merchant.companies.find((company) => company.primary === true) ?? merchant.companies[0]!).slug;
@@ -83,6 +89,9 @@ export async function applyMerchant(
       Object.assign(result.checkout_pages, Object.fromEntries(pages.checkoutPages));
       Object.assign(result.cart_pages, Object.fromEntries(pages.cartPages));
     }
+    const endpoints = await applyNotificationEndpoints({ trx, accountId, now }, masterKey, merchant.notification_endpoints ?? [], new Map(Object.entries(result.companies)));
+    result.notification_endpoints = endpoints.ids;
+    if (Object.keys(endpoints.secrets).length > 0) result.notification_secrets = endpoints.secrets;
     return result;
   });
 }

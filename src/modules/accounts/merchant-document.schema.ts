@@ -1,4 +1,5 @@
 import { Type, type Static, type TProperties } from 'typebox';
+import { NOTIFICATION_EVENT_TYPES } from '../notifications/event-types.ts';
 
 /** The same rule as the companies.slug CHECK, used for every slug in the document. */
 export const SLUG_PATTERN = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';
@@ -148,6 +149,15 @@ const Company = Closed({
   cart_pages: Type.Optional(Type.Array(CartPage, { maxItems: 100 })),
 });
 
+/** Matched by url within the account; `events` omitted means every type; `company` limits it to one company's orders. */
+const NotificationEndpoint = Closed({
+  url: HttpUrl(),
+  events: Type.Optional(Type.Array(Type.Enum(NOTIFICATION_EVENT_TYPES), { maxItems: 20 })),
+  company: Type.Optional(Slug()),
+  enabled: Type.Optional(Type.Boolean()),
+  description: Type.Optional(Text(500)),
+});
+
 export const MerchantDocumentSchema = Closed({
   account: Closed({
     name: Text(),
@@ -155,6 +165,7 @@ export const MerchantDocumentSchema = Closed({
     allowed_hosts: Type.Optional(Type.Array(Text(), { maxItems: 100 })),
   }),
   companies: Type.Array(Company, { minItems: 1, maxItems: 100 }),
+  notification_endpoints: Type.Optional(Type.Array(NotificationEndpoint, { maxItems: 100 })),
 });
 
 export type MerchantDocument = Static<typeof MerchantDocumentSchema>;
@@ -164,3 +175,4 @@ export type PaymentPlanDocument = NonNullable<CompanyDocument['payment_plans']>[
 export type CouponDocument = NonNullable<CompanyDocument['coupons']>[number];
 export type CheckoutPageDocument = NonNullable<CompanyDocument['checkout_pages']>[number];
 export type CartPageDocument = NonNullable<CompanyDocument['cart_pages']>[number];
+export type NotificationEndpointDocument = NonNullable<MerchantDocument['notification_endpoints']>[number];

@@ -73,7 +73,7 @@ function patternMessage(path: string, pattern: string): string {
   if (/color$/.test(path)) return 'must be a colour as #rrggbb';
   if (/slug$/.test(path)) return 'must be lower-case letters, digits and inner hyphens (at most 63 characters)';
   if (/(starts_at|ends_at)$/.test(path)) return 'must be a time as HH:MM';
-  if (/(image|logo|redirect_url)$/.test(path)) return 'must be an http or https URL';
+  if (/(image|logo|redirect_url|\.url)$/.test(path)) return 'must be an http or https URL';
   return `must match ${pattern}`;
 }
 
