@@ -5,16 +5,15 @@ import type { Database } from './db/database.ts';
 import type { GatewayName } from './gateways/port.ts';
 import { registerAuthentication } from './http/auth.ts';
 import { registerDocs } from './http/docs.ts';
-import { AppError } from './http/errors.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerHealth } from './http/health.ts';
 import { registerIdempotency } from './http/idempotency.ts';
+import { guardRequestInput } from './http/input-guard.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { parseQueryString } from './http/query.ts';
 import { registerRateLimiting } from './http/rate-limit.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
 import { validatorCompiler } from './http/validation.ts';
-import { containsCardNumber } from './lib/card-numbers.ts';
 import { registerCardHashRoutes } from './modules/card-hash/card-hash.routes.ts';
 import { registerCartRoutes } from './modules/carts/carts.routes.ts';
 import { registerCatalogRoutes } from './modules/catalog/catalog.routes.ts';
@@ -70,12 +69,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  // Card data must arrive tokenized; a raw PAN is refused before validation, logging or storage.
-  app.addHook('preValidation', async (request) => {
-    if (containsCardNumber(request.body) || containsCardNumber(request.query)) {
-      throw new AppError('card_number_refused', 'Raw card numbers are not accepted: tokenize the card with the gateway’s client library');
-    }
-  });
+  // Card data must arrive tokenized; a raw PAN, a NUL character or runaway nesting is refused before validation, logging or storage.
+  app.addHook('preValidation', async (request) => guardRequestInput(request));
   registerRateLimiting(app, config.rateLimits, context.clock);
   registerAuthentication(app, database.db, config.publicUrl);
   registerIdempotency(app, database.db, context.clock);

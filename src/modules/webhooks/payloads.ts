@@ -1,4 +1,5 @@
 import { AppError } from '../../http/errors.ts';
+import { findUnstorableInput } from '../../http/input-guard.ts';
 
 /** A body that is not the receiver's documented shape: 422, nothing stored. */
 export const invalidPayload = (message: string) => new AppError('validation_failed', message);
@@ -29,11 +30,15 @@ export function requireCompanyId(value: unknown, field: string): number {
   return Number(text);
 }
 
-/** The parsed JSON of a raw body; 400 when it is not JSON. */
+/** The parsed JSON of a raw body; 400 when it is not JSON, 422 when it holds what cannot be stored. */
 export function parseJson(raw: Buffer | string): unknown {
+  let parsed: unknown;
   try {
-    return JSON.parse(raw.toString());
+    parsed = JSON.parse(raw.toString());
   } catch {
     throw new AppError('malformed_request', 'The request body is not valid JSON');
   }
+  const problem = findUnstorableInput(parsed, 'body');
+  if (problem) throw new AppError('validation_failed', `The request body ${problem.message}`, [problem]);
+  return parsed;
 }
