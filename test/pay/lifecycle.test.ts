@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import type { Database } from '../../src/db/database.ts';
 import { paymentJobHandlers } from '../../src/jobs/payment-jobs.ts';
 import type { Job } from '../../src/jobs/worker.ts';
@@ -76,6 +77,19 @@ for (const engine of engines()) {
         } else assert.deepEqual({ status: state.status, failed_attempts: state.failed_attempts }, { status: 'cancelled', failed_attempts: 4 });
       }
       assert.deepEqual(retries, [1, 3, 5]);
+    });
+
+    test('a renewal due at a time written by SQL (microseconds) is charged once, like one written by the service', async () => {
+      const res = await post({ checkout_page_id: merchant.pageId, products: [{ id: merchant.subscriptionProductId, quantity: 1 }], customer_email: 'sql-due@example.com', payment_plan_id: `${merchant.cardPlanId}-1`, credit_card_0_token: await tokenA(pay.sandboxes) });
+      assert.equal(res.statusCode, 200, res.body);
+      const order = await database.db.selectFrom('payments').select('order_id').where('gateway_id', '=', res.json().payments[0]).executeTakeFirstOrThrow();
+      const sub = await database.db.selectFrom('subscriptions').select('id').where('origin_order_id', '=', order.order_id).executeTakeFirstOrThrow();
+      await sql`UPDATE subscriptions SET current_period_end = now() - interval '1.234567 seconds', next_charge_at = now() - interval '1.234567 seconds' WHERE id = ${sub.id}`.execute(database.db);
+      const now = new Date();
+      await runJob(now, 'subscriptions.renew', { account_id: merchant.accountId, subscription_id: sub.id });
+      await runJob(now, 'subscriptions.renew', { account_id: merchant.accountId, subscription_id: sub.id });
+      const renewals = await database.db.selectFrom('orders').select('status').where('source', '=', 'subscription').where('parent_order_id', '=', order.order_id).execute();
+      assert.deepEqual(renewals, [{ status: 'paid' }]);
     });
 
     test('payments.expire_pix: a pix still waiting at expiry is cancelled and its checkout order cancelled; earlier it waits', async () => {

@@ -38,7 +38,9 @@ export async function renewSubscription(db: Kysely<DB>, deps: GatewayDeps, ref: 
   const customer = await db.selectFrom('customers').selectAll().where('account_id', '=', sub.account_id).where('id', '=', sub.customer_id).executeTakeFirstOrThrow();
   const items = (await findOrderItems(db, sub.account_id, sub.origin_order_id)).filter((item) => item.subscription);
   const claimed = await db.transaction().execute(async (trx) => {
-    const taken = await trx.updateTable('subscriptions').set({ next_charge_at: null, updated_at: now }).where('id', '=', sub.id).where('next_charge_at', '=', sub.next_charge_at).returning('id').executeTakeFirst();
+    // Still due, so not yet claimed (a claim clears it). Not an equality with the value read above: a
+    // timestamp written by SQL has microseconds that the JS Date read back does not, and would never match.
+    const taken = await trx.updateTable('subscriptions').set({ next_charge_at: null, updated_at: now }).where('id', '=', sub.id).where('next_charge_at', '<=', now).returning('id').executeTakeFirst();
     if (!taken) return undefined;
     const order = await createPayOrder(trx, {
       accountId: sub.account_id,
