@@ -29,6 +29,9 @@ export const KEYS: Record<GatewayName, { publicKey: string; secretKey: string }>
   gateway_c: { publicKey: 'ek_test_pay_c', secretKey: 'ak_test_pay_c' },
 };
 
+/** Where the sandboxes answer: in this process (RunningSandboxes) or a standalone `checkout sandbox`. */
+export type SandboxUrls = Pick<RunningSandboxes, 'baseUrlFor'>;
+
 export type PayApp = { app: FastifyInstance; config: Config; sandboxes: RunningSandboxes; setNow(now: Date | undefined): void; close(): Promise<void> };
 
 /** The app with sandboxes on port 0 (charge calls held 2 s) and gateway clients that give up after 1 s. */
@@ -140,7 +143,7 @@ export async function createMerchant(database: Database, config: Config, allowed
 }
 
 /** A gateway_a card token from the sandbox's browser tokenizer (publishable key). */
-export async function tokenA(sandboxes: RunningSandboxes, number: string = CARDS.approved): Promise<string> {
+export async function tokenA(sandboxes: SandboxUrls, number: string = CARDS.approved): Promise<string> {
   return untilAccepted(() => rawTokenA(sandboxes, number));
 }
 
@@ -155,7 +158,7 @@ async function untilAccepted(make: () => Promise<string>): Promise<string> {
   }
 }
 
-async function rawTokenA(sandboxes: RunningSandboxes, number: string): Promise<string> {
+async function rawTokenA(sandboxes: SandboxUrls, number: string): Promise<string> {
   const response = await fetch(`${sandboxes.baseUrlFor('gateway_a')}/tokens?appId=${KEYS.gateway_a.publicKey}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -166,11 +169,11 @@ async function rawTokenA(sandboxes: RunningSandboxes, number: string): Promise<s
 }
 
 /** A gateway_b confirmation token, made with the publishable key as a browser would. */
-export async function confirmationTokenB(sandboxes: RunningSandboxes, number: string = CARDS.approved): Promise<string> {
+export async function confirmationTokenB(sandboxes: SandboxUrls, number: string = CARDS.approved): Promise<string> {
   return untilAccepted(() => rawConfirmationTokenB(sandboxes, number));
 }
 
-async function rawConfirmationTokenB(sandboxes: RunningSandboxes, number: string): Promise<string> {
+async function rawConfirmationTokenB(sandboxes: SandboxUrls, number: string): Promise<string> {
   const form = new URLSearchParams({
     'payment_method_data[type]': 'card',
     'payment_method_data[card][number]': number,
@@ -192,11 +195,11 @@ async function rawConfirmationTokenB(sandboxes: RunningSandboxes, number: string
  * A gateway_c card hash: a key from the sandbox (recorded for the company, as the card-hash-key endpoint
  * does), then the card encrypted with node:crypto publicEncrypt (PKCS#1 v1.5) as the browser library would.
  */
-export async function cardHashC(database: Database, sandboxes: RunningSandboxes, tenant: Tenant, number: string = CARDS.approved): Promise<string> {
+export async function cardHashC(database: Database, sandboxes: SandboxUrls, tenant: Tenant, number: string = CARDS.approved): Promise<string> {
   return untilAccepted(() => rawCardHashC(database, sandboxes, tenant, number));
 }
 
-async function rawCardHashC(database: Database, sandboxes: RunningSandboxes, tenant: Tenant, number: string): Promise<string> {
+async function rawCardHashC(database: Database, sandboxes: SandboxUrls, tenant: Tenant, number: string): Promise<string> {
   const response = await fetch(`${sandboxes.baseUrlFor('gateway_c')}/card_hash_keys`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
