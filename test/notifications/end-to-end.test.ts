@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { pino } from 'pino';
+import type { Database } from '../../src/db/database.ts';
+import type { Worker } from '../../src/jobs/worker.ts';
+import { createEndpoint } from '../../src/modules/notifications/endpoints.service.ts';
+import { createWorker } from '../../src/runtime.ts';
+import { engines } from '../support/engines.ts';
+import { createMerchant, ORIGIN, startPayApp, tokenA, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
+import { paidCardOrder } from '../refunds/refund-fixtures.ts';
+import { drainDeliveries, testClock, type TestClock } from './fixtures.ts';
+import { Receiver, type Received } from './receiver.ts';
+
+type Body = { id: string; type: string; created_at: string; data: { order: { uid: string; status: string; link: string; payments: Array<{ status: string }> }; subscription?: { id: string; status: string } } };
+const bodyOf = (request: Received) => JSON.parse(request.body) as Body;
+
+for (const engine of engines()) {
+  describe(`notifications from real payments on ${engine.name}`, { timeout: 180_000 }, () => {
+    let database: Database;
+    let pay: PayApp;
+    let merchant: Merchant;
+    let clock: TestClock;
+    let worker: Worker;
+    const receiver = new Receiver({ secrets: [], now: () => clock.now() });
+
+    before(async () => {
+      database = await engine.open();
+      pay = await startPayApp(database);
+      merchant = await createMerchant(database, pay.config);
+      clock = testClock();
+      const url = await receiver.start();
+      receiver.options.secrets = [(await createEndpoint(database.db, pay.config.masterKey, { accountId: merchant.accountId, url }, new Date())).secret];
+      // The service's own worker, with every handler, on the test's clock.
+      const gatewayUrls = { gateway_a: pay.sandboxes.baseUrlFor('gateway_a'), gateway_b: pay.sandboxes.baseUrlFor('gateway_b'), gateway_c: pay.sandboxes.baseUrlFor('gateway_c') };
+      worker = createWorker(database, pino({ level: 'silent' }), { masterKey: pay.config.masterKey, gatewayUrls, clock: clock.now, notifications: { publicUrl: pay.config.publicUrl, allowPrivateNetworks: true } });
+    });
+    after(async () => {
+      await receiver.close();
+      await pay.close();
+      await database.close();
+    });
+
+    const received = (from: number) => receiver.received.slice(from).map(bodyOf);
+    const refund = (paymentId: number, payload?: Record<string, unknown>) =>
+      pay.app.inject({ method: 'POST', url: `/api/v1/payments/${paymentId}/refund`, headers: { authorization: `Bearer ${merchant.apiKey}` }, ...(payload ? { payload } : {}) });
+
+    test('a card payment through the gateway sandbox reaches the merchant as order.paid; refunds as order.partially_refunded then order.refunded', async () => {
+      const paid = await paidCardOrder(pay, database, merchant);
+      await drainDeliveries(database, worker, clock);
+      const [orderPaid, ...rest] = received(0);
+      assert.equal(rest.length, 0, JSON.stringify(rest.map((body) => body.type)));
+      assert.equal(orderPaid!.type, 'order.paid');
+      assert.equal(orderPaid!.data.order.uid, paid.orderUid);
+      assert.equal(orderPaid!.data.order.status, 'paid');
+      assert.deepEqual(orderPaid!.data.order.payments.map((payment) => payment.status), ['paid']);
+      assert.equal(orderPaid!.data.order.link, `${pay.config.publicUrl}/pay/charges/${paid.orderUid}`);
+      assert.deepEqual(receiver.received[0]!.verifiedBy, [0]);
+
+      assert.equal((await refund(paid.paymentIds[0]!, { amount: 30 })).statusCode, 200);
+      assert.equal((await refund(paid.paymentIds[0]!)).statusCode, 200);
+      await drainDeliveries(database, worker, clock);
+      const refunds = received(1);
+      assert.deepEqual(refunds.map((body) => [body.type, body.data.order.status]), [['order.partially_refunded', 'partially_refunded'], ['order.refunded', 'refunded']]);
+      assert.ok(refunds.every((body) => body.data.order.uid === paid.orderUid));
+      assert.ok(receiver.received.every((request) => request.verifiedBy.length === 1 && request.answered === 200));
+      assert.equal(new Set(receiver.received.map((request) => request.eventId)).size, 3);
+    });
+
+    test('a subscription renewal charged by the worker is subscription.renewed; four failed renewals end in subscription.cancelled', async () => {
+      const start = receiver.received.length;
+      const res = await pay.app.inject({ method: 'POST', url: '/api/v1/payments', headers: ORIGIN, payload: { checkout_page_id: merchant.pageId, products: [{ id: merchant.subscriptionProductId, quantity: 1 }], customer_email: 'club@example.com', payment_plan_id: `${merchant.cardPlanId}-1`, credit_card_0_token: await tokenA(pay.sandboxes) } });
+      assert.equal(res.statusCode, 200, res.body);
+      const subscription = () => database.db.selectFrom('subscriptions').selectAll().where('account_id', '=', merchant.accountId).executeTakeFirstOrThrow();
+      const renewAt = async () => clock.set(new Date((await subscription()).next_charge_at!.getTime() + 1000));
+
+      await renewAt();
+      await drainDeliveries(database, worker, clock);
+      const renewed = received(start).filter((body) => body.type === 'subscription.renewed');
+      assert.equal(renewed.length, 1);
+      assert.equal(renewed[0]!.data.subscription!.id, (await subscription()).id);
+      assert.equal(renewed[0]!.data.subscription!.status, 'active');
+      assert.equal(renewed[0]!.data.order.status, 'paid', 'the renewal order');
+
+      await database.db.updateTable('saved_payment_methods').set({ revoked_at: new Date() }).where('account_id', '=', merchant.accountId).execute();
+      for (let attempt = 0; attempt < 4; attempt++) {
+        await renewAt();
+        await drainDeliveries(database, worker, clock);
+      }
+      const types = received(start).map((body) => body.type);
+      assert.deepEqual(types.filter((type) => type === 'payment.failed').length, 4);
+      const cancelled = received(start).filter((body) => body.type === 'subscription.cancelled');
+      assert.equal(cancelled.length, 1);
+      assert.equal(cancelled[0]!.data.subscription!.status, 'cancelled');
+      assert.equal((await subscription()).status, 'cancelled');
+    });
+  });
+}
