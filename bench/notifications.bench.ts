@@ -1,0 +1,60 @@
+/**
+ * Merchant notifications on PostgreSQL: (1) what the hook in transitionOrder costs, as order transitions
+ * per second for an account without endpoints and for one with an endpoint (the event, its delivery and
+ * its job are written in the same transaction); (2) deliveries per second from the worker (batches of 10
+ * in parallel) to a local receiver that verifies every signature.
+ */
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import type { Database } from '../src/db/database.ts';
+import { Worker } from '../src/jobs/worker.ts';
+import { notificationJobHandlers } from '../src/modules/notifications/delivery.job.ts';
+import { createEndpoint } from '../src/modules/notifications/endpoints.service.ts';
+import { createTenant, type Tenant } from '../test/support/app.ts';
+import { insertOrder, moveOrder } from '../test/notifications/fixtures.ts';
+import { Receiver } from '../test/notifications/receiver.ts';
+import { freshBenchDatabase } from './harness.ts';
+
+const ORDERS = Number(process.env.BENCH_NOTIFY_ORDERS ?? 500);
+
+async function transitionsPerSecond(database: Database, tenant: Tenant): Promise<{ perSecond: number; meanMs: number }> {
+  const orders = [];
+  for (let i = 0; i < ORDERS; i++) orders.push(await insertOrder(database, tenant));
+  const started = performance.now();
+  for (const order of orders) await moveOrder(database, tenant, order.id, 'paid');
+  const seconds = (performance.now() - started) / 1000;
+  return { perSecond: Math.round(ORDERS / seconds), meanMs: Number(((seconds * 1000) / ORDERS).toFixed(2)) };
+}
+
+export async function run(): Promise<void> {
+  const { database, drop } = await freshBenchDatabase();
+  const masterKey = randomBytes(32);
+  const receiver = new Receiver({ secrets: [], now: () => new Date() });
+  try {
+    const url = await receiver.start();
+    const silent = await createTenant(database);
+    const notified = await createTenant(database);
+    receiver.options.secrets = [(await createEndpoint(database.db, masterKey, { accountId: notified.accountId, url }, new Date())).secret];
+
+    const without = await transitionsPerSecond(database, silent);
+    const withEndpoint = await transitionsPerSecond(database, notified);
+    console.table([
+      { case: 'pending → paid, no endpoint', 'transitions/s': without.perSecond, 'mean ms': without.meanMs },
+      { case: 'pending → paid, one endpoint (event + delivery + job)', 'transitions/s': withEndpoint.perSecond, 'mean ms': withEndpoint.meanMs },
+    ]);
+
+    const worker = new Worker({ database, handlers: notificationJobHandlers({ publicUrl: 'http://pay.test', allowPrivateNetworks: true, masterKey, clock: () => new Date() }), logger: pino({ level: 'silent' }), batchSize: 10 });
+    const started = performance.now();
+    while ((await worker.runOnce()) > 0);
+    const seconds = (performance.now() - started) / 1000;
+    const verified = receiver.received.filter((request) => request.verifiedBy.length === 1).length;
+    if (verified !== ORDERS) throw new Error(`expected ${ORDERS} verified deliveries, the receiver verified ${verified}`);
+    console.table([{ case: 'signed deliveries to a local receiver', deliveries: verified, 'deliveries/s': Math.round(verified / seconds) }]);
+  } finally {
+    await receiver.close();
+    await drop();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await run();
