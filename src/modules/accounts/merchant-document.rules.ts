@@ -1,7 +1,7 @@
 import { isValidCnpj } from '../../brazil/documents.ts';
 import { hasAtMostTwoDecimals } from '../../lib/money.ts';
-import { endpointUrlProblem } from '../notifications/endpoints.service.ts';
 import { isValidAllowedHost } from './allowed-hosts.ts';
+import { notificationEndpointProblems } from './merchant-document.endpoints.ts';
 import { BASIC_AUTH_RECEIVERS, type CompanyDocument, type MerchantDocument } from './merchant-document.schema.ts';
 
 /** A problem the schema cannot express: a rule across fields, a reference, or a limit of a column type. */
@@ -43,18 +43,6 @@ export function documentProblems(document: MerchantDocument): Problem[] {
   });
   notificationEndpointProblems(document, report);
   return problems;
-}
-
-function notificationEndpointProblems(document: MerchantDocument, report: Report): void {
-  const urls = new UniqueNames(report, 'notification endpoint url');
-  const companySlugs = new Set(document.companies.map((company) => company.slug));
-  document.notification_endpoints?.forEach((endpoint, i) => {
-    const at = `notification_endpoints[${i}]`;
-    urls.add(`${at}.url`, endpoint.url);
-    const urlProblem = endpointUrlProblem(endpoint.url);
-    if (urlProblem) report(`${at}.url`, urlProblem);
-    if (endpoint.company !== undefined && !companySlugs.has(endpoint.company)) report(`${at}.company`, `unknown company "${endpoint.company}" (not declared in this document)`);
-  });
 }
 
 type Report = (path: string, message: string) => void;
