@@ -17,3 +17,12 @@ test('limits: depth, array size and parameter count stay bounded', () => {
   assert.equal(Object.keys(parseQueryString(Array.from({ length: 500 }, (_, i) => `k${i}=1`).join('&'))).length, 200);
   assert.deepEqual(parseQueryString('__proto__[x]=1&constructor[prototype][y]=2'), {});
 });
+
+test('a query string parsed again is an independent copy (validation coerces the query in place)', () => {
+  const query = 'products[7]=2&ids[]=a&q=x';
+  const first = parseQueryString(query) as { products: Record<string, unknown>; ids: unknown[]; q: string };
+  first.products['7'] = 2;
+  first.ids.push('b');
+  first.q = 'changed';
+  assert.deepEqual(parseQueryString(query), { products: { '7': '2' }, ids: ['a'], q: 'x' });
+});
