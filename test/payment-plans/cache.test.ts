@@ -7,7 +7,7 @@ import { PAGE_CACHE_TTL_MS } from '../../src/modules/payment-plans/payment-plans
 import { quoteOption } from '../../src/modules/payment-plans/payment-plans.service.ts';
 import { TtlCache } from '../../src/modules/payment-plans/ttl-cache.ts';
 import { engines } from '../support/engines.ts';
-import { createPricingMerchant, startPricingApp, type PricingMerchant } from '../support/pricing-fixtures.ts';
+import { createPricingMerchant, insertCoupon, startPricingApp, type PricingMerchant } from '../support/pricing-fixtures.ts';
 
 describe('TtlCache', () => {
   test('an entry is served until its time is up, then loaded again', async () => {
@@ -50,10 +50,11 @@ for (const engine of engines()) {
     let database: Database;
     let app: FastifyInstance;
     let alpha: PricingMerchant;
+    let setNow: (now: Date) => void;
 
     before(async () => {
       database = await engine.open();
-      ({ app } = await startPricingApp(database, NOW));
+      ({ app, setNow } = await startPricingApp(database, NOW));
       alpha = await createPricingMerchant(database, ['alpha.example']);
     });
     after(async () => {
@@ -70,6 +71,52 @@ for (const engine of engines()) {
       assert.equal(quote.totalCents, 12_000);
       await sleep(PAGE_CACHE_TTL_MS + 50);
       assert.equal(await pix(), 120);
+    });
+
+    const money = (value: number) => Math.round(value * 100) / 100;
+    const plans = (query: string) => app.inject({ url: `/api/v1/payment_plans?checkout_page_id=${alpha.page}&${query}`, headers: { origin: 'https://alpha.example' } });
+
+    test('remembered answers are kept apart by quantities, coupon and amount', async () => {
+      const price = (await plans(`products[${alpha.products.course}]=1`)).json().pix[0].value as number;
+      const cases: Array<[string, number]> = [
+        [`products[${alpha.products.course}]=2`, money(2 * price)],
+        [`products[${alpha.products.course}]=2&coupon=TEN`, money(1.8 * price)],
+        [`products[${alpha.products.course}]=2&coupon=MINUS20`, money(2 * price - 20)],
+        [`products[${alpha.products.course}]=2&amount=55.5`, 55.5],
+        [`products[${alpha.products.course}]=1`, price],
+      ];
+      for (const [query, pix] of cases) {
+        const res = await plans(query);
+        assert.equal(res.statusCode, 200, res.body);
+        assert.equal(res.json().pix[0].value, pix, query);
+      }
+    });
+
+    test('a remembered answer with a coupon is refused as soon as the coupon expires, not a TTL later', async () => {
+      await insertCoupon(database.db, alpha.tenant, { code: 'SOON', percentage: 10, expiresAt: new Date(NOW.getTime() + 60_000) });
+      const query = `products[${alpha.products.course}]=1&coupon=SOON`;
+      const price = (await plans(`products[${alpha.products.course}]=1`)).json().pix[0].value as number;
+      try {
+        for (let i = 0; i < 2; i++) assert.equal((await plans(query)).json().pix[0].value, money(0.9 * price));
+        setNow(new Date(NOW.getTime() + 61_000));
+        const expired = await plans(query);
+        assert.equal(expired.statusCode, 422);
+        assert.deepEqual(expired.json(), { errors: ['Coupon has expired'] });
+      } finally {
+        setNow(NOW);
+      }
+    });
+
+    test('a coupon exhausted meanwhile is refused within the TTL, remembered answer or not', async () => {
+      const couponId = await insertCoupon(database.db, alpha.tenant, { code: 'ONCE', percentage: 5, usageLimit: 1 });
+      const query = `products[${alpha.products.course}]=1&coupon=ONCE`;
+      const price = (await plans(`products[${alpha.products.course}]=1`)).json().pix[0].value as number;
+      for (let i = 0; i < 2; i++) assert.equal((await plans(query)).json().pix[0].value, money(0.95 * price));
+      await database.db.updateTable('coupons').set({ used_count: 1 }).where('id', '=', couponId).returning('id').execute();
+      await sleep(PAGE_CACHE_TTL_MS + 50);
+      const exhausted = await plans(query);
+      assert.equal(exhausted.statusCode, 422);
+      assert.deepEqual(exhausted.json(), { errors: ['Coupon has reached its usage limit'] });
     });
   });
 }

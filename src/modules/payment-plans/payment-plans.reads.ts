@@ -24,7 +24,11 @@ export function databaseReads(db: Kysely<DB>): PricingReads {
   };
 }
 
-type PageSnapshot = { page: CheckoutPageRow; products: Map<number, PageProductRow>; plans: PlanRow[] };
+/** A checkout page as the display cache holds it; `answers` are the responses priced from it (payment-plans.answers.ts). */
+export type PageSnapshot = { page: CheckoutPageRow; products: Map<number, PageProductRow>; plans: PlanRow[]; answers: Map<string, unknown> };
+
+/** The display cache's reads, plus the cached snapshot of a page itself. */
+export type CachedPricingReads = PricingReads & { pageSnapshot(pageId: string): Promise<PageSnapshot | undefined> };
 
 export const PAGE_CACHE_TTL_MS = 1_000;
 const PAGE_CACHE_MAX_PAGES = 5_000;
@@ -37,7 +41,7 @@ const PAGE_CACHE_MAX_PAGES = 5_000;
  * prices: every pay flow prices with `quoteOption` on `databaseReads`, never this cache. Carts,
  * charges, cart pages, allowed hosts and API keys are always read fresh.
  */
-export function cachedCheckoutPageReads(db: Kysely<DB>): PricingReads {
+export function cachedCheckoutPageReads(db: Kysely<DB>): CachedPricingReads {
   const direct = databaseReads(db);
   const cache = new TtlCache<string, PageSnapshot>(PAGE_CACHE_TTL_MS, PAGE_CACHE_MAX_PAGES);
   const coupons = new TtlCache<string, CouponRow>(PAGE_CACHE_TTL_MS, PAGE_CACHE_MAX_PAGES);
@@ -49,13 +53,14 @@ export function cachedCheckoutPageReads(db: Kysely<DB>): PricingReads {
         listPageProducts(db, page.account_id, page.id),
         listPlanRows(db, page.account_id, { kind: 'checkout_page', pageId: page.id }),
       ]);
-      return { page, products: new Map(products.map((row) => [row.id, row])), plans };
+      return { page, products: new Map(products.map((row) => [row.id, row])), plans, answers: new Map() };
     });
   const ownSnapshot = async (accountId: string, pageId: string) => {
     const found = await snapshot(pageId);
     return found?.page.account_id === accountId ? found : undefined;
   };
   return {
+    pageSnapshot: snapshot,
     coupon: (scope, code) => coupons.get(`${scope.accountId}/${scope.companyId}/${code.trim().toUpperCase()}`, () => findCoupon(db, scope, code)),
     checkoutPage: async (id) => (await snapshot(id))?.page,
     pageProducts: async (accountId, pageId, ids) => {

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../app.ts';
 import { assertPublicAccess } from '../../http/auth.ts';
+import { rememberedAnswers } from './payment-plans.answers.ts';
 import { resolvePricingContext } from './payment-plans.context.ts';
 import { cachedCheckoutPageReads } from './payment-plans.reads.ts';
 import { ErrorsBody, PaymentPlanOptionsSchema, PaymentPlansQuery } from './payment-plans.schemas.ts';
@@ -15,6 +16,7 @@ export function registerPaymentPlanRoutes(parent: FastifyInstance, { config, dat
   const { db } = database;
   const publicHostname = new URL(config.publicUrl).hostname;
   const reads = cachedCheckoutPageReads(db);
+  const answer = rememberedAnswers(reads);
 
   app.get(
     '/payment_plans',
@@ -34,7 +36,8 @@ export function registerPaymentPlanRoutes(parent: FastifyInstance, { config, dat
     async (request) => {
       const context = await resolvePricingContext(db, request.query, () => requestCompany(db, request, publicHostname), reads);
       await assertPublicAccess(db, request, context.accountId);
-      return paymentPlanOptionsView(await pricePaymentPlans(db, context, request.query, clock(), reads));
+      const now = clock();
+      return answer(context, request.query, now, async () => paymentPlanOptionsView(await pricePaymentPlans(db, context, request.query, now, reads)));
     },
   );
 }
