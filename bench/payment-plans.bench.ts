@@ -1,19 +1,17 @@
 /**
  * GET /payment_plans under load, against a bare Fastify route answering a JSON body of the same size
  * in the same process. PostgreSQL only (DATABASE_URL); run with
- * `DATABASE_URL=postgres://… node --import tsx bench/payment-plans.bench.ts`.
+ * `DATABASE_URL=postgres://… npm run bench -- payment-plans`.
  */
-import { pathToFileURL } from 'node:url';
 import Fastify from 'fastify';
 import { createPricingMerchant } from '../test/support/pricing-fixtures.ts';
-import { freshBenchDatabase, listenApp, measure, printTable, type Measurement } from './harness.ts';
+import { freshBenchDatabase, isMain, listenApp, measureInterleaved, printTable, ratioRow, requirePostgres, type BenchResult } from './harness.ts';
 
-export type PaymentPlansBenchResult = { plans: Measurement; bare: Measurement; ratio: number; target: number; bodyBytes: number };
-
+const BENCHMARK = 'payment-plans';
 const TARGET_RATIO = 0.3;
 
-export async function run(options: { seconds?: number; connections?: number } = {}): Promise<PaymentPlansBenchResult> {
-  if (!process.env.DATABASE_URL) throw new Error('DATABASE_URL is required: the benchmark runs on PostgreSQL');
+export async function run(options: { seconds?: number; connections?: number } = {}): Promise<BenchResult> {
+  requirePostgres();
   const { database, drop } = await freshBenchDatabase();
   const { app, url } = await listenApp(database);
   const bare = Fastify({ logger: false });
@@ -29,13 +27,18 @@ export async function run(options: { seconds?: number; connections?: number } = 
     bare.get('/bare', async () => payload);
     const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
 
-    const load = { seconds: options.seconds ?? 5, connections: options.connections ?? 10 };
-    const plans = await measure('GET /payment_plans (checkout page, 2 products, coupon)', { url: `${url}${path}`, headers, ...load });
-    const bareRun = await measure(`bare Fastify route, same ${body.length}-byte JSON`, { url: `${bareUrl}/bare`, ...load });
-    const result = { plans, bare: bareRun, ratio: Number((plans.reqPerSec / bareRun.reqPerSec).toFixed(3)), target: TARGET_RATIO, bodyBytes: body.length };
+    const connections = options.connections ?? 10;
+    const [plans, bareRun] = await measureInterleaved(
+      [
+        { label: 'GET /payment_plans (checkout page, 2 products, coupon)', url: `${url}${path}`, headers, connections },
+        { label: `bare Fastify route, same ${body.length}-byte JSON`, url: `${bareUrl}/bare`, connections },
+      ],
+      options.seconds ? { seconds: options.seconds } : {},
+    );
     printTable('GET /payment_plans against a bare route', [plans, bareRun]);
-    console.log(`ratio ${result.ratio} (target ≥ ${TARGET_RATIO}: ${result.ratio >= TARGET_RATIO ? 'met' : 'NOT met'}); body ${body.length} bytes`);
-    return result;
+    const row = ratioRow(BENCHMARK, plans, bareRun, TARGET_RATIO);
+    console.log(`ratio ${row.ratio} (target ${row.target}: ${row.met ? 'met' : 'NOT met'}); body ${body.length} bytes`);
+    return { benchmark: BENCHMARK, rows: [row], notes: [`baseline: a bare Fastify route answering the same ${body.length}-byte JSON, no logging`] };
   } finally {
     await bare.close();
     await app.close();
@@ -43,4 +46,4 @@ export async function run(options: { seconds?: number; connections?: number } = 
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await run();
+if (isMain(import.meta.url)) await run();
