@@ -22,22 +22,46 @@ export async function scheduleDueRenewals(db: Kysely<DB>, now: Date): Promise<nu
   return enqueued;
 }
 
+type Claimed = { order: { id: number; uid: string }; paymentId: number; uid: string };
+
+/**
+ * The renewal a worker claimed and then died before recording (its lease expired and the job runs again):
+ * the period is claimed (`next_charge_at` cleared) and its renewal payment is still pending.
+ */
+async function findStrandedRenewal(db: Kysely<DB>, sub: { account_id: string; origin_order_id: number }): Promise<Claimed | undefined> {
+  const row = await db
+    .selectFrom('payments as p')
+    .innerJoin('orders as o', 'o.id', 'p.order_id')
+    .select(['o.id as orderId', 'o.uid as orderUid', 'p.id as paymentId', 'p.uid'])
+    .where('o.account_id', '=', sub.account_id)
+    .where('o.parent_order_id', '=', sub.origin_order_id)
+    .where('o.source', '=', 'subscription')
+    .where('p.status', '=', 'pending')
+    .orderBy('p.id', 'desc')
+    .executeTakeFirst();
+  return row ? { order: { id: row.orderId, uid: row.orderUid }, paymentId: row.paymentId, uid: row.uid } : undefined;
+}
+
 /**
  * `subscriptions.renew`: charges a due subscription with its saved card. The period is claimed first
  * (a conditional update clears `next_charge_at`), so one period is charged once however many jobs run.
  * A renewal order (`source: 'subscription'`, parent = the original order) records the attempt; paid moves
  * the period on, a failure is retried after 1, 3 and 5 days and then cancels the subscription.
+ * A claimed period whose worker died before recording the answer is charged again under the same payment
+ * uid: the gateway's idempotency key replays a charge it already made instead of making a second one.
  */
 export async function renewSubscription(db: Kysely<DB>, deps: GatewayDeps, ref: { accountId: string; subscriptionId: string }, now: Date): Promise<'renewed' | 'failed' | 'cancelled' | 'skipped'> {
   const sub = await db.selectFrom('subscriptions').selectAll().where('account_id', '=', ref.accountId).where('id', '=', ref.subscriptionId).executeTakeFirst();
-  if (!sub || sub.status === 'cancelled' || !sub.next_charge_at || sub.next_charge_at > now) return 'skipped';
+  if (!sub || sub.status === 'cancelled') return 'skipped';
+  const stranded = sub.next_charge_at === null ? await findStrandedRenewal(db, sub) : undefined;
+  if (!stranded && (!sub.next_charge_at || sub.next_charge_at > now)) return 'skipped';
   const method = sub.saved_payment_method_id
     ? await db.selectFrom('saved_payment_methods').select(['gateway', 'gateway_reference_encrypted']).where('account_id', '=', sub.account_id).where('id', '=', sub.saved_payment_method_id).where('revoked_at', 'is', null).executeTakeFirst()
     : undefined;
   const company = await findPayCompany(db, sub.account_id, sub.company_id);
   const customer = await db.selectFrom('customers').selectAll().where('account_id', '=', sub.account_id).where('id', '=', sub.customer_id).executeTakeFirstOrThrow();
   const items = (await findOrderItems(db, sub.account_id, sub.origin_order_id)).filter((item) => item.subscription);
-  const claimed = await db.transaction().execute(async (trx) => {
+  const claimed: Claimed | undefined = stranded ?? await db.transaction().execute(async (trx) => {
     // Still due, so not yet claimed (a claim clears it). Not an equality with the value read above: a
     // timestamp written by SQL has microseconds that the JS Date read back does not, and would never match.
     const taken = await trx.updateTable('subscriptions').set({ next_charge_at: null, updated_at: now }).where('id', '=', sub.id).where('next_charge_at', '<=', now).returning('id').executeTakeFirst();
@@ -76,6 +100,9 @@ export async function renewSubscription(db: Kysely<DB>, deps: GatewayDeps, ref: 
     });
   }
   return db.transaction().execute(async (trx) => {
+    // A resumed renewal may race the worker it took over from: whoever records first moves the period.
+    const current = await trx.selectFrom('subscriptions').select('next_charge_at').where('id', '=', sub.id).forUpdate().executeTakeFirstOrThrow();
+    if (current.next_charge_at !== null) return 'skipped';
     const payment = { id: claimed.paymentId, uid: claimed.uid, accountId: sub.account_id, companyId: sub.company_id, orderId: claimed.order.id, customerId: sub.customer_id, gateway: (method?.gateway ?? 'gateway_a') as GatewayName };
     await recordGatewayAnswer(trx, deps.masterKey, payment, answer, now);
     if (answer.kind === 'paid') {
