@@ -35,11 +35,11 @@ export async function startCluster(config: Config, logger: Logger, options: Clus
       if (stopping) return;
       // A process that never listened (bad port, bad configuration) would fail again: stop everything.
       if (!listening) {
-        logger.error({ pid: child.process.pid, code, signal }, 'an API process exited before listening; stopping');
+        logger.error({ childPid: child.process.pid, code, signal }, 'an API process exited before listening; stopping');
         void stop().then(() => process.exit(1));
         return;
       }
-      logger.error({ pid: child.process.pid, code, signal }, 'an API process died; starting a replacement');
+      logger.error({ childPid: child.process.pid, code, signal }, 'an API process died; starting a replacement');
       fork();
     });
     return child;
