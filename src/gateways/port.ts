@@ -45,6 +45,11 @@ export type BoletoIssued = { gatewayId: string; barcode: string; digitableLine: 
 
 export type RemoteStatus = 'pending' | 'waiting_payment' | 'paid' | 'failed' | 'cancelled' | 'refunded' | 'partially_refunded' | 'charged_back';
 
+/** Our own references of a charge request: the payment uid (in the metadata) and the idempotency key sent. */
+export type ChargeReference = { paymentUid: string; idempotencyKey: string };
+/** A charge the gateway found by our reference. */
+export type FoundCharge = { gatewayId: string; status: RemoteStatus };
+
 /** The closed set of effects an inbound gateway event can have, whatever the gateway calls it. */
 export type PaymentAction =
   | { kind: 'payment_paid'; gatewayId: string; paidAt: Date; amountCents?: number }
@@ -79,6 +84,8 @@ export interface PaymentGateway {
   voidCharge(account: GatewayAccount, gatewayId: string, idempotencyKey: string): Promise<void>;
   refund(account: GatewayAccount, gatewayId: string, amountCents: number, idempotencyKey: string): Promise<{ refundId: string }>;
   fetchStatus(account: GatewayAccount, gatewayId: string): Promise<RemoteStatus>;
+  /** The charge a request with these references made, if the gateway has one: what a call that timed out may still have created. */
+  findCharge(account: GatewayAccount, reference: ChargeReference): Promise<FoundCharge | undefined>;
   /** Parses a webhook body the receiver has already authenticated. */
   parseWebhook(body: unknown): InboundEvent;
 }

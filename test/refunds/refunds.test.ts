@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
-import { GatewayRequestError } from '../../src/gateways/errors.ts';
-import { GatewayUnavailableError, type PaymentGateway } from '../../src/gateways/port.ts';
-import { usePayGatewayClients } from '../../src/modules/payments/pay-gateways.ts';
 import { createTenant } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
 import { confirmationTokenB, createMerchant, insertPage, orderEventsOf, startPayApp, tokenA, CARDS, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
@@ -150,39 +147,6 @@ for (const engine of engines()) {
       assert.deepEqual(await payment(id).then(({ status, refunded_cents }) => ({ status, refunded_cents })), { status: 'partially_refunded', refunded_cents: 9_000 });
       assert.deepEqual(await order(paid.orderUid), { status: 'partially_refunded', refunded_cents: 9_000, paid_cents: 10_000 });
       assert.equal(await remoteStatus(pay, 'gateway_a', paid.gatewayIds[0]!), 'partially_refunded');
-    });
-
-    /** Runs `body` with gateway clients whose refund call fails with `error`. */
-    async function withFailingRefunds(error: Error, body: () => Promise<void>): Promise<void> {
-      let previous: ReturnType<typeof usePayGatewayClients> | undefined;
-      previous = usePayGatewayClients((name) => Object.assign(Object.create(previous!(name)) as PaymentGateway, { refund: () => Promise.reject(error) }));
-      try {
-        await body();
-      } finally {
-        usePayGatewayClients(previous);
-      }
-    }
-
-    test('a gateway timeout (504), error (502) or refusal (422) releases the reservation and marks the refund failed', async () => {
-      const paid = await paidCardOrder(pay, database, merchant);
-      const id = paid.paymentIds[0]!;
-      const cases: Array<[Error, number, string]> = [
-        [new GatewayUnavailableError('gateway_a', 'timeout', 'no answer'), 504, 'gateway_timeout'],
-        [new GatewayUnavailableError('gateway_a', 'error', 'boom'), 502, 'gateway_error'],
-        [new GatewayRequestError('gateway_a', 400, 'invalid_state', 'not refundable'), 422, 'business_rule_violation'],
-      ];
-      for (const [error, status, code] of cases) {
-        await withFailingRefunds(error, async () => {
-          const res = await refund(id, { amount: 10 });
-          assert.equal(res.statusCode, status);
-          assert.equal(res.json().code, code);
-        });
-      }
-      assert.deepEqual(await payment(id).then(({ status, refunded_cents }) => ({ status, refunded_cents })), { status: 'paid', refunded_cents: 0 });
-      assert.deepEqual((await refundsOf(id)).map((row) => row.status), ['failed', 'failed', 'failed']);
-      assert.equal((await order(paid.orderUid)).status, 'paid');
-      assert.equal((await refund(id, { amount: 10 })).statusCode, 200);
-      assert.equal((await payment(id)).refunded_cents, 1_000);
     });
 
     test('a gateway_b payment is refunded through its own API', async () => {

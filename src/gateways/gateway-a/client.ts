@@ -6,6 +6,8 @@ import {
   type BoletoIssued,
   type CardCharge,
   type CardOutcome,
+  type ChargeReference,
+  type FoundCharge,
   type GatewayAccount,
   type InboundEvent,
   type PaymentGateway,
@@ -72,6 +74,14 @@ export class GatewayAClient implements PaymentGateway {
 
   async fetchStatus(account: GatewayAccount, gatewayId: string): Promise<RemoteStatus> {
     return remoteStatusFrom(this.#charge(await this.#send(account, 'GET', `/charges/${encodeURIComponent(gatewayId)}`)));
+  }
+
+  /** `GET /orders?code=<payment uid>`: our payment uid is the order's code. */
+  async findCharge(account: GatewayAccount, reference: ChargeReference): Promise<FoundCharge | undefined> {
+    const response = await this.#send(account, 'GET', `/orders?code=${encodeURIComponent(reference.paymentUid)}`);
+    const list = this.#expect<{ data: GatewayAOrder[] }>(response, (body) => arrayAt(body, 'data').every((order) => arrayAt(order, 'charges').every(isChargeShape)));
+    const charge = list.data.find((order) => order.code === reference.paymentUid)?.charges[0];
+    return charge ? { gatewayId: charge.id, status: remoteStatusFrom(charge) } : undefined;
   }
 
   parseWebhook(body: unknown): InboundEvent {

@@ -3,6 +3,7 @@ import { chargeTestCard, consumeToken, newCharge, savedCard, TOKEN_LIFETIME_MS }
 import type { GatewaySandbox, SandboxContext } from '../sandbox/context.ts';
 import { cancelOrRefundAll, refundPart, type ChargeEvent } from '../sandbox/lifecycle.ts';
 import { issueBoleto, issuePix } from '../sandbox/payment-slips.ts';
+import { answerAfterWebhook, takeRefundBehaviour } from '../sandbox/refund-behaviours.ts';
 import { SandboxError, SandboxRouter, type SandboxRequest } from '../sandbox/router.ts';
 import { companyIdOf, metadataFrom, sandboxId, type SandboxCharge } from '../sandbox/store.ts';
 import { readTestCard } from '../sandbox/test-cards.ts';
@@ -28,6 +29,13 @@ export function createGatewayASandbox(context: SandboxContext): GatewaySandbox {
       return { status: 200, body: orderView(charge) };
     });
   });
+  // Orders by their code (the merchant's reference), as a list: how a merchant finds a charge whose creation it never heard back from.
+  router.add('GET', '/orders', (request) => {
+    const owner = secretKeyOf(request);
+    const code = typeof request.query.code === 'string' ? request.query.code : undefined;
+    const orders = [...store.charges.values()].filter((charge) => charge.owner === owner && (code === undefined || charge.refs.code === code)).map(orderView);
+    return { status: 200, body: { data: orders, paging: { total: orders.length } } };
+  });
   router.add('GET', '/charges/:id', (request) => ({ status: 200, body: chargeView(chargeOf(context, request)) }));
   router.add('POST', '/charges/:id/cancel', (request) => {
     const charge = chargeOf(context, request);
@@ -43,9 +51,10 @@ export function createGatewayASandbox(context: SandboxContext): GatewaySandbox {
     return store.idempotent(charge.owner, headerValue(request.headers, 'idempotency-key'), async () => {
       const amount = integerAt(request.body, 'amount');
       if (amount === undefined) throw new SandboxError(422, 'invalid_field', 'The amount is required (cents)', 'amount');
+      const webhookFirst = await takeRefundBehaviour(context, request, charge);
       const event = refundPart(charge, amount, context.now());
       if (event.kind !== 'refunded') throw new SandboxError(500, 'internal_error', 'A refund produced no refund');
-      sandbox.notify(charge, event);
+      await answerAfterWebhook(context, webhookFirst, sandbox.notify(charge, event));
       const { refund } = event;
       return { status: 200, body: { id: refund.id, amount: refund.amountCents, status: 'refunded', created_at: refund.createdAt.toISOString(), charge: chargeView(charge) } };
     });

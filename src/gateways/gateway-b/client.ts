@@ -7,6 +7,8 @@ import {
   type BoletoIssued,
   type CardCharge,
   type CardOutcome,
+  type ChargeReference,
+  type FoundCharge,
   type GatewayAccount,
   type InboundEvent,
   type PaymentGateway,
@@ -77,6 +79,18 @@ export class GatewayBClient implements PaymentGateway {
   async fetchStatus(account: GatewayAccount, gatewayId: string): Promise<RemoteStatus> {
     const path = `/v1/payment_intents/${encodeURIComponent(gatewayId)}?${qs.stringify({ expand: ['latest_charge'] }, { arrayFormat: 'brackets' })}`;
     return remoteStatusFrom(this.#intent(await this.#send(account, 'GET', path)));
+  }
+
+  /** The search API over the payment uid in the metadata, with each intent's latest charge expanded. */
+  async findCharge(account: GatewayAccount, reference: ChargeReference): Promise<FoundCharge | undefined> {
+    const query = `metadata['payment_uid']:'${reference.paymentUid.replace(/'/g, "\\'")}'`;
+    const path = `/v1/payment_intents/search?${qs.stringify({ query, expand: ['data.latest_charge'] }, { arrayFormat: 'brackets' })}`;
+    const response = await this.#send(account, 'GET', path);
+    const failure = failureOf(response);
+    if (response.status >= 400 || failure) throw new GatewayRequestError(this.name, response.status, requestErrorCode(response.status), failure?.message ?? `gateway_b answered ${response.status}`);
+    if (stringAt(response.body, 'object') !== 'search_result') throw new GatewayUnavailableError(this.name, 'error', 'gateway_b answered without a search_result');
+    const intent = (response.body as { data: GatewayBPaymentIntent[] }).data.find((item) => item.metadata?.payment_uid === reference.paymentUid);
+    return intent ? { gatewayId: intent.id, status: remoteStatusFrom(intent) } : undefined;
   }
 
   parseWebhook(body: unknown): InboundEvent {

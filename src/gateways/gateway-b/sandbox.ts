@@ -2,6 +2,7 @@ import { chargeTestCard, consumeToken, newCharge, savedCard } from '../sandbox/c
 import type { GatewaySandbox, SandboxContext } from '../sandbox/context.ts';
 import { cancelOrRefundAll, refundPart, type ChargeEvent } from '../sandbox/lifecycle.ts';
 import { issueBoleto, issuePix } from '../sandbox/payment-slips.ts';
+import { answerAfterWebhook, takeRefundBehaviour } from '../sandbox/refund-behaviours.ts';
 import { SandboxError, SandboxRouter, type SandboxReply, type SandboxRequest } from '../sandbox/router.ts';
 import { companyIdOf, metadataFrom, refundedCents, sandboxId, type SandboxCharge } from '../sandbox/store.ts';
 import type { TestCard } from '../sandbox/test-cards.ts';
@@ -27,6 +28,15 @@ export function createGatewayBSandbox(context: SandboxContext): GatewaySandbox {
     const owner = keyOf(request, 'sk_');
     return store.idempotent(owner, idempotencyKey(request), () => createIntent(sandbox, request, owner));
   });
+  // Registered before `/:id`, which would otherwise take `search` for an id.
+  router.add('GET', '/v1/payment_intents/search', (request) => {
+    const owner = keyOf(request, 'sk_');
+    const query = /^metadata\['([A-Za-z0-9_]{1,40})'\]:'([^']{0,500})'$/.exec(typeof request.query.query === 'string' ? request.query.query : '');
+    if (!query) throw new SandboxError(400, 'parameter_invalid_string', "This sandbox searches by one metadata field: query=metadata['key']:'value'.", 'query');
+    const expand = new Set([...expansions(request.query)].filter((path) => path.startsWith('data.')).map((path) => path.slice(5)));
+    const found = [...store.charges.values()].filter((charge) => charge.owner === owner && charge.metadata[query[1]!] === query[2]);
+    return { status: 200, body: { object: 'search_result', url: '/v1/payment_intents/search', has_more: false, data: found.map((charge) => intentView(charge, expand)) } };
+  });
   router.add('GET', '/v1/payment_intents/:id', (request) => ({ status: 200, body: intentView(intentOf(context, request), expansions(request.query)) }));
   router.add('POST', '/v1/payment_intents/:id/cancel', (request) => {
     const charge = intentOf(context, request);
@@ -51,9 +61,10 @@ export function createGatewayBSandbox(context: SandboxContext): GatewaySandbox {
       const charge = store.chargeOf(owner, intentId);
       if (!charge) throw new SandboxError(404, 'resource_missing', `No such payment_intent: '${intentId}'`, 'payment_intent');
       const amount = integerAt(request.body, 'amount') ?? charge.amountCents - refundedCents(charge);
+      const webhookFirst = await takeRefundBehaviour(context, request, charge);
       const event = refundPart(charge, amount, context.now());
       if (event.kind !== 'refunded') throw new SandboxError(500, 'api_error', 'A refund produced no refund');
-      sandbox.notify(charge, event);
+      await answerAfterWebhook(context, webhookFirst, sandbox.notify(charge, event));
       const { refund } = event;
       const body = { id: refund.id, object: 'refund', amount: refund.amountCents, currency: 'brl', charge: charge.refs.charge_id, payment_intent: charge.id, status: 'succeeded', created: Math.floor(refund.createdAt.getTime() / 1000) };
       return { status: 200, body };

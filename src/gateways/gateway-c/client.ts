@@ -6,6 +6,8 @@ import {
   type BoletoIssued,
   type CardCharge,
   type CardOutcome,
+  type ChargeReference,
+  type FoundCharge,
   type GatewayAccount,
   type InboundEvent,
   type PaymentGateway,
@@ -81,6 +83,15 @@ export class GatewayCClient implements PaymentGateway {
   async fetchStatus(account: GatewayAccount, gatewayId: string): Promise<RemoteStatus> {
     const url = `${this.#transactionUrl(account, gatewayId, '')}?api_key=${encodeURIComponent(account.secretKey)}`;
     return remoteStatusFrom(this.#transaction(await this.#send('GET', url)));
+  }
+
+  /** `GET /transactions?reference_key=…`: the idempotency key travels as the transaction's reference_key. */
+  async findCharge(account: GatewayAccount, reference: ChargeReference): Promise<FoundCharge | undefined> {
+    const url = `${gatewayUrl(account.baseUrl, '/transactions')}?${new URLSearchParams({ api_key: account.secretKey, reference_key: reference.idempotencyKey })}`;
+    const response = await this.#send('GET', url);
+    const list = this.#expect<GatewayCTransaction[]>(response, (body) => Array.isArray(body) && body.every((item) => stringAt(item, 'object') === 'transaction'));
+    const transaction = list.find((item) => item.reference_key === reference.idempotencyKey);
+    return transaction ? { gatewayId: String(transaction.id), status: remoteStatusFrom(transaction) } : undefined;
   }
 
   parseWebhook(body: unknown): InboundEvent {

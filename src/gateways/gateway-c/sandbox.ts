@@ -3,6 +3,7 @@ import { chargeTestCard, newCharge, savedCard } from '../sandbox/card-flow.ts';
 import type { GatewaySandbox, SandboxContext } from '../sandbox/context.ts';
 import { cancelOrRefundAll, refundPart, type ChargeEvent } from '../sandbox/lifecycle.ts';
 import { issueBoleto, issuePix } from '../sandbox/payment-slips.ts';
+import { answerAfterWebhook, takeRefundBehaviour } from '../sandbox/refund-behaviours.ts';
 import { SandboxError, SandboxRouter, type SandboxRequest } from '../sandbox/router.ts';
 import { companyIdOf, metadataFrom, sandboxId, type SandboxCharge } from '../sandbox/store.ts';
 import { readTestCard, type TestCard } from '../sandbox/test-cards.ts';
@@ -46,13 +47,20 @@ export function createGatewayCSandbox(context: SandboxContext): GatewaySandbox {
       return { status: 200, body: transactionView(charge) };
     });
   });
+  router.add('GET', '/transactions', (request) => {
+    const owner = apiKeyOf(request.query);
+    const reference = typeof request.query.reference_key === 'string' ? request.query.reference_key : undefined;
+    const found = [...context.store.charges.values()].filter((charge) => charge.owner === owner && (reference === undefined || charge.refs.reference_key === reference));
+    return { status: 200, body: found.map(transactionView) };
+  });
   router.add('GET', '/transactions/:id', (request) => ({ status: 200, body: transactionView(transactionOf(context, request, apiKeyOf(request.query))) }));
   router.add('POST', '/transactions/:id/refund', (request) => {
     const charge = transactionOf(context, request, apiKeyOf(request.body));
     return context.store.idempotent(charge.owner, stringAt(request.body, 'reference_key'), async () => {
       const amount = integerAt(request.body, 'amount');
+      const webhookFirst = await takeRefundBehaviour(context, request, charge);
       const event = amount === undefined ? cancelOrRefundAll(charge, context.now()) : refundPart(charge, amount, context.now());
-      sandbox.notify(charge, event);
+      await answerAfterWebhook(context, webhookFirst, sandbox.notify(charge, event));
       return { status: 200, body: transactionView(charge) };
     });
   });

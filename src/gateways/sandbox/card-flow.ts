@@ -37,12 +37,15 @@ export function newCharge(draft: ChargeDraft, now: Date): SandboxCharge {
     refunds: [],
     dispute: null,
     refs: draft.refs ?? {},
+    nextRefund: null,
   };
 }
 
 /**
  * Charges a test card the way its number says: approved or declined charges are recorded (and returned);
- * the gateway-error card answers 500 and the timeout card holds the request, both leaving no charge.
+ * the gateway-error card answers 500 and the timeout card holds the request, both leaving no charge. The
+ * late-approval card holds the request whether or not the caller is still there, then records an
+ * approved charge and answers it (to nobody, when the caller timed out).
  */
 export async function chargeTestCard(
   context: SandboxContext,
@@ -56,10 +59,11 @@ export async function chargeTestCard(
     await pause(context.holdMs, AbortSignal.any([request.signal, context.signal]));
     throw new SandboxError(504, 'acquirer_timeout', 'The acquirer did not answer in time (test card ending 0259)');
   }
+  if (card.behaviour === 'approved_late') await pause(context.holdMs, context.signal);
   const now = context.now();
   const charge = newCharge(draft, now);
   charge.card = { ...card, savedMethodId: null };
-  if (card.behaviour === 'approved') {
+  if (card.behaviour === 'approved' || card.behaviour === 'approved_late') {
     charge.state = 'paid';
     charge.paidAt = now;
     if (saving.save) charge.card.savedMethodId = saveCard(context, draft.owner, card, saving.savedPrefix);

@@ -34,7 +34,13 @@ export type SandboxCharge = {
   dispute: { id: string; amountCents: number; createdAt: Date } | null;
   /** Gateway-specific identifiers (order id, transaction id, latest charge id). */
   refs: Record<string, string>;
+  /** How the next refund call of this charge behaves (the `next_refund` sandbox action); null: normally. */
+  nextRefund: RefundBehaviour | null;
 };
+
+/** `refuse` (a 4xx refusal), `error` (500), `timeout` (held, then 504), `webhook_first` (refunded, answered after its webhook's first delivery attempt). */
+export const REFUND_BEHAVIOURS = ['refuse', 'error', 'timeout', 'webhook_first'] as const;
+export type RefundBehaviour = (typeof REFUND_BEHAVIOURS)[number];
 
 export type StoredToken = { card: TestCard; createdAt: Date; used: boolean };
 

@@ -1,6 +1,6 @@
 /** The test cards every sandbox knows, identical on the three gateways (documented in docs/gateways.md). */
 
-export type CardBehaviour = 'approved' | 'declined' | 'insufficient_funds' | 'gateway_error' | 'gateway_timeout';
+export type CardBehaviour = 'approved' | 'declined' | 'insufficient_funds' | 'gateway_error' | 'gateway_timeout' | 'approved_late';
 
 export const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
   '4111111111111111': 'approved',
@@ -8,6 +8,8 @@ export const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
   '4000000000009995': 'insufficient_funds',
   '4000000000000119': 'gateway_error',
   '4000000000000259': 'gateway_timeout',
+  // Approved, but only after the hold: the caller has usually given up by then (a capture it never heard of).
+  '4000000000000267': 'approved_late',
 };
 
 /** What a token, card hash or saved card stands for: never the full number. */

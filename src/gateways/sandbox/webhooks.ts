@@ -38,6 +38,7 @@ const KEPT_DELIVERIES = 500;
 export class WebhookDispatcher {
   readonly #pending = new Set<Promise<void>>();
   readonly #log: WebhookDelivery[] = [];
+  readonly #firstAttempts = new WeakMap<WebhookDelivery, Promise<void>>();
 
   constructor(
     private readonly targets: WebhookTargets,
@@ -60,10 +61,20 @@ export class WebhookDispatcher {
     this.#log.push(delivery);
     if (this.#log.length > KEPT_DELIVERIES) this.#log.shift();
     if (target) {
-      const running = this.#deliver(delivery, target, webhook).finally(() => this.#pending.delete(running));
+      let attempted!: () => void;
+      this.#firstAttempts.set(delivery, new Promise((resolve) => (attempted = resolve)));
+      const running = this.#deliver(delivery, target, webhook, attempted).finally(() => {
+        attempted();
+        this.#pending.delete(running);
+      });
       this.#pending.add(running);
     }
     return delivery;
+  }
+
+  /** Resolves once the delivery's first attempt has been answered (or failed); at once when it has no target. */
+  attempted(delivery: WebhookDelivery): Promise<void> {
+    return this.#firstAttempts.get(delivery) ?? Promise.resolve();
   }
 
   #targetFor(gateway: GatewayName, companyId: number): WebhookTarget | undefined {
@@ -84,12 +95,13 @@ export class WebhookDispatcher {
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
   }
 
-  async #deliver(delivery: WebhookDelivery, target: WebhookTarget, webhook: OutgoingWebhook): Promise<void> {
+  async #deliver(delivery: WebhookDelivery, target: WebhookTarget, webhook: OutgoingWebhook, attempted: () => void): Promise<void> {
     const delays = this.options.retryDelaysMs;
     for (let attempt = 0; attempt <= delays.length && !this.signal.aborted; attempt += 1) {
       if (attempt > 0 && !(await pause(delays[attempt - 1]!, this.signal))) break;
       delivery.attempts += 1;
       delivery.lastResponseStatus = await this.#attempt(target, webhook);
+      attempted();
       if (delivery.lastResponseStatus !== null && delivery.lastResponseStatus < 300 && delivery.lastResponseStatus >= 200) {
         delivery.status = 'delivered';
         return;
