@@ -1,53 +1,61 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { GatewayName, PaymentAction } from '../../gateways/port.ts';
-import { transitionOrder } from '../orders/order-status.ts';
 import { claimCouponForOrder } from './coupon-usage.ts';
 import { settleOrder } from './order-settlement.ts';
+import { transitionOrder } from '../orders/order-status.ts';
 import { findOrderRow, findPaymentByGatewayId, findPaymentsOfOrder } from './pay.repo.ts';
 import { transitionPayment, type PaymentStatus } from './payment-status.ts';
 
 export type AppliedAction = { applied: boolean; paymentId?: number; reason?: string };
 
+export type ActionInput = { gateway: GatewayName; action: PaymentAction; accountId?: string; at: Date };
+
 /**
  * Applies one gateway effect (from a webhook, or a status fetched by reconciliation) to the payment with
- * that gateway id, in one transaction. Idempotent and monotonic: every move goes through the transition
- * tables, so a duplicate or late event (a `paid` after a refund, a `failed` after `paid`) changes nothing.
- * `accountId`, when the receiver knows the company's account, keeps the lookup inside that tenant.
+ * that gateway id. Idempotent and monotonic: every move goes through the transition tables, so a duplicate
+ * or late event (a `paid` after a refund, a `failed` after `paid`) changes nothing.
+ * Given a transaction (`db.isTransaction`), it runs inside it, so the caller can commit the effect together
+ * with its own record of the event (the webhook pipeline marks the event processed in the same commit);
+ * otherwise it opens one. `accountId`, when the receiver knows the company's account, keeps the lookup
+ * inside that tenant.
  */
-export async function applyPaymentAction(db: Kysely<DB>, input: { gateway: GatewayName; action: PaymentAction; accountId?: string; at: Date }): Promise<AppliedAction> {
+export function applyPaymentAction(db: Kysely<DB>, input: ActionInput): Promise<AppliedAction> {
+  if (input.action.kind === 'ignored') return Promise.resolve({ applied: false, reason: input.action.reason });
+  return db.isTransaction ? applyInTransaction(db, input) : db.transaction().execute((trx) => applyInTransaction(trx, input));
+}
+
+async function applyInTransaction(trx: Kysely<DB>, input: ActionInput): Promise<AppliedAction> {
   const { action, at } = input;
   if (action.kind === 'ignored') return { applied: false, reason: action.reason };
-  const payment = await findPaymentByGatewayId(db, input.gateway, action.gatewayId, input.accountId);
+  const payment = await findPaymentByGatewayId(trx, input.gateway, action.gatewayId, input.accountId);
   if (!payment) return { applied: false, reason: 'unknown payment' };
-  return db.transaction().execute(async (trx) => {
-    const base = { accountId: payment.account_id, paymentId: payment.id, at };
-    const settle = (cause: string) => settleOrder(trx, { accountId: payment.account_id, orderId: payment.order_id, cause, paymentId: payment.id, at });
-    switch (action.kind) {
-      case 'payment_paid': {
-        const moved = await transitionPayment(trx, { ...base, to: 'paid', cause: `${input.gateway}: payment confirmed`, at: action.paidAt });
-        if (!moved.changed) return { applied: false, paymentId: payment.id, reason: 'already settled' };
-        await confirmCoupon(trx, payment.account_id, payment.order_id);
-        await settle('gateway confirmed the payment');
-        return { applied: true, paymentId: payment.id };
-      }
-      case 'payment_failed':
-      case 'payment_cancelled':
-      case 'payment_expired': {
-        const to: PaymentStatus = action.kind === 'payment_failed' ? 'failed' : 'cancelled';
-        const moved = await transitionPayment(trx, { ...base, to, cause: `${input.gateway}: ${action.kind.replace('payment_', 'payment ')}`, ...(action.kind === 'payment_failed' ? { set: { failure_message: action.reason.slice(0, 500) } } : {}) });
-        if (!moved.changed) return { applied: false, paymentId: payment.id, reason: 'no transition' };
-        await settle(`gateway: ${action.kind}`);
-        return { applied: true, paymentId: payment.id };
-      }
-      case 'payment_refunded':
-        return applyRefund(trx, payment, action, input.gateway, at);
-      case 'payment_disputed': {
-        const moved = await transitionPayment(trx, { ...base, to: 'charged_back', cause: `${input.gateway}: chargeback ${action.disputeId}`, data: { amount_cents: action.amountCents } });
-        return moved.changed ? { applied: true, paymentId: payment.id } : { applied: false, paymentId: payment.id, reason: 'no transition' };
-      }
+  const base = { accountId: payment.account_id, paymentId: payment.id, at };
+  const settle = (cause: string) => settleOrder(trx, { accountId: payment.account_id, orderId: payment.order_id, cause, paymentId: payment.id, at });
+  switch (action.kind) {
+    case 'payment_paid': {
+      const moved = await transitionPayment(trx, { ...base, to: 'paid', cause: `${input.gateway}: payment confirmed`, at: action.paidAt });
+      if (!moved.changed) return { applied: false, paymentId: payment.id, reason: 'already settled' };
+      await confirmCoupon(trx, payment.account_id, payment.order_id);
+      await settle('gateway confirmed the payment');
+      return { applied: true, paymentId: payment.id };
     }
-  });
+    case 'payment_failed':
+    case 'payment_cancelled':
+    case 'payment_expired': {
+      const to: PaymentStatus = action.kind === 'payment_failed' ? 'failed' : 'cancelled';
+      const moved = await transitionPayment(trx, { ...base, to, cause: `${input.gateway}: ${action.kind.replace('payment_', 'payment ')}`, ...(action.kind === 'payment_failed' ? { set: { failure_message: action.reason.slice(0, 500) } } : {}) });
+      if (!moved.changed) return { applied: false, paymentId: payment.id, reason: 'no transition' };
+      await settle(`gateway: ${action.kind}`);
+      return { applied: true, paymentId: payment.id };
+    }
+    case 'payment_refunded':
+      return applyRefund(trx, payment, action, input.gateway, at);
+    case 'payment_disputed': {
+      const moved = await transitionPayment(trx, { ...base, to: 'charged_back', cause: `${input.gateway}: chargeback ${action.disputeId}`, data: { amount_cents: action.amountCents } });
+      return moved.changed ? { applied: true, paymentId: payment.id } : { applied: false, paymentId: payment.id, reason: 'no transition' };
+    }
+  }
 }
 
 /** A pix or boleto confirmed later claims the order's coupon use (a no-op when the intent already holds it). */

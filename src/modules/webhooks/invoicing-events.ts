@@ -2,7 +2,7 @@ import { transitionOrder } from '../orders/order-status.ts';
 import { invalidPayload, isObject, requireCents, requireString } from './payloads.ts';
 import type { ProcessOutcome } from './processors.ts';
 import type { WebhookDeps } from './webhooks.service.ts';
-import { markEvent, type StoredEvent } from './webhooks.repo.ts';
+import type { StoredEvent } from './webhooks.repo.ts';
 
 export const INVOICE_EVENT_TYPES = ['invoice.authorized', 'invoice.cancelled'] as const;
 
@@ -39,27 +39,22 @@ export function parseInvoiceEvent(body: unknown): InvoiceEvent {
   };
 }
 
-/** Upserts the order's invoice and, when authorised, bills the order; the event is marked in the same transaction. */
+/** Upserts the order's invoice and, when authorised, bills the order (in the transaction that marks the event). */
 export async function applyInvoiceEvent(deps: WebhookDeps, event: StoredEvent): Promise<ProcessOutcome> {
   const parsed = parseInvoiceEvent(event.payload);
   const accountId = event.account_id;
   if (!parsed.invoice || !accountId || event.company_id === null) return 'ignored';
   const invoice = parsed.invoice;
   const at = deps.clock();
-  return deps.db.transaction().execute(async (trx) => {
-    const order = await trx.selectFrom('orders').select('id').where('account_id', '=', accountId).where('company_id', '=', event.company_id!).where('uid', '=', invoice.orderUid).executeTakeFirst();
-    if (!order) {
-      await markEvent(trx, event.id, 'ignored', at);
-      return 'ignored';
-    }
-    const status = parsed.type === 'invoice.authorized' ? 'authorized' : 'cancelled';
-    await trx
-      .insertInto('invoices')
-      .values({ account_id: accountId, order_id: order.id, external_id: invoice.externalId, type: invoice.type, number: invoice.number, series: invoice.series, status, value_cents: invoice.valueCents, url: invoice.url, created_at: at, updated_at: at })
-      .onConflict((oc) => oc.columns(['account_id', 'order_id', 'external_id']).doUpdateSet({ status, number: invoice.number, series: invoice.series, value_cents: invoice.valueCents, url: invoice.url, updated_at: at }))
-      .execute();
-    if (status === 'authorized') await transitionOrder(trx, { accountId, orderId: order.id, to: 'billed', cause: `invoicing: invoice ${invoice.externalId} authorized`, at });
-    await markEvent(trx, event.id, 'processed', at);
-    return 'processed';
-  });
+  const trx = deps.db;
+  const order = await trx.selectFrom('orders').select('id').where('account_id', '=', accountId).where('company_id', '=', event.company_id).where('uid', '=', invoice.orderUid).executeTakeFirst();
+  if (!order) return 'ignored';
+  const status = parsed.type === 'invoice.authorized' ? 'authorized' : 'cancelled';
+  await trx
+    .insertInto('invoices')
+    .values({ account_id: accountId, order_id: order.id, external_id: invoice.externalId, type: invoice.type, number: invoice.number, series: invoice.series, status, value_cents: invoice.valueCents, url: invoice.url, created_at: at, updated_at: at })
+    .onConflict((oc) => oc.columns(['account_id', 'order_id', 'external_id']).doUpdateSet({ status, number: invoice.number, series: invoice.series, value_cents: invoice.valueCents, url: invoice.url, updated_at: at }))
+    .execute();
+  if (status === 'authorized') await transitionOrder(trx, { accountId, orderId: order.id, to: 'billed', cause: `invoicing: invoice ${invoice.externalId} authorized`, at });
+  return 'processed';
 }

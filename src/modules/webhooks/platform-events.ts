@@ -3,7 +3,7 @@ import { RECONCILE_JOB } from '../payments/payment-record.ts';
 import { invalidPayload, isObject, requireString } from './payloads.ts';
 import type { ProcessOutcome } from './processors.ts';
 import type { WebhookDeps } from './webhooks.service.ts';
-import { findPaymentByUid, markEvent, type StoredEvent } from './webhooks.repo.ts';
+import { findPaymentByUid, type StoredEvent } from './webhooks.repo.ts';
 
 /** The internal events accepted; none moves money: they only schedule work the service would do anyway. */
 export const PLATFORM_EVENT_TYPES = ['payment.reconcile_requested'] as const;
@@ -28,10 +28,6 @@ export async function applyPlatformEvent(deps: WebhookDeps, event: StoredEvent):
   const parsed = parsePlatformEvent(event.payload);
   const payment = parsed.paymentUid ? await findPaymentByUid(deps.db, parsed.paymentUid) : undefined;
   if (!payment) return 'ignored';
-  const at = deps.clock();
-  await deps.db.transaction().execute(async (trx) => {
-    await enqueueJob(trx, { type: RECONCILE_JOB, payload: { account_id: payment.account_id, payment_id: payment.id }, accountId: payment.account_id, dedupKey: `${RECONCILE_JOB}:${payment.id}` });
-    await markEvent(trx, event.id, 'processed', at);
-  });
+  await enqueueJob(deps.db, { type: RECONCILE_JOB, payload: { account_id: payment.account_id, payment_id: payment.id }, accountId: payment.account_id, dedupKey: `${RECONCILE_JOB}:${payment.id}` });
   return 'processed';
 }

@@ -38,6 +38,12 @@ export function findEvent(executor: Executor, id: number): Promise<StoredEvent |
     .executeTakeFirst() as Promise<StoredEvent | undefined>;
 }
 
+/** Locks the event row for the transaction that processes it; its status, or undefined when it is gone. */
+export async function lockEvent(executor: Executor, id: number): Promise<string | undefined> {
+  const row = await executor.selectFrom('webhook_events').select('status').where('id', '=', id).forUpdate().executeTakeFirst();
+  return row?.status;
+}
+
 /** Marks a received event done; only a `received` row moves, so a concurrent retry cannot mark it twice. */
 export async function markEvent(executor: Executor, id: number, status: 'processed' | 'ignored', at: Date): Promise<void> {
   await executor.updateTable('webhook_events').set({ status, processed_at: at }).where('id', '=', id).where('status', '=', 'received').returning('id').execute();

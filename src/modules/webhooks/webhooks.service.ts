@@ -3,13 +3,14 @@ import type { DB } from '../../db/schema.ts';
 import { enqueueJob } from '../../jobs/outbox.ts';
 import type { applyPaymentAction } from '../payments/gateway-actions.ts';
 import { processorFor } from './processors.ts';
-import { findEventByKey, insertEventOnce, markEvent, recordFailure, type NewWebhookEvent, type StoredEvent } from './webhooks.repo.ts';
+import { findEventByKey, insertEventOnce, lockEvent, markEvent, recordFailure, type NewWebhookEvent, type StoredEvent } from './webhooks.repo.ts';
 
 export const PROCESS_EVENT_JOB = 'webhooks.process_event';
 /** The safety-net job runs this long after receipt; by then the request itself has normally processed the event. */
 export const PROCESS_EVENT_DELAY_MS = 60_000;
 
 export type ApplyAction = typeof applyPaymentAction;
+/** While an event is processed, `db` is the transaction that also marks it. */
 export type WebhookDeps = { db: Kysely<DB>; clock: () => Date; applyAction: ApplyAction };
 export type Receipt = { eventId: number; duplicate: boolean; status: string; error?: string };
 
@@ -35,13 +36,23 @@ export async function receiveEvent(deps: WebhookDeps, event: Omit<NewWebhookEven
   return { ...(await processEvent(deps, stored)), duplicate };
 }
 
-/** Processes a stored event still `received`; used by the request and by the retry job. */
+/**
+ * Processes a stored event still `received`; used by the request and by the retry job. The effect and the
+ * event's `processed`/`ignored` mark commit in one transaction, which first locks the event row, so a
+ * concurrent run (the request and its safety-net job) waits and then finds it done. A failure rolls both
+ * back; only the failure count is written, and the job retries.
+ */
 export async function processEvent(deps: WebhookDeps, stored: StoredEvent): Promise<Receipt> {
   if (stored.status !== 'received') return { eventId: stored.id, duplicate: false, status: stored.status };
   try {
-    const outcome = await processorFor(stored.receiver)(deps, stored);
-    await markEvent(deps.db, stored.id, outcome, deps.clock());
-    return { eventId: stored.id, duplicate: false, status: outcome };
+    const status = await deps.db.transaction().execute(async (trx) => {
+      const current = await lockEvent(trx, stored.id);
+      if (current !== 'received') return current ?? stored.status;
+      const outcome = await processorFor(stored.receiver)({ ...deps, db: trx }, stored);
+      await markEvent(trx, stored.id, outcome, deps.clock());
+      return outcome;
+    });
+    return { eventId: stored.id, duplicate: false, status };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     await recordFailure(deps.db, stored.id, message);
