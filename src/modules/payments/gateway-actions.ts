@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { GatewayName, PaymentAction } from '../../gateways/port.ts';
+import { recordReportedRefund } from '../refunds/refund-recording.ts';
 import { claimCouponForOrder } from './coupon-usage.ts';
 import { settleOrder } from './order-settlement.ts';
-import { transitionOrder } from '../orders/order-status.ts';
-import { findOrderRow, findPaymentByGatewayId, findPaymentsOfOrder } from './pay.repo.ts';
+import { findOrderRow, findPaymentByGatewayId } from './pay.repo.ts';
 import { transitionPayment, type PaymentStatus } from './payment-status.ts';
 
 export type AppliedAction = { applied: boolean; paymentId?: number; reason?: string };
@@ -49,8 +49,11 @@ async function applyInTransaction(trx: Kysely<DB>, input: ActionInput): Promise<
       await settle(`gateway: ${action.kind}`);
       return { applied: true, paymentId: payment.id };
     }
-    case 'payment_refunded':
-      return applyRefund(trx, payment, action, input.gateway, at);
+    case 'payment_refunded': {
+      const target = { accountId: payment.account_id, paymentId: payment.id, orderId: payment.order_id, capturedCents: payment.amount_cents };
+      const outcome = await recordReportedRefund(trx, target, { gatewayRefundId: action.refundId, amountCents: action.amountCents, source: input.gateway }, at);
+      return outcome === 'recorded' ? { applied: true, paymentId: payment.id } : { applied: false, paymentId: payment.id, reason: outcome === 'duplicate' ? 'refund already recorded' : 'no transition' };
+    }
     case 'payment_disputed': {
       const moved = await transitionPayment(trx, { ...base, to: 'charged_back', cause: `${input.gateway}: chargeback ${action.disputeId}`, data: { amount_cents: action.amountCents } });
       return moved.changed ? { applied: true, paymentId: payment.id } : { applied: false, paymentId: payment.id, reason: 'no transition' };
@@ -62,30 +65,4 @@ async function applyInTransaction(trx: Kysely<DB>, input: ActionInput): Promise<
 async function confirmCoupon(trx: Kysely<DB>, accountId: string, orderId: number): Promise<void> {
   const order = await findOrderRow(trx, accountId, orderId);
   if (order.coupon_id !== null) await claimCouponForOrder(trx, accountId, order.coupon_id, orderId);
-}
-
-type PaymentRow = NonNullable<Awaited<ReturnType<typeof findPaymentByGatewayId>>>;
-
-/** One refund, recorded once per gateway refund id; the payment and the order move to (partially_)refunded. */
-async function applyRefund(trx: Kysely<DB>, payment: PaymentRow, action: Extract<PaymentAction, { kind: 'payment_refunded' }>, gateway: string, at: Date): Promise<AppliedAction> {
-  const seen = await trx.selectFrom('refunds').select('id').where('account_id', '=', payment.account_id).where('payment_id', '=', payment.id).where('gateway_refund_id', '=', action.refundId).executeTakeFirst();
-  if (seen) return { applied: false, paymentId: payment.id, reason: 'refund already recorded' };
-  const current = await trx.selectFrom('payments').select(['refunded_cents', 'amount_cents', 'status']).where('id', '=', payment.id).forUpdate().executeTakeFirstOrThrow();
-  const refunded = Math.min(current.refunded_cents + action.amountCents, current.amount_cents);
-  const to: PaymentStatus = refunded >= current.amount_cents ? 'refunded' : 'partially_refunded';
-  const moved = to === current.status
-    ? await trx.updateTable('payments').set({ refunded_cents: refunded, updated_at: at }).where('id', '=', payment.id).returning('id').executeTakeFirst().then(Boolean)
-    : (await transitionPayment(trx, { accountId: payment.account_id, paymentId: payment.id, to, cause: `${gateway}: refund ${action.refundId}`, at, set: { refunded_cents: refunded } })).changed;
-  if (!moved) return { applied: false, paymentId: payment.id, reason: 'no transition' };
-  await trx
-    .insertInto('refunds')
-    .values({ uid: crypto.randomUUID(), account_id: payment.account_id, payment_id: payment.id, order_id: payment.order_id, amount_cents: action.amountCents, type: 'gateway', status: 'succeeded', gateway_refund_id: action.refundId, refunded_at: at, created_at: at })
-    .execute();
-  const payments = await findPaymentsOfOrder(trx, payment.account_id, payment.order_id);
-  const order = await findOrderRow(trx, payment.account_id, payment.order_id);
-  const orderRefunded = payments.reduce((sum, row) => sum + row.refunded_cents, 0);
-  await trx.updateTable('orders').set({ refunded_cents: Math.min(orderRefunded, order.paid_cents) }).where('id', '=', order.id).returning('id').execute();
-  const allRefunded = payments.filter((row) => row.amount_cents > 0 && ['paid', 'partially_refunded', 'refunded'].includes(row.status)).every((row) => row.status === 'refunded');
-  await transitionOrder(trx, { accountId: payment.account_id, orderId: order.id, to: allRefunded ? 'refunded' : 'partially_refunded', cause: `${gateway}: refund ${action.refundId}`, paymentId: payment.id, at });
-  return { applied: true, paymentId: payment.id };
 }

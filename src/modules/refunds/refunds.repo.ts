@@ -35,8 +35,13 @@ export async function reserveRefund(trx: Kysely<DB>, refund: RefundReservation):
   return true;
 }
 
-/** Gives a failed refund's reservation back. */
-export async function releaseRefund(trx: Kysely<DB>, refund: { uid: string; accountId: string; paymentId: number; amountCents: number; now: Date }): Promise<void> {
+/**
+ * Gives a failed refund's reservation back, if the refund is still pending: a reservation a webhook has
+ * already settled (the gateway did refund) stays counted. Returns whether it was released.
+ */
+export async function releaseRefund(trx: Kysely<DB>, refund: { uid: string; accountId: string; paymentId: number; amountCents: number; now: Date }): Promise<boolean> {
+  const failed = await trx.updateTable('refunds').set({ status: 'failed' }).where('account_id', '=', refund.accountId).where('uid', '=', refund.uid).where('status', '=', 'pending').returning('id').executeTakeFirst();
+  if (!failed) return false;
   await trx
     .updateTable('payments')
     .set((eb) => ({ refunded_cents: eb('refunded_cents', '-', refund.amountCents), updated_at: refund.now }))
@@ -44,11 +49,20 @@ export async function releaseRefund(trx: Kysely<DB>, refund: { uid: string; acco
     .where('id', '=', refund.paymentId)
     .returning('id')
     .execute();
-  await trx.updateTable('refunds').set({ status: 'failed' }).where('account_id', '=', refund.accountId).where('uid', '=', refund.uid).returning('id').execute();
+  return true;
 }
 
-export async function markRefundSucceeded(trx: Kysely<DB>, accountId: string, uid: string, gatewayRefundId: string): Promise<void> {
-  await trx.updateTable('refunds').set({ status: 'succeeded', gateway_refund_id: gatewayRefundId }).where('account_id', '=', accountId).where('uid', '=', uid).returning('id').execute();
+/** Settles a pending refund with the gateway's refund id; false when it was no longer pending (already settled). */
+export async function markRefundSucceeded(trx: Kysely<DB>, accountId: string, uid: string, gatewayRefundId: string): Promise<boolean> {
+  const row = await trx
+    .updateTable('refunds')
+    .set({ status: 'succeeded', gateway_refund_id: gatewayRefundId })
+    .where('account_id', '=', accountId)
+    .where('uid', '=', uid)
+    .where('status', '=', 'pending')
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** What the gateway has confirmed as refunded, per payment of the order (pending reservations excluded). */

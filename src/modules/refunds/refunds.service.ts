@@ -6,12 +6,9 @@ import { GatewayUnavailableError } from '../../gateways/port.ts';
 import { AppError, businessRule, notFound, validationFailed } from '../../http/errors.ts';
 import { toCents } from '../../lib/money.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
-import { transitionOrder } from '../orders/order-status.ts';
 import { resolveGateway, type GatewayDeps } from '../payments/pay-gateways.ts';
-import { transitionPayment, type PaymentStatus } from '../payments/payment-status.ts';
-import {
-  findAccountPayment, findOrderPaymentByGatewayId, lockPaymentAndOrder, markRefundSucceeded, releaseRefund, reserveRefund, setOrderRefundedCents, succeededRefundsOfOrder, type RefundReservation,
-} from './refunds.repo.ts';
+import { settleRefundTotals } from './refund-recording.ts';
+import { findAccountPayment, findOrderPaymentByGatewayId, lockPaymentAndOrder, markRefundSucceeded, releaseRefund, reserveRefund, type RefundReservation } from './refunds.repo.ts';
 import type { RefundType } from './refunds.schemas.ts';
 
 export type RefundInput = { amount?: number; date?: string; type?: RefundType; transaction_id?: string };
@@ -68,7 +65,7 @@ export async function refundPayment(db: Kysely<DB>, deps: GatewayDeps, accountId
     gatewayRefundId = (await gateway.client.refund(gateway.account, target.gateway_id, amountCents, `refund:${refund.uid}`)).refundId;
   } catch (error) {
     await db.transaction().execute(async (trx) => {
-      await releaseRefund(trx, { ...refund, now: new Date() });
+      if (!(await releaseRefund(trx, { ...refund, now: new Date() }))) return;
       await appendOrderEvent(trx, { accountId, orderId: target.order_id, paymentId: target.id, type: 'refund.failed', cause: `gateway refused or failed the refund ${refund.uid}`, data: { amount_cents: amountCents, error: (error as Error).message.slice(0, 300) }, at: new Date() });
     });
     throw refundFailure(error);
@@ -85,20 +82,15 @@ function refundFailure(error: unknown): AppError {
 }
 
 /**
- * The gateway refunded: the refund succeeds, the payment moves by what the gateway confirmed (every
- * succeeded refund of it), the order by the confirmed refunds of all its payments against its paid total.
+ * The gateway refunded: the refund succeeds with its gateway refund id, then the payment and the order
+ * move by what the gateway confirmed. A refund a webhook already settled (its request had been given up
+ * as dead) is left as it is.
  */
 async function recordRefundSuccess(trx: Kysely<DB>, refund: RefundReservation, gatewayRefundId: string, capturedCents: number): Promise<void> {
   const at = new Date();
   const order = await lockPaymentAndOrder(trx, refund.accountId, refund.paymentId, refund.orderId);
-  await markRefundSucceeded(trx, refund.accountId, refund.uid, gatewayRefundId);
+  if (!(await markRefundSucceeded(trx, refund.accountId, refund.uid, gatewayRefundId))) return;
   await appendOrderEvent(trx, { accountId: refund.accountId, orderId: refund.orderId, paymentId: refund.paymentId, type: 'refund.succeeded', cause: `refund ${refund.uid} (${refund.type})`, data: { amount_cents: refund.amountCents, gateway_refund_id: gatewayRefundId }, at });
-  const confirmed = await succeededRefundsOfOrder(trx, refund.accountId, refund.orderId);
-  const paymentTo: PaymentStatus = (confirmed.get(refund.paymentId) ?? 0) >= capturedCents ? 'refunded' : 'partially_refunded';
   const cause = `refund ${refund.uid} (${refund.type}) of ${refund.amountCents} cents`;
-  await transitionPayment(trx, { accountId: refund.accountId, paymentId: refund.paymentId, to: paymentTo, cause, at });
-  const orderRefunded = Math.min([...confirmed.values()].reduce((sum, cents) => sum + cents, 0), order.paid_cents);
-  await setOrderRefundedCents(trx, refund.accountId, refund.orderId, orderRefunded, at);
-  const orderTo = order.paid_cents > 0 && orderRefunded >= order.paid_cents ? 'refunded' : 'partially_refunded';
-  await transitionOrder(trx, { accountId: refund.accountId, orderId: refund.orderId, to: orderTo, cause, paymentId: refund.paymentId, at });
+  await settleRefundTotals(trx, { accountId: refund.accountId, paymentId: refund.paymentId, orderId: refund.orderId, capturedCents }, order.paid_cents, cause, at);
 }

@@ -1,0 +1,91 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { appendOrderEvent } from '../orders/order-events.repo.ts';
+import { transitionOrder } from '../orders/order-status.ts';
+import { transitionPayment, type PaymentStatus } from '../payments/payment-status.ts';
+import { lockPaymentAndOrder, setOrderRefundedCents, succeededRefundsOfOrder } from './refunds.repo.ts';
+
+/**
+ * A reservation older than this cannot belong to a live request (gateway calls give up after seconds):
+ * its request died between the gateway call and its commit, so a webhook may settle it.
+ */
+export const STALE_RESERVATION_MS = 10 * 60_000;
+
+/** A refund webhook that must wait: one of our own refunds of the payment is still between its gateway call and its commit. */
+export class RefundInFlightError extends Error {
+  constructor(refundId: string) {
+    super(`refund ${refundId}: a refund of this payment is still being recorded; the event is retried later`);
+    this.name = 'RefundInFlightError';
+  }
+}
+
+export type RefundTarget = { accountId: string; paymentId: number; orderId: number; capturedCents: number };
+
+/**
+ * After a refund succeeded: the payment moves by what the gateway confirmed (its succeeded refunds), the
+ * order by the confirmed refunds of all its payments against its paid total (`orders.refunded_cents`).
+ * The caller holds the payment and order locks.
+ */
+export async function settleRefundTotals(trx: Kysely<DB>, target: RefundTarget, paidCents: number, cause: string, at: Date): Promise<void> {
+  const confirmed = await succeededRefundsOfOrder(trx, target.accountId, target.orderId);
+  const paymentTo: PaymentStatus = (confirmed.get(target.paymentId) ?? 0) >= target.capturedCents ? 'refunded' : 'partially_refunded';
+  await transitionPayment(trx, { accountId: target.accountId, paymentId: target.paymentId, to: paymentTo, cause, at });
+  const orderRefunded = Math.min([...confirmed.values()].reduce((sum, cents) => sum + cents, 0), paidCents);
+  await setOrderRefundedCents(trx, target.accountId, target.orderId, orderRefunded, at);
+  const orderTo = paidCents > 0 && orderRefunded >= paidCents ? 'refunded' : 'partially_refunded';
+  await transitionOrder(trx, { accountId: target.accountId, orderId: target.orderId, to: orderTo, cause, paymentId: target.paymentId, at });
+}
+
+/**
+ * A refund the gateway reports (webhook), recorded once whichever path gets there first:
+ * - a refund row already holds this gateway refund id: nothing to do (our own request recorded it);
+ * - one of our reservations of the payment is still pending and recent: its request is between the
+ *   gateway call and its commit, and this may be that very refund, so the event waits
+ *   (`RefundInFlightError`, retried by the worker) instead of counting the money a second time;
+ * - a stale pending reservation of the same amount (its request died after calling the gateway): the
+ *   webhook settles that reservation, already counted in `refunded_cents`;
+ * - otherwise the refund was made elsewhere (the gateway's dashboard, or after we gave up on a timeout):
+ *   a new row, and the amount is added to the payment.
+ * Runs in the caller's transaction; the payment row lock serialises it with reservations and commits.
+ */
+export async function recordReportedRefund(
+  trx: Kysely<DB>,
+  target: RefundTarget,
+  refund: { gatewayRefundId: string; amountCents: number; source: string },
+  at: Date,
+): Promise<'recorded' | 'duplicate' | 'not_refundable'> {
+  const order = await lockPaymentAndOrder(trx, target.accountId, target.paymentId, target.orderId);
+  const payment = await trx.selectFrom('payments').select(['status', 'refunded_cents', 'amount_cents']).where('id', '=', target.paymentId).executeTakeFirstOrThrow();
+  const known = await trx.selectFrom('refunds').select('id').where('account_id', '=', target.accountId).where('payment_id', '=', target.paymentId).where('gateway_refund_id', '=', refund.gatewayRefundId).executeTakeFirst();
+  if (known) return 'duplicate';
+  if (payment.status !== 'paid' && payment.status !== 'partially_refunded') return 'not_refundable';
+  const pending = await trx
+    .selectFrom('refunds')
+    .select(['uid', 'amount_cents', 'created_at'])
+    .where('account_id', '=', target.accountId)
+    .where('payment_id', '=', target.paymentId)
+    .where('status', '=', 'pending')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  const staleBefore = at.getTime() - STALE_RESERVATION_MS;
+  if (pending.some((row) => row.created_at.getTime() > staleBefore)) throw new RefundInFlightError(refund.gatewayRefundId);
+  const abandoned = pending.find((row) => row.amount_cents === refund.amountCents);
+  const cause = `${refund.source}: refund ${refund.gatewayRefundId} of ${refund.amountCents} cents`;
+  if (abandoned) {
+    await trx.updateTable('refunds').set({ status: 'succeeded', gateway_refund_id: refund.gatewayRefundId }).where('account_id', '=', target.accountId).where('uid', '=', abandoned.uid).returning('id').execute();
+  } else {
+    const refunded = Math.min(payment.refunded_cents + refund.amountCents, payment.amount_cents);
+    await trx.updateTable('payments').set({ refunded_cents: refunded, updated_at: at }).where('account_id', '=', target.accountId).where('id', '=', target.paymentId).returning('id').execute();
+    await trx
+      .insertInto('refunds')
+      .values({ uid: crypto.randomUUID(), account_id: target.accountId, payment_id: target.paymentId, order_id: target.orderId, amount_cents: refund.amountCents, type: 'gateway', status: 'succeeded', gateway_refund_id: refund.gatewayRefundId, refunded_at: at, created_at: at })
+      .execute();
+  }
+  await appendOrderEvent(trx, {
+    accountId: target.accountId, orderId: target.orderId, paymentId: target.paymentId, type: 'refund.succeeded', cause,
+    data: { amount_cents: refund.amountCents, gateway_refund_id: refund.gatewayRefundId, ...(abandoned ? { refund_uid: abandoned.uid } : {}) }, at,
+  });
+  await settleRefundTotals(trx, target, order.paid_cents, cause, at);
+  return 'recorded';
+}
