@@ -1,3 +1,4 @@
+import { RELEASE_PAID_ORDER_JOB, releaseConfirmedOrder } from '../modules/payments/paid-order-release.ts';
 import type { GatewayDeps } from '../modules/payments/pay-gateways.ts';
 import { expirePix, reconcilePayment } from '../modules/payments/payment-jobs.service.ts';
 import { EXPIRE_PIX_JOB, RECONCILE_JOB } from '../modules/payments/payment-record.ts';
@@ -9,8 +10,9 @@ export type PaymentJobDeps = GatewayDeps & { clock: () => Date };
 
 type PaymentPayload = { account_id: string; payment_id: number };
 type SubscriptionPayload = { account_id: string; subscription_id: string };
+type OrderPayload = { account_id: string; order_id: number };
 
-/** Handlers of the pay flows' background jobs: pix expiry, reconciliation of unanswered charges, renewals. */
+/** Handlers of the pay flows' background jobs: pix expiry, reconciliation of unanswered charges, renewals, release of orders paid later. */
 export function paymentJobHandlers(deps: PaymentJobDeps): Record<string, JobHandler> {
   const resolve = () => deps;
   return {
@@ -22,6 +24,10 @@ export function paymentJobHandlers(deps: PaymentJobDeps): Record<string, JobHand
       const payload = job.payload as PaymentPayload;
       const current = resolve();
       await reconcilePayment(database.db, current, { accountId: payload.account_id, paymentId: payload.payment_id }, current.clock());
+    },
+    [RELEASE_PAID_ORDER_JOB]: async (job, { database }) => {
+      const payload = job.payload as OrderPayload;
+      await releaseConfirmedOrder(database.db, { accountId: payload.account_id, orderId: payload.order_id }, resolve().clock());
     },
     [RENEW_JOB]: async (job, { database }) => {
       const payload = job.payload as SubscriptionPayload;

@@ -4,6 +4,7 @@ import type { GatewayName, PaymentAction } from '../../gateways/port.ts';
 import { recordReportedRefund } from '../refunds/refund-recording.ts';
 import { claimCouponForOrder } from './coupon-usage.ts';
 import { settleOrder } from './order-settlement.ts';
+import { enqueuePaidOrderRelease } from './paid-order-release.ts';
 import { findOrderRow, findPaymentByGatewayId } from './pay.repo.ts';
 import { transitionPayment, type PaymentStatus } from './payment-status.ts';
 
@@ -37,7 +38,8 @@ async function applyInTransaction(trx: Kysely<DB>, input: ActionInput): Promise<
       const moved = await transitionPayment(trx, { ...base, to: 'paid', cause: `${input.gateway}: payment confirmed`, at: action.paidAt });
       if (!moved.changed) return { applied: false, paymentId: payment.id, reason: 'already settled' };
       await confirmCoupon(trx, payment.account_id, payment.order_id);
-      await settle('gateway confirmed the payment');
+      // What the paid order unlocks (subscription, upsell offer) is released by the worker, once.
+      if ((await settle('gateway confirmed the payment')) === 'paid') await enqueuePaidOrderRelease(trx, payment.account_id, payment.order_id);
       return { applied: true, paymentId: payment.id };
     }
     case 'payment_failed':

@@ -8,8 +8,8 @@ import { settleOrder } from './order-settlement.ts';
 import { findPaymentsOfOrder } from './pay.repo.ts';
 import type { RecordedPayment } from './payment-record.ts';
 import { transitionPayment } from './payment-status.ts';
-import { startSubscription, type Interval } from './subscriptions.ts';
-import { createUpsellOffer } from './upsell-offer-token.ts';
+import { releasePaidOrder } from './paid-order-release.ts';
+import { signOfferToken } from './upsell-offer-token.ts';
 
 /**
  * A split whose other card failed: no money may stay captured on an unpaid order. Cards never submitted
@@ -51,7 +51,7 @@ export async function compensateSplit(
   }
 }
 
-/** After an order is paid: its subscription (saved card, renewal job) and, on a page with an upsell, the offer. */
+/** After an order is paid in the pay request: its subscription (saved card, renewal job) and, on a page with an upsell, the offer's token. */
 export async function finishPaidOrder(
   db: Kysely<DB>,
   masterKey: Buffer,
@@ -59,27 +59,16 @@ export async function finishPaidOrder(
 ): Promise<{ offer?: string }> {
   const { context } = input;
   return db.transaction().execute(async (trx) => {
-    const subscribed = input.lines.find((line) => line.subscription && line.interval);
-    if (subscribed) {
-      const exists = await trx.selectFrom('subscriptions').select('id').where('account_id', '=', context.accountId).where('origin_order_id', '=', input.orderId).executeTakeFirst();
-      if (!exists) {
-        const payments = await findPaymentsOfOrder(trx, context.accountId, input.orderId);
-        const paid = payments.filter((payment) => payment.status === 'paid');
-        await startSubscription(trx, {
-          accountId: context.accountId,
-          companyId: context.companyId,
-          customerId: input.customerId,
-          orderId: input.orderId,
-          savedMethodId: paid.find((payment) => payment.saved_payment_method_id)?.saved_payment_method_id ?? null,
-          planId: input.planId,
-          amountCents: paid.reduce((sum, payment) => sum + payment.amount_cents, 0),
-          interval: subscribed.interval as Interval,
-          intervalCount: subscribed.intervalCount ?? subscribed.cycle ?? 1,
-          now: input.now,
-        });
-      }
-    }
-    if (context.upsellProductId === null) return {};
-    return { offer: await createUpsellOffer(trx, masterKey, { accountId: context.accountId, orderId: input.orderId, productId: context.upsellProductId, now: input.now }) };
+    const released = await releasePaidOrder(trx, {
+      accountId: context.accountId,
+      companyId: context.companyId,
+      orderId: input.orderId,
+      customerId: input.customerId,
+      lines: input.lines,
+      planId: input.planId,
+      upsellProductId: context.upsellProductId,
+      now: input.now,
+    });
+    return released.offer ? { offer: signOfferToken(masterKey, released.offer.id, released.offer.expiresAt) } : {};
   });
 }

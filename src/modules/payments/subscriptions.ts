@@ -29,14 +29,15 @@ export function enqueueRenewal(trx: Kysely<DB>, accountId: string, subscriptionI
 /**
  * Starts the subscription of a paid order: one period from now, renewed with the saved card at its end.
  * The period comes from the order's first subscription product; the amount is what this payment charged.
+ * Once per order (the unique origin-order index): returns false when the order already has one.
  */
 export async function startSubscription(
   trx: Kysely<DB>,
-  input: { accountId: string; companyId: number; customerId: number; orderId: number; savedMethodId: string | null; planId: number; amountCents: number; interval: Interval; intervalCount: number; now: Date },
-): Promise<string> {
+  input: { accountId: string; companyId: number; customerId: number; orderId: number; savedMethodId: string | null; planId: number | null; amountCents: number; interval: Interval; intervalCount: number; now: Date },
+): Promise<boolean> {
   const id = randomUUID();
   const periodEnd = addInterval(input.now, input.interval, input.intervalCount);
-  await trx
+  const inserted = await trx
     .insertInto('subscriptions')
     .values({
       id,
@@ -56,7 +57,10 @@ export async function startSubscription(
       created_at: input.now,
       updated_at: input.now,
     })
-    .execute();
+    .onConflict((oc) => oc.columns(['account_id', 'origin_order_id']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!inserted) return false;
   await enqueueRenewal(trx, input.accountId, id, periodEnd);
-  return id;
+  return true;
 }

@@ -34,13 +34,38 @@ export function verifyOfferToken(masterKey: Buffer, token: string, now: Date): {
   }
 }
 
-/** Creates the order's offer row (once per order) and its token. */
-export async function createUpsellOffer(trx: Kysely<DB>, masterKey: Buffer, offer: { accountId: string; orderId: number; productId: number; now: Date }): Promise<string> {
-  const id = randomUUID();
-  const expiresAt = new Date(offer.now.getTime() + OFFER_TTL_MS);
-  await trx
+export type OfferRow = { id: string; expiresAt: Date; consumedAt: Date | null };
+
+/**
+ * The order's offer row, created once: concurrent or repeated calls (the pay request and a confirmation
+ * job) meet on the unique (account, order) index and get the same row.
+ */
+export async function ensureUpsellOffer(trx: Kysely<DB>, offer: { accountId: string; orderId: number; productId: number; now: Date }): Promise<OfferRow & { created: boolean }> {
+  const inserted = await trx
     .insertInto('upsell_offers')
-    .values({ id, account_id: offer.accountId, order_id: offer.orderId, product_id: offer.productId, expires_at: expiresAt, created_at: offer.now })
-    .execute();
-  return signOfferToken(masterKey, id, expiresAt);
+    .values({ id: randomUUID(), account_id: offer.accountId, order_id: offer.orderId, product_id: offer.productId, expires_at: new Date(offer.now.getTime() + OFFER_TTL_MS), created_at: offer.now })
+    .onConflict((oc) => oc.columns(['account_id', 'order_id']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  const row = await trx.selectFrom('upsell_offers').select(['id', 'expires_at', 'consumed_at']).where('account_id', '=', offer.accountId).where('order_id', '=', offer.orderId).executeTakeFirstOrThrow();
+  return { id: row.id, expiresAt: row.expires_at, consumedAt: row.consumed_at, created: inserted !== undefined };
+}
+
+/** The order's offer (created once) and its token. */
+export async function createUpsellOffer(trx: Kysely<DB>, masterKey: Buffer, offer: { accountId: string; orderId: number; productId: number; now: Date }): Promise<string> {
+  const row = await ensureUpsellOffer(trx, offer);
+  return signOfferToken(masterKey, row.id, row.expiresAt);
+}
+
+/** The token of an order's offer still open to redemption (not consumed, not expired); undefined otherwise. */
+export async function openOfferToken(db: Kysely<DB>, masterKey: Buffer, ref: { accountId: string; orderId: number }, now: Date): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('upsell_offers')
+    .select(['id', 'expires_at'])
+    .where('account_id', '=', ref.accountId)
+    .where('order_id', '=', ref.orderId)
+    .where('consumed_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return row ? signOfferToken(masterKey, row.id, row.expires_at) : undefined;
 }

@@ -32,7 +32,7 @@ export function findPaymentStatus(db: Kysely<DB>, uid: string) {
   return db
     .selectFrom('payments as p')
     .innerJoin('orders as o', (join) => join.onRef('o.id', '=', 'p.order_id').onRef('o.account_id', '=', 'p.account_id'))
-    .select(['p.status', 'p.method', 'o.status as order_status'])
+    .select(['p.status', 'p.method', 'p.account_id', 'p.order_id', 'o.status as order_status'])
     .where('p.uid', '=', uid)
     .executeTakeFirst();
 }

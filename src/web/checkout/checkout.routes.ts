@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../app.ts';
 import { companyFromHost } from '../../http/auth.ts';
+import { openOfferToken } from '../../modules/payments/upsell-offer-token.ts';
 import { formatBrl, html } from '../payment-pages/html.ts';
 import { clientBundle } from './client-bundle.ts';
 import { checkoutPolicy, layout, newNonce, sendPage } from './checkout.layout.ts';
@@ -16,7 +17,7 @@ const OPEN = { schema: { hide: true }, config: { access: 'open' as const, rateLi
  * The hosted checkout pages at the root: `/pay/{checkout page id}`, `/p/{checkout page id}` on a company
  * host, `/pay/carts/{uid}`, `/pay/charges/{uid}` (+ `/done`), the payment status poll and the client bundle.
  */
-export function registerHostedCheckoutPages(app: FastifyInstance, { config, database, gatewayUrls }: AppContext): void {
+export function registerHostedCheckoutPages(app: FastifyInstance, { config, database, gatewayUrls, clock }: AppContext): void {
   const { db } = database;
   const publicHostname = new URL(config.publicUrl).hostname;
 
@@ -63,11 +64,15 @@ export function registerHostedCheckoutPages(app: FastifyInstance, { config, data
   });
 
   // Status poll of a pix or boleto shown inline: the payment UID is the capability, like /pay/pix/{uid}.
+  // Once the order is paid, its upsell offer (released by the worker after a later confirmation) is shown
+  // to the buyer here while it is still open.
   app.get<IdRoute>('/pay/status/:id', OPEN, async (request, reply) => {
     const payment = isUuid(request.params.id) ? await findPaymentStatus(db, request.params.id.toLowerCase()) : undefined;
     reply.header('cache-control', 'no-store');
     if (!payment) return reply.code(404).send({ status: 'not_found' });
-    return { status: payment.status, order_status: payment.order_status };
+    const settled = payment.order_status === 'paid' || payment.order_status === 'billed';
+    const offer = settled ? await openOfferToken(db, config.masterKey, { accountId: payment.account_id, orderId: payment.order_id }, clock()) : undefined;
+    return { status: payment.status, order_status: payment.order_status, ...(offer ? { offer } : {}) };
   });
 
   app.get('/pay/assets/checkout.js', OPEN, async (_request, reply) =>
