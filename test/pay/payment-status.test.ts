@@ -66,11 +66,11 @@ for (const engine of engines()) {
       assert.equal(exhausted.json().message, 'Coupon has reached its usage limit');
     });
 
-    test('payments.reconcile: a payment the gateway never answered is failed and its order freed', async () => {
+    test('payments.reconcile: a payment whose charge call got a 5xx and that the gateway does not know is failed and its order freed', async () => {
       const res = await post({ ...base, checkout_page_id: merchant.pageId, products: [{ id: merchant.productId, quantity: 1 }], payment_plan_id: `${merchant.cardPlanId}-1`, credit_card_0_token: await tokenA(pay.sandboxes, CARDS.gatewayError) });
       assert.equal(res.statusCode, 502);
       const payment = await database.db.selectFrom('payments').select(['id', 'order_id']).where('status', '=', 'pending').orderBy('id', 'desc').executeTakeFirstOrThrow();
-      const handlers = paymentJobHandlers({ masterKey: pay.config.masterKey, gatewayUrls: {}, clock: () => new Date() });
+      const handlers = paymentJobHandlers({ masterKey: pay.config.masterKey, gatewayUrls: { gateway_a: pay.sandboxes.baseUrlFor('gateway_a') }, clock: () => new Date() });
       await handlers['payments.reconcile']!({ id: 0, type: 'payments.reconcile', payload: { account_id: merchant.accountId, payment_id: payment.id }, accountId: merchant.accountId, attempts: 1 }, { database });
       const row = await database.db.selectFrom('payments').select(['status', 'failure_code']).where('id', '=', payment.id).executeTakeFirstOrThrow();
       assert.deepEqual(row, { status: 'failed', failure_code: 'gateway_unavailable' });

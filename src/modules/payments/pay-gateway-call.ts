@@ -24,13 +24,16 @@ export type GatewayAnswer =
   | { kind: 'refused'; code: string; message: string }
   | { kind: 'unavailable'; reason: 'timeout' | 'error'; message: string };
 
+/** The idempotency key a payment's charge call sends; reconciliation looks the charge up by it. */
+export const payIdempotencyKey = (paymentUid: string) => `pay:${paymentUid}`;
+
 /**
  * Calls the gateway for one payment, outside any transaction, and turns every way it can end into an
  * answer: a decline and a refusal are outcomes, a timeout or 5xx is `unavailable` (the row stays pending).
  * The payment uid is the idempotency key, so a retry never charges twice.
  */
 export async function submitToGateway(gateway: ResolvedGateway, request: GatewayRequest): Promise<GatewayAnswer> {
-  const common = { buyer: request.buyer, description: request.description, metadata: request.metadata, idempotencyKey: `pay:${request.paymentUid}` };
+  const common = { buyer: request.buyer, description: request.description, metadata: request.metadata, idempotencyKey: payIdempotencyKey(request.paymentUid) };
   try {
     if (request.method === 'pix') {
       const issued = await gateway.client.createPix(gateway.account, { ...common, amountCents: request.amountCents, expiresAt: request.pixExpiresAt! });

@@ -1,10 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { GatewayName, RemoteStatus } from '../../gateways/port.ts';
+import type { FoundCharge, GatewayName, RemoteStatus } from '../../gateways/port.ts';
+import { enqueueJob } from '../../jobs/outbox.ts';
+import { appendOrderEvent } from '../orders/order-events.repo.ts';
 import { transitionOrder } from '../orders/order-status.ts';
 import { applyPaymentAction } from './gateway-actions.ts';
 import { settleOrder } from './order-settlement.ts';
+import { payIdempotencyKey } from './pay-gateway-call.ts';
 import { resolveGateway, type GatewayDeps } from './pay-gateways.ts';
+import { RECONCILE_JOB } from './payment-record.ts';
 import { transitionPayment } from './payment-status.ts';
 
 type JobRef = { accountId: string; paymentId: number };
@@ -40,26 +44,79 @@ const ACTION_OF: Partial<Record<RemoteStatus, 'payment_paid' | 'payment_failed' 
   cancelled: 'payment_cancelled',
 };
 
+/** How long a payment whose charge call timed out stays pending while the gateway shows no charge for it. */
+export const RECONCILE_WINDOW_MS = 30 * 60_000;
+/** Within the window, the gateway is asked again this often. */
+export const RECONCILE_RETRY_MS = 5 * 60_000;
+
+type PaymentRow = NonNullable<Awaited<ReturnType<typeof findPayment>>>;
+
 /**
- * `payments.reconcile`: a payment left pending because the gateway did not answer. With a gateway id its
- * status is fetched and applied like a webhook; without one, the gateway never answered the charge call
- * (an error, or a timeout the sandboxes record as no charge), so it is failed and the order freed.
+ * `payments.reconcile`: a payment left pending because the gateway did not answer its charge call.
+ * - With a gateway id, its status is fetched and applied like a webhook.
+ * - Without one (the call timed out or failed before the answer), the gateway is asked for the charge our
+ *   references made (`findCharge`: payment uid, idempotency key). A charge found gets its gateway id and
+ *   status applied: a capture we never heard back from is never failed.
+ * - No charge at the gateway: after a 5xx (the gateway said it failed) the payment is failed and its order
+ *   freed at once; after a timeout the gateway may still be working, so the payment stays pending and is
+ *   asked about again every 5 minutes, and failed once 30 minutes have passed since it was created.
+ * A gateway that cannot be reached throws, so the worker retries with backoff; nothing is failed on a guess.
  */
 export async function reconcilePayment(db: Kysely<DB>, deps: GatewayDeps, ref: JobRef, now: Date): Promise<string> {
   const payment = await findPayment(db, ref);
   if (!payment || payment.status !== 'pending') return 'skipped';
-  if (payment.gateway_id) {
-    const gateway = await resolveGateway(db, deps, { accountId: payment.account_id, companyId: payment.company_id }, payment.gateway);
-    const remote = await gateway.client.fetchStatus(gateway.account, payment.gateway_id);
-    const kind = ACTION_OF[remote];
-    if (!kind) return remote;
-    const action = kind === 'payment_paid' ? { kind, gatewayId: payment.gateway_id, paidAt: now } : kind === 'payment_failed' ? { kind, gatewayId: payment.gateway_id, reason: 'reconciled' } : { kind, gatewayId: payment.gateway_id };
-    await applyPaymentAction(db, { gateway: payment.gateway as GatewayName, action, accountId: payment.account_id, at: now });
-    return remote;
+  const gateway = await resolveGateway(db, deps, { accountId: payment.account_id, companyId: payment.company_id }, payment.gateway);
+  const found = payment.gateway_id
+    ? { gatewayId: payment.gateway_id, status: await gateway.client.fetchStatus(gateway.account, payment.gateway_id) }
+    : await gateway.client.findCharge(gateway.account, { paymentUid: payment.uid, idempotencyKey: payIdempotencyKey(payment.uid) });
+  const withinWindow = now.getTime() - payment.created_at.getTime() < RECONCILE_WINDOW_MS;
+  const askAgain = () => {
+    const runAt = new Date(now.getTime() + RECONCILE_RETRY_MS);
+    return enqueueJob(db, { type: RECONCILE_JOB, payload: { account_id: ref.accountId, payment_id: ref.paymentId }, accountId: ref.accountId, runAt, dedupKey: `${RECONCILE_JOB}:${ref.paymentId}:${runAt.toISOString()}` });
+  };
+  if (found) {
+    const settled = await applyRemoteStatus(db, payment, found, now);
+    // A charge the gateway is still processing is asked about again; it is never failed from here.
+    if (!settled && withinWindow) await askAgain();
+    return found.status;
+  }
+  if ((await unavailableReason(db, ref)) !== 'error' && withinWindow) {
+    await askAgain();
+    return 'pending';
   }
   await db.transaction().execute(async (trx) => {
-    const moved = await transitionPayment(trx, { accountId: ref.accountId, paymentId: payment.id, to: 'failed', cause: 'reconciliation: the gateway never answered the charge', at: now, set: { failure_code: 'gateway_unavailable' } });
+    const moved = await transitionPayment(trx, { accountId: ref.accountId, paymentId: payment.id, to: 'failed', cause: 'reconciliation: the gateway has no charge for this payment', at: now, set: { failure_code: 'gateway_unavailable' } });
     if (moved.changed) await settleOrder(trx, { accountId: ref.accountId, orderId: payment.order_id, cause: 'reconciliation', paymentId: payment.id, at: now });
   });
   return 'failed';
+}
+
+/** Records the gateway id a lookup found, then applies the charge's status in the same transaction; false when the status settles nothing yet. */
+async function applyRemoteStatus(db: Kysely<DB>, payment: PaymentRow, found: FoundCharge, now: Date): Promise<boolean> {
+  const kind = ACTION_OF[found.status];
+  await db.transaction().execute(async (trx) => {
+    if (!payment.gateway_id) {
+      await trx.updateTable('payments').set({ gateway_id: found.gatewayId, updated_at: now }).where('account_id', '=', payment.account_id).where('id', '=', payment.id).where('gateway_id', 'is', null).returning('id').execute();
+      await appendOrderEvent(trx, { accountId: payment.account_id, orderId: payment.order_id, paymentId: payment.id, type: 'payment.reconciled', cause: 'reconciliation found the charge by its reference', data: { gateway_id: found.gatewayId, remote_status: found.status }, at: now });
+    }
+    if (!kind) return;
+    const gatewayId = found.gatewayId;
+    const action = kind === 'payment_paid' ? { kind, gatewayId, paidAt: now } : kind === 'payment_failed' ? { kind, gatewayId, reason: 'reconciled' } : { kind, gatewayId };
+    await applyPaymentAction(trx, { gateway: payment.gateway as GatewayName, action, accountId: payment.account_id, at: now });
+  });
+  return kind !== undefined;
+}
+
+/** Why the charge call got no answer, as the answer's record says: `timeout` (it may have charged) or `error`. */
+async function unavailableReason(db: Kysely<DB>, ref: JobRef): Promise<string | undefined> {
+  const event = await db
+    .selectFrom('order_events')
+    .select('data')
+    .where('account_id', '=', ref.accountId)
+    .where('payment_id', '=', ref.paymentId)
+    .where('type', '=', 'payment.gateway_unavailable')
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+  const reason = (event?.data as { reason?: unknown } | undefined)?.reason;
+  return typeof reason === 'string' ? reason : undefined;
 }
