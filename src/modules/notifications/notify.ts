@@ -39,15 +39,17 @@ export async function notifySubscription(trx: Kysely<DB>, cause: Cause & { subsc
 async function recordEvent(trx: Kysely<DB>, cause: Cause, type: NotificationEventType | undefined, subscriptionId?: string): Promise<void> {
   const endpoints = await enabledEndpoints(trx, cause.accountId);
   if (endpoints.length === 0) return;
+  const earlier = await eventsOfOrderInThisTransaction(trx, cause.accountId, cause.orderId);
+  const wanting = type ? endpoints.filter((endpoint) => endpoint.event_types.length === 0 || endpoint.event_types.includes(type)) : [];
+  const companyId = wanting.length > 0 ? ((await findOrderCompany(trx, cause.accountId, cause.orderId))?.company_id ?? null) : null;
+  const targets = wanting.filter((endpoint) => endpoint.company_id === null || endpoint.company_id === companyId);
+  if (earlier.length === 0 && targets.length === 0) return;
   const order = await orderSnapshot(trx, cause.accountId, cause.orderId);
   if (!order) return;
   // The snapshot is the order as this transaction leaves it: an event recorded earlier in it (a failed
   // payment before the order returns to pending) is brought up to date by every later transition.
-  await refreshEarlierSnapshots(trx, cause.accountId, cause.orderId, order);
-  if (!type) return;
-  const companyId = (await findOrderCompany(trx, cause.accountId, cause.orderId))?.company_id ?? null;
-  const targets = endpoints.filter((endpoint) => (endpoint.company_id === null || endpoint.company_id === companyId) && (endpoint.event_types.length === 0 || endpoint.event_types.includes(type)));
-  if (targets.length === 0) return;
+  for (const event of earlier) await replaceEventData(trx, cause.accountId, event.id, { ...(event.data as object), order });
+  if (!type || targets.length === 0) return;
   const subscription = subscriptionId === undefined ? undefined : await subscriptionSnapshot(trx, cause.accountId, subscriptionId);
   const eventId = `${ID_PREFIX.event}${randomBytes(12).toString('hex')}`;
   const data = { order, ...whenSet('subscription', subscription) };
@@ -68,12 +70,6 @@ export function enqueueDeliveryAttempt(trx: Kysely<DB>, accountId: string, paylo
 async function orderSnapshot(trx: Kysely<DB>, accountId: string, orderId: number): Promise<OrderData | undefined> {
   const [details] = await loadOrderDetails(trx, accountId, [orderId]);
   return details && toOrderData(details, '');
-}
-
-async function refreshEarlierSnapshots(trx: Kysely<DB>, accountId: string, orderId: number, order: OrderData): Promise<void> {
-  for (const event of await eventsOfOrderInThisTransaction(trx, accountId, orderId)) {
-    await replaceEventData(trx, accountId, event.id, { ...(event.data as object), order });
-  }
 }
 
 async function subscriptionSnapshot(trx: Kysely<DB>, accountId: string, id: string) {
