@@ -6,6 +6,7 @@ import type { Database } from '../../src/db/database.ts';
 import { bearer, startTestApp } from '../support/app.ts';
 import { publicTables, snapshot, type Snapshot } from '../support/db-snapshot.ts';
 import { engines } from '../support/engines.ts';
+import { insertPayment } from '../support/catalog-fixtures.ts';
 import { insertCharge, type Merchant, createMerchant } from '../support/pay-fixtures.ts';
 
 /** Classic SQL injection payloads, plus quotes and wildcards that only a literal match keeps harmless. */
@@ -51,6 +52,7 @@ for (const engine of engines()) {
     let base: string;
     let shop: Merchant;
     let chargeUid: string;
+    let paymentId: number;
     let tables: string[];
     let before_: Snapshot;
 
@@ -60,7 +62,9 @@ for (const engine of engines()) {
       app = started.app;
       base = await app.listen({ port: 0, host: '127.0.0.1' });
       shop = await createMerchant(database, started.config);
-      chargeUid = (await insertCharge(database, shop)).uid;
+      const charge = await insertCharge(database, shop);
+      chargeUid = charge.uid;
+      paymentId = (await insertPayment(database, shop, charge.id, { status: 'paid', method: 'credit_card', gateway_id: 'ch_hostile' })).id;
       assert.equal((await app.inject({ url: '/api/v1/orders', headers: bearer(shop.apiKey) })).statusCode, 200); // records the key's first use
       tables = await publicTables(database);
       before_ = await snapshot(database, tables);
@@ -172,6 +176,28 @@ for (const engine of engines()) {
       assert.equal(longKey.status, 401);
       const longIdempotency = await rawRequest(`${base}/api/v1/orders`, { method: 'POST', headers: { ...asShop(), 'content-type': 'application/json', 'idempotency-key': 'i'.repeat(5_000) }, body: '{}' });
       assert.equal(longIdempotency.status, 422, longIdempotency.body);
+    });
+
+    test('a refund whose body is JSON null is malformed, never a full refund', async () => {
+      const res = await app.inject({ method: 'POST', url: `/api/v1/payments/${paymentId}/refund`, headers: { ...asShop(), 'content-type': 'application/json' }, payload: 'null' });
+      assert.equal(res.statusCode, 422, res.body);
+      assert.equal(res.json().code, 'validation_failed');
+    });
+
+    test('a malformed URL or an over-long path parameter gets the standard error body, without the URL', async () => {
+      for (const [path, status, code] of [
+        ['/api/v1/products/%E0%A4%A', 400, 'malformed_request'],
+        ['/api/v1/coupons/%ZZ4111111111111111/validate', 400, 'malformed_request'],
+        [`/api/v1/products/${'9'.repeat(300)}`, 422, 'validation_failed'],
+        [`/api/v1/charges/${'c'.repeat(201)}/pay`, 422, 'validation_failed'],
+      ] as const) {
+        const res = await rawRequest(`${base}${path}`, { headers: asShop() });
+        assert.equal(res.status, status, res.body);
+        const body = JSON.parse(res.body);
+        assert.deepEqual(Object.keys(body).sort(), ['code', 'message', 'request_id']);
+        assert.equal(body.code, code);
+        assert.ok(!res.body.includes(path.slice(8, 30)), 'the URL is not quoted back');
+      }
     });
 
     test('after all of it, the database is exactly as it was', async () => {

@@ -18,8 +18,9 @@ export function registerRefundRoutes(parent: FastifyInstance, context: AppContex
     {
       config: { access: 'key', idempotency: byApiKey },
       // Every field is optional, so a request without a body is a full refund with the defaults.
+      // A body of JSON `null` is malformed, not absent: it must never refund everything.
       preValidation: async (request) => {
-        if (request.body === undefined || request.body === null) request.body = {};
+        if (request.body === undefined) request.body = {};
       },
       schema: {
         tags: ['Payments'],
