@@ -5,7 +5,7 @@ import type { Database } from './db/database.ts';
 import type { GatewayName } from './gateways/port.ts';
 import { registerAuthentication } from './http/auth.ts';
 import { registerDocs } from './http/docs.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
+import { handleFrameworkError, registerErrorHandling } from './http/error-handler.ts';
 import { registerHealth } from './http/health.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { guardRequestInput } from './http/input-guard.ts';
@@ -53,6 +53,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     return503OnClosing: true,
+    frameworkErrors: handleFrameworkError,
     forceCloseConnections: 'idle',
     requestIdHeader: false,
     genReqId: (request) => {

@@ -23,6 +23,7 @@ const FASTIFY_CODES: Record<string, () => AppError> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new AppError('malformed_request', 'The Content-Length does not match the body'),
   FST_ERR_BAD_URL: () => new AppError('malformed_request', 'The request URL is malformed'),
   FST_ERR_ASYNC_CONSTRAINT: () => new AppError('malformed_request', 'The request could not be routed'),
+  FST_ERR_MAX_PARAM_LENGTH: () => new AppError('validation_failed', 'A path parameter is too long'),
 };
 
 /** Turns any thrown error into an AppError without echoing request content (it may hold card data). */
@@ -61,6 +62,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     sendError(request, reply, new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
   );
+}
+
+/**
+ * Errors Fastify raises before routing (a malformed percent-encoding, an over-long path parameter):
+ * without this they get Fastify's own body, which quotes the URL back.
+ */
+export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  sendError(request, reply, toAppError(error));
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
