@@ -1,7 +1,7 @@
 import { RELEASE_PAID_ORDER_JOB, releaseConfirmedOrder } from '../modules/payments/paid-order-release.ts';
 import type { GatewayDeps } from '../modules/payments/pay-gateways.ts';
-import { expirePix, reconcilePayment } from '../modules/payments/payment-jobs.service.ts';
-import { EXPIRE_PIX_JOB, RECONCILE_JOB } from '../modules/payments/payment-record.ts';
+import { expirePix, reconcilePayment, recoverIntent } from '../modules/payments/payment-jobs.service.ts';
+import { EXPIRE_PIX_JOB, RECONCILE_JOB, RECOVER_INTENT_JOB } from '../modules/payments/payment-record.ts';
 import { renewSubscription } from '../modules/payments/subscription-renewal.ts';
 import { RENEW_JOB } from '../modules/payments/subscriptions.ts';
 import type { JobHandler } from './worker.ts';
@@ -12,7 +12,7 @@ type PaymentPayload = { account_id: string; payment_id: number };
 type SubscriptionPayload = { account_id: string; subscription_id: string };
 type OrderPayload = { account_id: string; order_id: number };
 
-/** Handlers of the pay flows' background jobs: pix expiry, reconciliation of unanswered charges, renewals, release of orders paid later. */
+/** Handlers of the pay flows' background jobs: pix expiry, reconciliation of unanswered charges and of intents orphaned by a crash, renewals, release of orders paid later. */
 export function paymentJobHandlers(deps: PaymentJobDeps): Record<string, JobHandler> {
   const resolve = () => deps;
   return {
@@ -24,6 +24,11 @@ export function paymentJobHandlers(deps: PaymentJobDeps): Record<string, JobHand
       const payload = job.payload as PaymentPayload;
       const current = resolve();
       await reconcilePayment(database.db, current, { accountId: payload.account_id, paymentId: payload.payment_id }, current.clock());
+    },
+    [RECOVER_INTENT_JOB]: async (job, { database }) => {
+      const payload = job.payload as PaymentPayload;
+      const current = resolve();
+      await recoverIntent(database.db, current, { accountId: payload.account_id, paymentId: payload.payment_id }, current.clock());
     },
     [RELEASE_PAID_ORDER_JOB]: async (job, { database }) => {
       const payload = job.payload as OrderPayload;

@@ -14,6 +14,7 @@ import type { PayContext } from './pay-context.ts';
 import { resolvePayCustomer } from './pay-customer.ts';
 import { createPayOrder } from './pay-order.ts';
 import { findCustomerById, findSavedMethod, insertPaymentRow } from './pay.repo.ts';
+import { enqueueIntentRecovery } from './payment-record.ts';
 
 export type IntentPayment = { id: number; uid: string; cardIndex: 0 | 1; amountCents: number; installments: number; savedReference?: string; card?: PlannedCard };
 export type Intent = { orderId: number; orderUid: string; customer: CustomerRow; payments: IntentPayment[] };
@@ -33,7 +34,8 @@ export type IntentInput = {
 /**
  * The intent, committed before any gateway call: the customer, the order (or the charge's own), the
  * booked slot, the claimed coupon use, the consumed gateway_c card hash keys and one `pending` payment
- * row per charge. A refusal here (slot taken, coupon exhausted, key spent) leaves nothing behind.
+ * row per charge, each with its recovery job (in case this process dies before the gateway answers).
+ * A refusal here (slot taken, coupon exhausted, key spent) leaves nothing behind.
  */
 export async function recordIntent(db: Kysely<DB>, input: IntentInput): Promise<Intent> {
   const { context, quote, now } = input;
@@ -96,6 +98,7 @@ export async function recordIntent(db: Kysely<DB>, input: IntentInput): Promise<
         updated_at: now,
       });
       await appendOrderEvent(trx, { ...scope, orderId: order.id, paymentId: id, type: 'payment.created', cause: 'payment intent recorded before calling the gateway', toStatus: 'pending', data: { amount_cents: share.totalCents, method: quote.paymentMethod, gateway: input.gateway }, at: now });
+      await enqueueIntentRecovery(trx, { accountId: context.accountId, id }, now);
       payments.push({ id, uid, cardIndex: card?.index ?? 0, amountCents: share.totalCents, installments: share.installments, ...(savedReference ? { savedReference } : {}), ...(card ? { card } : {}) });
     }
     return { orderId: order.id, orderUid: order.uid, customer, payments };

@@ -91,6 +91,19 @@ export async function reconcilePayment(db: Kysely<DB>, deps: GatewayDeps, ref: J
   return 'failed';
 }
 
+/**
+ * `payments.recover_intent`: the safety net of an intent whose process died before recording any answer
+ * from the gateway. A payment answered since is skipped (settled, or left pending by a timeout or error,
+ * which has its own reconciliation); an orphan is reconciled: the gateway is asked for the charge our
+ * references made, a capture found is applied, and a charge never made is failed once the window passes.
+ */
+export async function recoverIntent(db: Kysely<DB>, deps: GatewayDeps, ref: JobRef, now: Date): Promise<string> {
+  const payment = await findPayment(db, ref);
+  if (!payment || payment.status !== 'pending' || payment.gateway_id) return 'skipped';
+  if ((await unavailableReason(db, ref)) !== undefined) return 'skipped';
+  return reconcilePayment(db, deps, ref, now);
+}
+
 /** Records the gateway id a lookup found, then applies the charge's status in the same transaction; false when the status settles nothing yet. */
 async function applyRemoteStatus(db: Kysely<DB>, payment: PaymentRow, found: FoundCharge, now: Date): Promise<boolean> {
   const kind = ACTION_OF[found.status];

@@ -14,6 +14,16 @@ export const EXPIRE_PIX_JOB = 'payments.expire_pix';
 export const RECONCILE_JOB = 'payments.reconcile';
 /** A payment the gateway did not answer for is looked up again after this long. */
 export const RECONCILE_DELAY_MS = 2 * 60_000;
+export const RECOVER_INTENT_JOB = 'payments.recover_intent';
+
+/**
+ * Written with every payment intent, in its transaction. A process that dies during the gateway call
+ * records no answer at all (not even "unavailable"), so nothing else would ever look at the payment
+ * again; this job does, after the call has long finished or failed. A payment answered by then is skipped.
+ */
+export function enqueueIntentRecovery(trx: Kysely<DB>, payment: { accountId: string; id: number }, at: Date): Promise<boolean> {
+  return enqueueJob(trx, { type: RECOVER_INTENT_JOB, payload: { account_id: payment.accountId, payment_id: payment.id }, accountId: payment.accountId, runAt: new Date(at.getTime() + RECONCILE_DELAY_MS), dedupKey: `${RECOVER_INTENT_JOB}:${payment.id}` });
+}
 
 export type RecordedPayment = { id: number; uid: string; accountId: string; companyId: number; orderId: number; customerId: number | null; gateway: GatewayName };
 

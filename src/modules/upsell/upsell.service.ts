@@ -12,7 +12,7 @@ import { submitToGateway, type GatewayAnswer } from '../payments/pay-gateway-cal
 import { resolveGateway, type GatewayDeps } from '../payments/pay-gateways.ts';
 import { createPayOrder } from '../payments/pay-order.ts';
 import { findOrderProducts, findPayCompany, findSavedMethod, insertPaymentRow } from '../payments/pay.repo.ts';
-import { recordGatewayAnswer } from '../payments/payment-record.ts';
+import { enqueueIntentRecovery, recordGatewayAnswer } from '../payments/payment-record.ts';
 import { verifyOfferToken } from '../payments/upsell-offer-token.ts';
 import { consumeOffer, findCustomer, findOriginalOrder, findOriginalPayment, linkUpsellOrder } from './upsell.repo.ts';
 
@@ -65,6 +65,7 @@ export async function redeemOffer(db: Kysely<DB>, deps: UpsellDeps, body: { offe
       installments: 1, amount_cents: product.value_cents, installment_value_cents: product.value_cents, saved_payment_method_id: savedMethod?.id ?? null, created_at: now, updated_at: now,
     });
     await appendOrderEvent(trx, { accountId, orderId: order.id, paymentId, type: 'payment.created', cause: 'upsell redemption', toStatus: 'pending', at: now });
+    await enqueueIntentRecovery(trx, { accountId, id: paymentId }, now);
     await linkUpsellOrder(trx, offer.id, order.id);
     return { order, paymentId, uid };
   });
