@@ -36,9 +36,9 @@ const CAPTURED = new Set(['paid', 'partially_refunded', 'refunded']);
 /**
  * No double charge: the gateway holds at most one charge per payment of ours, every charge it captured
  * is a payment we recorded as captured (same amount, same gateway id), and what it refunded is what we
- * recorded as refunded. `unrecorded` lists payment uids whose process died before recording the answer.
+ * recorded as refunded.
  */
-export async function chargeViolations(database: Database, ledger: LedgerCharge[], options: { unrecorded?: Set<string> } = {}): Promise<string[]> {
+export async function chargeViolations(database: Database, ledger: LedgerCharge[]): Promise<string[]> {
   const problems: string[] = [];
   const payments = await database.db.selectFrom('payments').select(['uid', 'gateway', 'gateway_id', 'status', 'amount_cents', 'refunded_cents']).execute();
   const byUid = new Map(payments.map((payment) => [payment.uid, payment]));
@@ -51,7 +51,6 @@ export async function chargeViolations(database: Database, ledger: LedgerCharge[
       problems.push(`${charge.gateway} charge ${charge.id} (${charge.state}) belongs to no payment of ours`);
       continue;
     }
-    if (options.unrecorded?.has(uid) && payment.gateway_id === null) continue;
     if (payment.gateway_id !== charge.id) problems.push(`payment ${uid} records gateway id ${payment.gateway_id}, the gateway charged ${charge.id}`);
     if (payment.amount_cents !== charge.amount_cents) problems.push(`payment ${uid}: ${payment.amount_cents} cents recorded, ${charge.amount_cents} charged`);
     if (charge.state === 'paid' && !CAPTURED.has(payment.status)) problems.push(`payment ${uid} is ${payment.status} but the gateway captured it`);
