@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { createRequire } from 'node:module';
 import QRCode from 'qrcode';
 import { buildBoleto, boletoFreeField, formatDigitableLine } from '../../src/brazil/boleto.ts';
 import { buildPixBrCode } from '../../src/brazil/pix.ts';
@@ -15,6 +16,10 @@ const BOLETO = buildBoleto({
   amountCents: 102656,
   freeField: boletoFreeField({ agreement: '1149718', ourNumber: '42', carteira: '17' }),
 });
+
+// pngjs comes with qrcode; as a decoder written by others it checks that our PNG is read as intended.
+const { PNG } = createRequire(import.meta.url)('pngjs') as { PNG: { sync: { read(png: Buffer): { width: number; height: number; data: Buffer } } } };
+const decodePng = (png: Buffer) => PNG.sync.read(png);
 
 function pngSize(png: Buffer): { width: number; height: number } {
   assert.deepEqual(png.subarray(0, 8), PNG_SIGNATURE, 'PNG signature');
@@ -40,7 +45,22 @@ describe('Pix QR Code images', () => {
     assert.notEqual(modulesAtM, modulesAtH, 'this code needs a bigger symbol at H');
     // 8 pixels a module, 4 modules of quiet zone on each side.
     assert.equal(pngSize(png).width, (modulesAtM + 8) * 8);
-    assert.deepEqual(png, await QRCode.toBuffer(PIX_CODE, { errorCorrectionLevel: 'M', margin: 4, scale: 8, type: 'png' }));
+  });
+
+  test('PNG: an independent decoder sees exactly the image qrcode renders for this code, pixel by pixel', async () => {
+    const ours = Buffer.from(await pixQrPngBase64(PIX_CODE), 'base64');
+    const reference = await QRCode.toBuffer(PIX_CODE, { errorCorrectionLevel: 'M', margin: 4, scale: 8, type: 'png' });
+    const [mine, theirs] = [decodePng(ours), decodePng(reference)];
+    assert.equal(mine.width, theirs.width);
+    assert.equal(mine.height, theirs.height);
+    let dark = 0;
+    for (let pixel = 0; pixel < mine.width * mine.height; pixel++) {
+      const [r, g, b, a] = mine.data.subarray(pixel * 4, pixel * 4 + 4);
+      assert.ok(r === g && g === b && a === 255 && (r === 0 || r === 255), `pixel ${pixel} is black or white`);
+      if (r !== theirs.data[pixel * 4]) assert.fail(`pixel ${pixel % mine.width},${Math.floor(pixel / mine.width)} differs`);
+      if (r === 0) dark++;
+    }
+    assert.ok(dark > mine.width * mine.height * 0.2, 'a plausible share of dark pixels');
   });
 
   test('SVG markup', async () => {
