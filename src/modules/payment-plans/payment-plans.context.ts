@@ -70,7 +70,7 @@ export async function resolvePricingContext(
     case 'checkout_page': {
       const page = await reads.checkoutPage(query.checkout_page_id!);
       if (!page) throw businessRule('checkout_page_id does not name a checkout page');
-      return { kind, pageId: page.id, ...owner(page), couponsEnabled: page.enable_coupons, preferredPlanId: page.default_payment_plan_id };
+      return checkoutPagePricingContext(page);
     }
     case 'charge': {
       const charge = await findCharge(db, query.charge_id!);
@@ -111,6 +111,11 @@ export async function resolvePricingContext(
       return { kind, ...company, currency: 'BRL', couponsEnabled: true, preferredPlanId: null };
     }
   }
+}
+
+/** The pricing context of a checkout page row already read (the pay flow reads the page itself). */
+export function checkoutPagePricingContext(page: { id: string; account_id: string; company_id: number; currency: string; enable_coupons: boolean; default_payment_plan_id: number | null }): PricingContext {
+  return { kind: 'checkout_page', pageId: page.id, ...owner(page), couponsEnabled: page.enable_coupons, preferredPlanId: page.default_payment_plan_id };
 }
 
 function owner(row: { account_id: string; company_id: number; currency: string }) {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { businessRule, notFound } from '../../http/errors.ts';
-import type { PricingQuery } from '../payment-plans/payment-plans.context.ts';
+import { checkoutPagePricingContext, type PricingContext, type PricingQuery } from '../payment-plans/payment-plans.context.ts';
 import type { CustomerInput } from './pay-customer.ts';
 import type { OrderLine } from './pay-order.ts';
 import { findOrderProducts, findPayCart, findPayCharge, findPayPage, firstCardGateway, listCartLines } from './pay.repo.ts';
@@ -12,6 +12,8 @@ export type PayContext = {
   accountId: string;
   companyId: number;
   query: PricingQuery;
+  /** The pricing context when the entry point already read it (a checkout page), so the quote need not read it again. */
+  pricingContext?: PricingContext;
   defaultGateway: string;
   enableTwoCards: boolean;
   requireScheduling: boolean;
@@ -56,6 +58,7 @@ export async function checkoutPageContext(db: Kysely<DB>, pageId: string, body: 
     accountId: page.account_id,
     companyId: page.company_id,
     query: { checkout_page_id: page.id, products: Object.fromEntries([...quantities].map(([id, quantity]) => [String(id), quantity])), ...(body.coupon !== undefined ? { coupon: body.coupon } : {}) },
+    pricingContext: checkoutPagePricingContext(page),
     defaultGateway: page.gateway,
     enableTwoCards: page.enable_two_cards,
     requireScheduling: page.require_scheduling,

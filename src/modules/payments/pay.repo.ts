@@ -6,7 +6,7 @@ import type { DB, Payments } from '../../db/schema.ts';
 export function findPayPage(db: Kysely<DB>, id: string) {
   return db
     .selectFrom('checkout_pages')
-    .select(['id', 'account_id', 'company_id', 'gateway', 'enable_two_cards', 'require_scheduling', 'upsell_product_id', 'redirect_url', 'currency'])
+    .select(['id', 'account_id', 'company_id', 'gateway', 'enable_two_cards', 'require_scheduling', 'upsell_product_id', 'redirect_url', 'currency', 'enable_coupons', 'default_payment_plan_id'])
     .where('id', '=', id)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();

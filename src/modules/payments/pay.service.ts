@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import { AppError, businessRule } from '../../http/errors.ts';
 import { pixQrPngBase64 } from '../../brazil/render/index.ts';
 import { dateIn } from '../orders/company-calendar.ts';
-import { quoteOption } from '../payment-plans/payment-plans.service.ts';
+import { quoteOption, quoteOptionInContext } from '../payment-plans/payment-plans.service.ts';
 import { isBookableSlot } from '../scheduling/scheduling.service.ts';
 import { planCards, type CardFields } from './pay-cards.ts';
 import type { PayContext } from './pay-context.ts';
@@ -51,7 +51,9 @@ async function checkedSchedule(db: Kysely<DB>, context: PayContext, scheduledAt:
  * upsell offer). A gateway error or timeout leaves the payment pending for reconciliation and answers 502/504.
  */
 export async function takePayment(db: Kysely<DB>, deps: PayDeps, context: PayContext, body: PayBody, now: Date): Promise<PayOutcome> {
-  const quote = await quoteOption(db, context.query, body.payment_plan_id, now);
+  const quote = context.pricingContext
+    ? await quoteOptionInContext(db, context.pricingContext, context.query, body.payment_plan_id, now)
+    : await quoteOption(db, context.query, body.payment_plan_id, now);
   const gatewayName = body.gateway ?? context.defaultGateway;
   const gateway = await resolveGateway(db, deps, context, gatewayName);
   const method = quote.paymentMethod;
@@ -91,12 +93,12 @@ export async function takePayment(db: Kysely<DB>, deps: PayDeps, context: PayCon
   const failed = answers.find((entry) => entry.answer.kind !== 'paid' && entry.answer.kind !== 'pix' && entry.answer.kind !== 'boleto');
   if (failed && intent.payments.length > 1) await compensateSplit(db, deps, gateway, recordedOf, intent.payments, answers.length, new Date());
 
-  const order = await findOrderRow(db, context.accountId, intent.orderId);
+  const [order, orderPayments] = await Promise.all([findOrderRow(db, context.accountId, intent.orderId), findPaymentsOfOrder(db, context.accountId, intent.orderId)]);
   const outcome: PayOutcome = {
     orderUid: intent.orderUid,
     orderStatus: order.status,
     method,
-    payments: (await findPaymentsOfOrder(db, context.accountId, intent.orderId))
+    payments: orderPayments
       .filter((row) => intent.payments.some((payment) => payment.id === row.id))
       .map((row) => ({ uid: row.uid, gatewayId: row.gateway_id ?? row.uid, status: row.status, method: row.method, amountCents: row.amount_cents, installments: row.installments })),
     isSubscription,
