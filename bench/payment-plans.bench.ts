@@ -5,7 +5,8 @@
  */
 import Fastify from 'fastify';
 import { createPricingMerchant } from '../test/support/pricing-fixtures.ts';
-import { freshBenchDatabase, isMain, listenApp, measureInterleaved, printTable, ratioRow, requirePostgres, type BenchResult } from './harness.ts';
+import { freshBenchDatabase, isMain, listenApp, ratioRow, requirePostgres, type BenchResult } from './harness.ts';
+import { httpLoad, measureInterleaved, printTable } from './load.ts';
 
 const BENCHMARK = 'payment-plans';
 const TARGET_RATIO = 0.3;
@@ -30,8 +31,8 @@ export async function run(options: { seconds?: number; connections?: number } = 
     const connections = options.connections ?? 10;
     const [plans, bareRun] = await measureInterleaved(
       [
-        { label: 'GET /payment_plans (checkout page, 2 products, coupon)', url: `${url}${path}`, headers, connections },
-        { label: `bare Fastify route, same ${body.length}-byte JSON`, url: `${bareUrl}/bare`, connections },
+        httpLoad('GET /payment_plans (checkout page, 2 products, coupon)', { url: `${url}${path}`, headers, connections }),
+        httpLoad(`bare Fastify route, same ${body.length}-byte JSON`, { url: `${bareUrl}/bare`, connections }),
       ],
       options.seconds ? { seconds: options.seconds } : {},
     );
