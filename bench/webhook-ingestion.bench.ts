@@ -1,0 +1,122 @@
+/**
+ * Inbound webhook ingestion on PostgreSQL: gateway_b `payment_intent.succeeded` events, each with its own
+ * event id and properly signed (`Gateway-B-Signature`), for existing Pix payments waiting for payment,
+ * POSTed to /api/v1/webhooks/{company}/gateway_b; against the same requests POSTed to a bare Fastify
+ * route in the same run. Afterwards every acknowledged event must have paid its payment.
+ * `DATABASE_URL=postgres://… npm run bench -- webhook-ingestion`.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify from 'fastify';
+import type { Database } from '../src/db/database.ts';
+import { signatureHeader } from '../src/gateways/gateway-b/index.ts';
+import { createMerchant, type Merchant } from '../test/support/pay-fixtures.ts';
+import { storeCredentials } from '../test/support/webhooks-fixtures.ts';
+import { benchConfig, freshBenchDatabase, isMain, listenApp, ratioRow, requirePostgres, type BenchResult } from './harness.ts';
+import { httpLoad, measureInterleaved, printTable, SHORT, type HttpRequestShape } from './load.ts';
+
+const BENCHMARK = 'webhook-ingestion';
+/** Each event is verified, stored durably and applied before the 200: see docs/webhooks.md, Ingestion speed. */
+const TARGET_RATIO = 0.05;
+const PAYMENTS = SHORT ? 10_000 : 40_000;
+const AMOUNT_CENTS = 10_000;
+
+/** Pix payments on gateway_b waiting for payment, with gateway ids `pi_bench_<n>`, and their orders. */
+async function insertWaitingPayments(database: Database, merchant: Merchant, count: number): Promise<void> {
+  await database.withSession(async (session) => {
+    await session.query(
+      `WITH customer AS (
+         INSERT INTO customers (account_id, company_id, email, name) VALUES ($1, $2, 'webhooks@bench.example', 'Webhook Buyer') RETURNING id
+       ), new_orders AS (
+         INSERT INTO orders (uid, account_id, company_id, customer_id, source, status, checkout_page_id, payment_plan_id, subtotal_cents, total_cents)
+         SELECT gen_random_uuid(), $1, $2, customer.id, 'checkout_page', 'waiting_payment', $3, $4, $5, $5 FROM customer, generate_series(1, $6::int)
+         RETURNING id
+       )
+       INSERT INTO payments (uid, account_id, company_id, order_id, gateway, method, status, payment_plan_id, amount_cents, installment_value_cents, gateway_id)
+       SELECT gen_random_uuid(), $1, $2, id, 'gateway_b', 'pix', 'waiting_payment', $4, $5, $5, 'pi_bench_' || row_number() OVER (ORDER BY id) FROM new_orders`,
+      [merchant.accountId, merchant.companyId, merchant.pageId, merchant.pixPlanId, AMOUNT_CENTS, count],
+    );
+    await session.exec('VACUUM ANALYZE orders');
+    await session.exec('VACUUM ANALYZE payments');
+  });
+}
+
+/** The event gateway_b sends when a Pix is paid, as its sandbox builds it. */
+function paymentSucceeded(companyId: number, payment: number, nowSeconds: number): string {
+  const intentId = `pi_bench_${payment}`;
+  return JSON.stringify({
+    id: `evt_${randomUUID().replaceAll('-', '')}`,
+    object: 'event',
+    api_version: '2024-06-20',
+    created: nowSeconds,
+    livemode: false,
+    pending_webhooks: 1,
+    type: 'payment_intent.succeeded',
+    data: {
+      object: {
+        id: intentId,
+        object: 'payment_intent',
+        amount: AMOUNT_CENTS,
+        amount_received: AMOUNT_CENTS,
+        currency: 'brl',
+        status: 'succeeded',
+        description: `order ${payment}`,
+        metadata: { company_id: String(companyId), payment_uid: randomUUID() },
+        payment_method_types: ['pix'],
+        payment_method: `pm_${payment}`,
+        latest_charge: `ch_${payment}`,
+        last_payment_error: null,
+        next_action: null,
+        created: nowSeconds - 60,
+        livemode: false,
+      },
+    },
+  });
+}
+
+export async function run(options: { seconds?: number; connections?: number } = {}): Promise<BenchResult> {
+  requirePostgres();
+  const { database, drop } = await freshBenchDatabase();
+  const config = benchConfig();
+  const { app, url } = await listenApp(database, { config });
+  const bare = Fastify({ logger: false });
+  try {
+    const merchant = await createMerchant(database, config);
+    const { gatewayB: secret } = await storeCredentials(database, config, merchant);
+    await insertWaitingPayments(database, merchant, PAYMENTS);
+    bare.post('/api/v1/webhooks/:company_id/gateway_b', async () => ({ status: 'processed' }));
+    const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
+
+    let sent = 0;
+    const signedEvent = (request: HttpRequestShape): HttpRequestShape => {
+      const now = Math.floor(Date.now() / 1000);
+      const body = paymentSucceeded(merchant.companyId, (sent % PAYMENTS) + 1, now);
+      sent++;
+      return { ...request, body, headers: { ...request.headers, 'gateway-b-signature': signatureHeader(secret, body, now) } };
+    };
+    const path = `/api/v1/webhooks/${merchant.companyId}/gateway_b`;
+    const common = { method: 'POST' as const, headers: { 'content-type': 'application/json' }, connections: options.connections ?? 10 };
+    let sentToService = 0;
+    const [ingestion, bareRun] = await measureInterleaved(
+      [
+        httpLoad('gateway_b payment_intent.succeeded → /webhooks/{company}/gateway_b', { ...common, url: `${url}${path}`, setupRequest: (request) => (sentToService++, signedEvent(request)) }),
+        httpLoad('bare Fastify route, same signed events', { ...common, url: `${bareUrl}${path}`, setupRequest: signedEvent }),
+      ],
+      options.seconds ? { seconds: options.seconds } : {},
+    );
+    if (sent > PAYMENTS) throw new Error(`${sent} events for ${PAYMENTS} payments: raise PAYMENTS so every event pays a payment of its own`);
+    const paid = await database.db.selectFrom('payments').select((eb) => eb.fn.countAll<string>().as('count')).where('account_id', '=', merchant.accountId).where('status', '=', 'paid').executeTakeFirstOrThrow();
+    const acknowledged = ingestion.requests;
+    // Every acknowledged event paid its payment; events cut off in flight when a slice ended may have too.
+    if (Number(paid.count) < acknowledged || Number(paid.count) > sentToService) throw new Error(`${paid.count} payments paid for ${acknowledged} acknowledged (${sentToService} sent) events`);
+    printTable('gateway_b webhook ingestion against a bare route', [ingestion, bareRun]);
+    const row = ratioRow(BENCHMARK, ingestion, bareRun, TARGET_RATIO);
+    console.log(`ratio ${row.ratio} (target ${row.target}: ${row.met ? 'met' : 'NOT met'}); ${paid.count} payments paid by the events`);
+    return { benchmark: BENCHMARK, rows: [row], notes: ['webhook-ingestion baseline: the same signed events POSTed to a bare Fastify route that parses them and answers 200'] };
+  } finally {
+    await bare.close();
+    await app.close();
+    await drop();
+  }
+}
+
+if (isMain(import.meta.url)) await run();
