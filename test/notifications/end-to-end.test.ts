@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import type { Database } from '../../src/db/database.ts';
 import type { Worker } from '../../src/jobs/worker.ts';
 import { createEndpoint } from '../../src/modules/notifications/endpoints.service.ts';
+import { applyPaymentAction } from '../../src/modules/payments/gateway-actions.ts';
 import { createWorker } from '../../src/runtime.ts';
 import { engines } from '../support/engines.ts';
 import { createMerchant, ORIGIN, startPayApp, tokenA, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
@@ -11,7 +12,8 @@ import { paidCardOrder } from '../refunds/refund-fixtures.ts';
 import { drainDeliveries, testClock, type TestClock } from './fixtures.ts';
 import { Receiver, type Received } from './receiver.ts';
 
-type Body = { id: string; type: string; created_at: string; data: { order: { uid: string; status: string; link: string; payments: Array<{ status: string }> }; subscription?: { id: string; status: string } } };
+type RefundData = { id: string; payment_id: number; amount: number; gateway_refund_id: string; type: string; refunded_at: string };
+type Body = { id: string; type: string; created_at: string; data: { order: { uid: string; status: string; link: string; payments: Array<{ status: string }> }; subscription?: { id: string; status: string }; refund?: RefundData } };
 const bodyOf = (request: Received) => JSON.parse(request.body) as Body;
 
 for (const engine of engines()) {
@@ -57,14 +59,38 @@ for (const engine of engines()) {
       assert.deepEqual(receiver.received[0]!.verifiedBy, [0]);
 
       assert.equal((await refund(paid.paymentIds[0]!, { amount: 30 })).statusCode, 200);
+      assert.equal((await refund(paid.paymentIds[0]!, { amount: 20, type: 'duplicate' })).statusCode, 200);
       assert.equal((await refund(paid.paymentIds[0]!)).statusCode, 200);
       await drainDeliveries(database, worker, clock);
       // Deliveries run in parallel, so arrival order is not guaranteed; created_at orders the events.
-      const refunds = received(1).sort((a, b) => a.created_at.localeCompare(b.created_at));
-      assert.deepEqual(refunds.map((body) => [body.type, body.data.order.status]), [['order.partially_refunded', 'partially_refunded'], ['order.refunded', 'refunded']]);
+      const refunds = received(1).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.type.localeCompare(b.type));
+      assert.deepEqual(refunds.map((body) => [body.type, body.data.order.status]), [
+        ['order.partially_refunded', 'partially_refunded'], ['refund.succeeded', 'partially_refunded'],
+        // The second partial refund moves no order status: only its own event tells the merchant.
+        ['refund.succeeded', 'partially_refunded'],
+        ['order.refunded', 'refunded'], ['refund.succeeded', 'refunded'],
+      ]);
+      const refundBodies = refunds.filter((body) => body.type === 'refund.succeeded').map((body) => body.data.refund!);
+      assert.deepEqual(refundBodies.map((item) => [item.amount, item.type, item.payment_id]), [[30, 'requested_by_customer', paid.paymentIds[0]], [20, 'duplicate', paid.paymentIds[0]], [50, 'requested_by_customer', paid.paymentIds[0]]]);
+      const rows = await database.db.selectFrom('refunds').select(['uid', 'gateway_refund_id']).where('payment_id', '=', paid.paymentIds[0]!).orderBy('id').execute();
+      assert.deepEqual(refundBodies.map((item) => [item.id, item.gateway_refund_id]), rows.map((row) => [row.uid, row.gateway_refund_id]));
       assert.ok(refunds.every((body) => body.data.order.uid === paid.orderUid));
       assert.ok(receiver.received.every((request) => request.verifiedBy.length === 1 && request.answered === 200));
-      assert.equal(new Set(receiver.received.map((request) => request.eventId)).size, 3);
+      assert.equal(new Set(receiver.received.map((request) => request.eventId)).size, 6);
+    });
+
+    test('a refund the gateway reports by webhook (made on its dashboard) is a refund.succeeded too, once', async () => {
+      const paid = await paidCardOrder(pay, database, merchant);
+      await drainDeliveries(database, worker, clock);
+      const start = receiver.received.length;
+      const action = { kind: 'payment_refunded' as const, gatewayId: paid.gatewayIds[0]!, amountCents: 2_500, refundId: 're_dashboard_1' };
+      assert.equal((await applyPaymentAction(database.db, { gateway: 'gateway_a', action, at: new Date() })).applied, true);
+      assert.equal((await applyPaymentAction(database.db, { gateway: 'gateway_a', action, at: new Date() })).applied, false, 'a duplicate report');
+      await drainDeliveries(database, worker, clock);
+      const types = received(start).map((body) => body.type).sort();
+      assert.deepEqual(types, ['order.partially_refunded', 'refund.succeeded']);
+      const event = received(start).find((body) => body.type === 'refund.succeeded')!;
+      assert.deepEqual({ amount: event.data.refund!.amount, type: event.data.refund!.type, gatewayRefundId: event.data.refund!.gateway_refund_id }, { amount: 25, type: 'gateway', gatewayRefundId: 're_dashboard_1' });
     });
 
     test('a subscription renewal charged by the worker is subscription.renewed; four failed renewals end in subscription.cancelled', async () => {

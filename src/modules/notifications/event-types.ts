@@ -7,6 +7,8 @@ export const NOTIFICATION_EVENT_TYPES = [
   'order.billed',
   'order.chargeback',
   'payment.failed',
+  'refund.succeeded',
+  'subscription.payment_due',
   'subscription.renewed',
   'subscription.cancelled',
 ] as const;

@@ -31,12 +31,30 @@ export function notifyPaymentTransition(trx: Kysely<DB>, cause: Cause & { status
   return recordEvent(trx, cause, PAYMENT_STATUS_EVENTS[cause.status]);
 }
 
-/** A renewal charged (with the renewal order) or a subscription cancelled after its last failed renewal. */
-export async function notifySubscription(trx: Kysely<DB>, cause: Cause & { subscriptionId: string; type: 'subscription.renewed' | 'subscription.cancelled' }): Promise<void> {
-  return recordEvent(trx, cause, cause.type, cause.subscriptionId);
+export type SubscriptionEventType = 'subscription.payment_due' | 'subscription.renewed' | 'subscription.cancelled';
+
+/**
+ * A renewal's pix or boleto issued (`payment_due`, with what the buyer needs to pay it), a renewal paid
+ * (`renewed`, with the renewal order) or a subscription cancelled after its last failed renewal.
+ */
+export async function notifySubscription(trx: Kysely<DB>, cause: Cause & { subscriptionId: string; type: SubscriptionEventType; extra?: Record<string, unknown> }): Promise<void> {
+  return recordEvent(trx, cause, cause.type, cause.subscriptionId, cause.extra);
 }
 
-async function recordEvent(trx: Kysely<DB>, cause: Cause, type: NotificationEventType | undefined, subscriptionId?: string): Promise<void> {
+/** What a `refund.succeeded` event says about the refund itself (money in cents, converted here). */
+export type RefundFacts = { uid: string; paymentId: number; amountCents: number; gatewayRefundId: string; type: string; refundedAt: Date };
+
+/**
+ * Called where a refund is recorded as succeeded (refund-recording.ts), in its transaction: one event per
+ * refund, so a second partial refund, which leaves the order `partially_refunded`, is still announced.
+ */
+export function notifyRefund(trx: Kysely<DB>, cause: Cause & { refund: RefundFacts }): Promise<void> {
+  const { refund } = cause;
+  const data = { refund: { id: refund.uid, payment_id: refund.paymentId, amount: toMajor(refund.amountCents), gateway_refund_id: refund.gatewayRefundId, type: refund.type, refunded_at: refund.refundedAt.toISOString() } };
+  return recordEvent(trx, cause, 'refund.succeeded', undefined, data);
+}
+
+async function recordEvent(trx: Kysely<DB>, cause: Cause, type: NotificationEventType | undefined, subscriptionId?: string, extra: Record<string, unknown> = {}): Promise<void> {
   const endpoints = await enabledEndpoints(trx, cause.accountId);
   if (endpoints.length === 0) return;
   const earlier = await eventsOfOrderInThisTransaction(trx, cause.accountId, cause.orderId);
@@ -52,7 +70,7 @@ async function recordEvent(trx: Kysely<DB>, cause: Cause, type: NotificationEven
   if (!type || targets.length === 0) return;
   const subscription = subscriptionId === undefined ? undefined : await subscriptionSnapshot(trx, cause.accountId, subscriptionId);
   const eventId = `${ID_PREFIX.event}${randomBytes(12).toString('hex')}`;
-  const data = { order, ...whenSet('subscription', subscription) };
+  const data = { order, ...whenSet('subscription', subscription), ...extra };
   await insertEvent(trx, { id: eventId, accountId: cause.accountId, companyId, type, orderId: cause.orderId, subscriptionId: subscriptionId ?? null, data, at: cause.at });
   for (const endpoint of targets) {
     const deliveryId = `${ID_PREFIX.delivery}${randomBytes(12).toString('hex')}`;

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { notifyRefund } from '../notifications/notify.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
 import { transitionOrder } from '../orders/order-status.ts';
 import { transitionPayment, type PaymentStatus } from '../payments/payment-status.ts';
@@ -36,6 +37,24 @@ export async function settleRefundTotals(trx: Kysely<DB>, target: RefundTarget, 
   await transitionOrder(trx, { accountId: target.accountId, orderId: target.orderId, to: orderTo, cause, paymentId: target.paymentId, at });
 }
 
+/** A refund the gateway confirmed, as its row now says (the row is already marked succeeded). */
+export type SucceededRefund = { uid: string; amountCents: number; gatewayRefundId: string; type: string; refundedAt: Date };
+
+/**
+ * The one place a confirmed refund is recorded, whichever path confirmed it (our request, the gateway's
+ * webhook, the stale-refund reconciliation): the order's `refund.succeeded` event, the payment and order
+ * moved by the confirmed totals, and the merchant's `refund.succeeded` notification (one per refund, so a
+ * second partial refund is announced too). In the caller's transaction, which holds the payment and order locks.
+ */
+export async function recordSucceededRefund(trx: Kysely<DB>, target: RefundTarget, paidCents: number, refund: SucceededRefund, cause: string, at: Date): Promise<void> {
+  await appendOrderEvent(trx, {
+    accountId: target.accountId, orderId: target.orderId, paymentId: target.paymentId, type: 'refund.succeeded', cause,
+    data: { amount_cents: refund.amountCents, gateway_refund_id: refund.gatewayRefundId, refund_uid: refund.uid }, at,
+  });
+  await settleRefundTotals(trx, target, paidCents, cause, at);
+  await notifyRefund(trx, { accountId: target.accountId, orderId: target.orderId, at, refund: { ...refund, paymentId: target.paymentId } });
+}
+
 /**
  * A refund the gateway reports (webhook), recorded once whichever path gets there first:
  * - a refund row already holds this gateway refund id: nothing to do (our own request recorded it);
@@ -61,7 +80,7 @@ export async function recordReportedRefund(
   if (payment.status !== 'paid' && payment.status !== 'partially_refunded') return 'not_refundable';
   const pending = await trx
     .selectFrom('refunds')
-    .select(['uid', 'amount_cents', 'created_at'])
+    .select(['uid', 'amount_cents', 'type', 'refunded_at', 'created_at'])
     .where('account_id', '=', target.accountId)
     .where('payment_id', '=', target.paymentId)
     .where('status', '=', 'pending')
@@ -72,20 +91,19 @@ export async function recordReportedRefund(
   if (pending.some((row) => row.created_at.getTime() > staleBefore)) throw new RefundInFlightError(refund.gatewayRefundId);
   const abandoned = pending.find((row) => row.amount_cents === refund.amountCents);
   const cause = `${refund.source}: refund ${refund.gatewayRefundId} of ${refund.amountCents} cents`;
+  let recorded: SucceededRefund;
   if (abandoned) {
     await trx.updateTable('refunds').set({ status: 'succeeded', gateway_refund_id: refund.gatewayRefundId }).where('account_id', '=', target.accountId).where('uid', '=', abandoned.uid).returning('id').execute();
+    recorded = { uid: abandoned.uid, amountCents: abandoned.amount_cents, gatewayRefundId: refund.gatewayRefundId, type: abandoned.type, refundedAt: abandoned.refunded_at };
   } else {
     const refunded = Math.min(payment.refunded_cents + refund.amountCents, payment.amount_cents);
     await trx.updateTable('payments').set({ refunded_cents: refunded, updated_at: at }).where('account_id', '=', target.accountId).where('id', '=', target.paymentId).returning('id').execute();
+    recorded = { uid: crypto.randomUUID(), amountCents: refund.amountCents, gatewayRefundId: refund.gatewayRefundId, type: 'gateway', refundedAt: at };
     await trx
       .insertInto('refunds')
-      .values({ uid: crypto.randomUUID(), account_id: target.accountId, payment_id: target.paymentId, order_id: target.orderId, amount_cents: refund.amountCents, type: 'gateway', status: 'succeeded', gateway_refund_id: refund.gatewayRefundId, refunded_at: at, created_at: at })
+      .values({ uid: recorded.uid, account_id: target.accountId, payment_id: target.paymentId, order_id: target.orderId, amount_cents: refund.amountCents, type: 'gateway', status: 'succeeded', gateway_refund_id: refund.gatewayRefundId, refunded_at: at, created_at: at })
       .execute();
   }
-  await appendOrderEvent(trx, {
-    accountId: target.accountId, orderId: target.orderId, paymentId: target.paymentId, type: 'refund.succeeded', cause,
-    data: { amount_cents: refund.amountCents, gateway_refund_id: refund.gatewayRefundId, ...(abandoned ? { refund_uid: abandoned.uid } : {}) }, at,
-  });
-  await settleRefundTotals(trx, target, order.paid_cents, cause, at);
+  await recordSucceededRefund(trx, target, order.paid_cents, recorded, cause, at);
   return 'recorded';
 }

@@ -7,7 +7,7 @@ import { AppError, businessRule, notFound, validationFailed } from '../../http/e
 import { toCents } from '../../lib/money.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
 import { resolveGateway, type GatewayDeps } from '../payments/pay-gateways.ts';
-import { settleRefundTotals } from './refund-recording.ts';
+import { recordSucceededRefund } from './refund-recording.ts';
 import { findAccountPayment, findOrderPaymentByGatewayId, lockPaymentAndOrder, markRefundSucceeded, releaseRefund, reserveRefund, type RefundReservation } from './refunds.repo.ts';
 import type { RefundType } from './refunds.schemas.ts';
 
@@ -82,15 +82,14 @@ function refundFailure(error: unknown): AppError {
 }
 
 /**
- * The gateway refunded: the refund succeeds with its gateway refund id, then the payment and the order
- * move by what the gateway confirmed. A refund a webhook already settled (its request had been given up
- * as dead) is left as it is.
+ * The gateway refunded: the refund succeeds with its gateway refund id, then it is recorded like every
+ * confirmed refund. A refund a webhook already settled (its request had been given up as dead) is left as it is.
  */
 async function recordRefundSuccess(trx: Kysely<DB>, refund: RefundReservation, gatewayRefundId: string, capturedCents: number): Promise<void> {
   const at = new Date();
   const order = await lockPaymentAndOrder(trx, refund.accountId, refund.paymentId, refund.orderId);
   if (!(await markRefundSucceeded(trx, refund.accountId, refund.uid, gatewayRefundId))) return;
-  await appendOrderEvent(trx, { accountId: refund.accountId, orderId: refund.orderId, paymentId: refund.paymentId, type: 'refund.succeeded', cause: `refund ${refund.uid} (${refund.type})`, data: { amount_cents: refund.amountCents, gateway_refund_id: gatewayRefundId }, at });
-  const cause = `refund ${refund.uid} (${refund.type}) of ${refund.amountCents} cents`;
-  await settleRefundTotals(trx, { accountId: refund.accountId, paymentId: refund.paymentId, orderId: refund.orderId, capturedCents }, order.paid_cents, cause, at);
+  const target = { accountId: refund.accountId, paymentId: refund.paymentId, orderId: refund.orderId, capturedCents };
+  const succeeded = { uid: refund.uid, amountCents: refund.amountCents, gatewayRefundId, type: refund.type, refundedAt: refund.refundedAt };
+  await recordSucceededRefund(trx, target, order.paid_cents, succeeded, `refund ${refund.uid} (${refund.type}) of ${refund.amountCents} cents`, at);
 }
