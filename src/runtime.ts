@@ -6,7 +6,7 @@ import { openDatabase, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { maintenanceHandlers, scheduleMaintenance } from './jobs/maintenance.ts';
 import { paymentJobHandlers, type PaymentJobDeps } from './jobs/payment-jobs.ts';
-import { deliverySettings, notificationJobHandlers, type DeliverySettings } from './modules/notifications/delivery.job.ts';
+import { deliverySettings, notificationDeadJobHandlers, notificationJobHandlers, type DeliverySettings } from './modules/notifications/delivery.job.ts';
 import { scheduleDueRenewals } from './modules/payments/subscription-renewal.ts';
 import { webhookJobHandlers } from './modules/webhooks/webhook-jobs.ts';
 import { Worker, type JobHandler } from './jobs/worker.ts';
@@ -35,6 +35,7 @@ export function createWorker(database: Database, logger: Logger, deps: WorkerDep
   return new Worker({
     database,
     handlers: jobHandlers(deps),
+    deadJobHandlers: notificationDeadJobHandlers(deps.clock),
     logger,
     clock: deps.clock,
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),

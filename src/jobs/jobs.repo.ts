@@ -105,11 +105,14 @@ async function updateClaimed(
   return updated.length > 0;
 }
 
-/** Running jobs whose lease ended go back to the queue, or to 'dead' once their attempts are spent. */
-export async function reclaimExpiredLeases(db: Kysely<DB>, now: Date): Promise<number> {
+/**
+ * Running jobs whose lease ended go back to the queue, or to 'dead' once their attempts are spent.
+ * Returns them with their new status, so the worker can bury the dead ones.
+ */
+export async function reclaimExpiredLeases(db: Kysely<DB>, now: Date): Promise<JobRow[]> {
   // Cast: inside CASE an untyped parameter would resolve to text, which timestamptz does not accept.
   const finishedAt = sql<Date>`cast(${now} as timestamptz)`;
-  const reclaimed = await db
+  return db
     .updateTable('jobs')
     .set((eb) => ({
       status: eb.case().when('attempts', '>=', eb.ref('max_attempts')).then('dead').else('queued').end(),
@@ -120,9 +123,8 @@ export async function reclaimExpiredLeases(db: Kysely<DB>, now: Date): Promise<n
     }))
     .where('status', '=', 'running')
     .where('locked_until', '<', now)
-    .returning('id')
+    .returningAll()
     .execute();
-  return reclaimed.length;
 }
 
 export function findJob(db: Kysely<DB>, id: number): Promise<JobRow | undefined> {

@@ -13,6 +13,11 @@ import {
 
 export type Job = { id: number; type: string; payload: unknown; accountId: string | null; attempts: number };
 export type JobHandler = (job: Job, context: { database: Database }) => Promise<void>;
+/**
+ * Called once a job of its type is dead (its last attempt failed, or its lease expired with no attempt
+ * left), so the module that owns the job can record that the work will not happen by itself.
+ */
+export type DeadJobHandler = (job: Job, context: { database: Database; error: string }) => Promise<void>;
 
 type LogFn = (fields: object, message?: string) => void;
 /** The subset of pino the worker uses; a pino Logger fits. */
@@ -21,6 +26,8 @@ export type WorkerLogger = { info: LogFn; warn: LogFn; error: LogFn; child(bindi
 export type WorkerOptions = {
   database: Database;
   handlers: Record<string, JobHandler>;
+  /** Per job type, what to do when such a job is dead. */
+  deadJobHandlers?: Record<string, DeadJobHandler>;
   logger: WorkerLogger;
   workerId?: string;
   pollIntervalMs?: number;
@@ -46,6 +53,7 @@ export class Worker {
   readonly workerId: string;
   private readonly database: Database;
   private readonly handlers: Record<string, JobHandler>;
+  private readonly deadJobHandlers: Record<string, DeadJobHandler>;
   private readonly logger: WorkerLogger;
   private readonly pollIntervalMs: number;
   private readonly batchSize: number;
@@ -59,6 +67,7 @@ export class Worker {
   constructor(options: WorkerOptions) {
     this.database = options.database;
     this.handlers = options.handlers;
+    this.deadJobHandlers = options.deadJobHandlers ?? {};
     this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.logger = options.logger.child({ workerId: this.workerId });
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
@@ -72,7 +81,8 @@ export class Worker {
   async runOnce(): Promise<number> {
     const db = this.database.db;
     const reclaimed = await reclaimExpiredLeases(db, this.clock());
-    if (reclaimed > 0) this.logger.warn({ reclaimed }, 'reclaimed jobs whose lease expired');
+    if (reclaimed.length > 0) this.logger.warn({ reclaimed: reclaimed.length }, 'reclaimed jobs whose lease expired');
+    for (const row of reclaimed) if (row.status === 'dead') await this.bury(row, row.last_error ?? 'lease expired');
     const now = this.clock();
     const jobs = await claimReadyJobs(db, {
       workerId: this.workerId,
@@ -135,34 +145,55 @@ export class Worker {
     try {
       const handler = this.handlers[row.type];
       if (!handler) throw new Error(`no handler for job type "${row.type}"`);
-      const job: Job = { id: row.id, type: row.type, payload: row.payload, accountId: row.account_id, attempts: row.attempts };
-      await handler(job, { database: this.database });
+      await handler(jobOf(row), { database: this.database });
     } catch (failure) {
       const error = (failure instanceof Error ? failure.message : String(failure)).slice(0, MAX_ERROR_LENGTH);
       const now = this.clock();
       if (row.attempts >= row.max_attempts) {
-        return this.record(log, () => markJobDead(db, claim, now, error), 'error', 'job dead after its last attempt', { error });
+        const dead = await this.record(log, () => markJobDead(db, claim, now, error), 'error', 'job dead after its last attempt', { error });
+        if (dead) await this.bury(row, error);
+        return;
       }
       const retryAt = new Date(now.getTime() + retryDelayMs(row.attempts));
-      return this.record(log, () => requeueJob(db, claim, retryAt, error), 'warn', 'job failed, retry scheduled', { error, retryAt });
+      await this.record(log, () => requeueJob(db, claim, retryAt, error), 'warn', 'job failed, retry scheduled', { error, retryAt });
+      return;
     }
     await this.record(log, () => markJobDone(db, claim, this.clock()), 'info', 'job done');
   }
 
-  /** Writes an outcome and logs it with the job's id and type (bound in `log`), never its payload. */
+  /** Writes an outcome and logs it with the job's id and type (bound in `log`), never its payload; true when written. */
   private async record(
     log: WorkerLogger,
     write: () => Promise<boolean>,
     level: 'info' | 'warn' | 'error',
     outcome: string,
     fields: object = {},
-  ): Promise<void> {
+  ): Promise<boolean> {
     try {
-      if (await write()) log[level](fields, outcome);
-      else log.warn(fields, `${outcome}: discarded, the lease was lost to another claim`);
+      if (await write()) {
+        log[level](fields, outcome);
+        return true;
+      }
+      log.warn(fields, `${outcome}: discarded, the lease was lost to another claim`);
     } catch (error) {
       // Left running: the lease expires and the job runs again.
       log.error({ err: error }, `could not record outcome: ${outcome}`);
     }
+    return false;
   }
+
+  /** Runs the dead-job handler of the job's type; a failure of the handler is logged, and the job stays dead. */
+  private async bury(row: JobRow, error: string): Promise<void> {
+    const handler = this.deadJobHandlers[row.type];
+    if (!handler) return;
+    try {
+      await handler(jobOf(row), { database: this.database, error });
+    } catch (failure) {
+      this.logger.error({ err: failure, jobId: row.id, jobType: row.type }, 'dead-job handler failed');
+    }
+  }
+}
+
+function jobOf(row: JobRow): Job {
+  return { id: row.id, type: row.type, payload: row.payload, accountId: row.account_id, attempts: row.attempts };
 }

@@ -176,6 +176,35 @@ for (const engine of engines()) {
       assert.match(row.last_error ?? '', /lease expired/);
     });
 
+    test('a dead job is handed to its type\'s dead-job handler once, after its last attempt or an expired last lease; a failing handler is logged', async () => {
+      const buried: Array<{ type: string; payload: unknown; error: string }> = [];
+      const deadJobHandlers = {
+        flaky: async (dead: Job, context: { error: string }) => void buried.push({ type: dead.type, payload: dead.payload, error: context.error }),
+        'email.send': async (dead: Job, context: { error: string }) => void buried.push({ type: dead.type, payload: dead.payload, error: context.error }),
+        broken: async () => assert.fail('the handler itself fails'),
+      };
+      const worker = newWorker({ flaky: async () => assert.fail('always'), broken: async () => assert.fail('always') }, { deadJobHandlers });
+      await enqueueJob(database.db, { type: 'flaky', payload: { n: 1 }, maxAttempts: 2 });
+      assert.equal(await worker.runOnce(), 1);
+      assert.deepEqual(buried, [], 'a job with attempts left is not dead');
+      clock.advance(5_000);
+      assert.equal(await worker.runOnce(), 1);
+      assert.deepEqual(buried, [{ type: 'flaky', payload: { n: 1 }, error: 'always' }]);
+
+      await enqueueJob(database.db, { type: 'email.send', payload: { n: 2 }, maxAttempts: 1 });
+      const now = clock.now();
+      await claimReadyJobs(database.db, { workerId: 'crashed', now, lockedUntil: now, limit: 5 });
+      clock.advance(1);
+      assert.equal(await worker.runOnce(), 0);
+      assert.deepEqual(buried.at(-1), { type: 'email.send', payload: { n: 2 }, error: 'lease expired before the job finished' });
+
+      await enqueueJob(database.db, { type: 'broken', payload: {}, maxAttempts: 1 });
+      assert.equal(await worker.runOnce(), 1);
+      assert.equal(buried.length, 2);
+      assert.ok(logs.lines.some((line) => JSON.parse(line).msg === 'dead-job handler failed'));
+      assert.deepEqual((await database.db.selectFrom('jobs').select('status').orderBy('id').execute()).map((row) => row.status), ['dead', 'dead', 'dead']);
+    });
+
     test('start() runs due jobs and calls onTick; stop() waits for the batch in flight', { timeout: 10_000 }, async () => {
       let ticks = 0;
       let release!: () => void;

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import type { Database } from '../../src/db/database.ts';
 import { Worker } from '../../src/jobs/worker.ts';
-import { notificationJobHandlers, type DeliveryDeps } from '../../src/modules/notifications/delivery.job.ts';
+import { notificationDeadJobHandlers, notificationJobHandlers, type DeliveryDeps } from '../../src/modules/notifications/delivery.job.ts';
 import { createEndpoint, type EndpointInput } from '../../src/modules/notifications/endpoints.service.ts';
 import { DELIVER_JOB } from '../../src/modules/notifications/notify.ts';
 import { transitionOrder, type OrderStatus } from '../../src/modules/orders/order-status.ts';
@@ -21,7 +21,7 @@ export type TestClock = ReturnType<typeof testClock>;
 
 export function deliveryWorker(database: Database, masterKey: Buffer, clock: TestClock, overrides: Partial<DeliveryDeps> = {}): Worker {
   const handlers = notificationJobHandlers({ publicUrl: PUBLIC_URL, allowPrivateNetworks: true, masterKey, clock: clock.now, timeoutMs: 2_000, ...overrides });
-  return new Worker({ database, handlers, logger: pino({ level: 'silent' }), clock: clock.now, leaseMs: 60_000 });
+  return new Worker({ database, handlers, deadJobHandlers: notificationDeadJobHandlers(clock.now), logger: pino({ level: 'silent' }), clock: clock.now, leaseMs: 60_000 });
 }
 
 /**

@@ -81,3 +81,20 @@ export function attemptsOfDelivery(db: Kysely<DB>, deliveryId: string) {
     .orderBy('attempt')
     .execute();
 }
+
+/**
+ * A delivery whose attempt job died (its attempts spent on errors of ours, such as the database failing
+ * while the outcome was recorded) is failed, so it is listed and can be redelivered, instead of staying
+ * pending with nothing scheduled. Only while the dead job's attempt is still the delivery's next one.
+ */
+export async function failDeliveryOfDeadJob(db: Kysely<DB>, deliveryId: string, attempt: number, error: string, now: Date): Promise<boolean> {
+  const updated = await db
+    .updateTable('notification_deliveries')
+    .set({ status: 'failed', next_attempt_at: null, failed_at: now, last_status_code: null, last_error: `attempt ${attempt} could not be completed: ${error}`.slice(0, 1000), updated_at: now })
+    .where('id', '=', deliveryId)
+    .where('status', '=', 'pending')
+    .where('attempts', '=', attempt - 1)
+    .returning('id')
+    .executeTakeFirst();
+  return updated !== undefined;
+}

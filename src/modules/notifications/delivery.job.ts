@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { JobHandler } from '../../jobs/worker.ts';
+import type { DeadJobHandler, JobHandler } from '../../jobs/worker.ts';
 import { signingSecrets } from './endpoints.service.ts';
-import { findDeliveryTarget, insertAttempt, recordOutcome, type DeliveryOutcome, type DeliveryTarget } from './deliveries.repo.ts';
+import { failDeliveryOfDeadJob, findDeliveryTarget, insertAttempt, recordOutcome, type DeliveryOutcome, type DeliveryTarget } from './deliveries.repo.ts';
 import { DELIVER_JOB, enqueueDeliveryAttempt, withPublicLinks, type DeliverPayload } from './notify.ts';
 import { postJson, type PostResult } from './outbound-http.ts';
 import { deliveryHeaders, eventBody } from './signing.ts';
@@ -36,6 +36,16 @@ export function notificationJobHandlers(deps: DeliveryDeps): Record<string, JobH
   return {
     [DELIVER_JOB]: async (job, { database }) => {
       await deliverAttempt(database.db, deps, job.payload as DeliverPayload);
+    },
+  };
+}
+
+/** A delivery job that died (the worker gave up on it) fails its delivery, which can then be redelivered. */
+export function notificationDeadJobHandlers(clock: () => Date): Record<string, DeadJobHandler> {
+  return {
+    [DELIVER_JOB]: async (job, { database, error }) => {
+      const payload = job.payload as DeliverPayload;
+      await failDeliveryOfDeadJob(database.db, payload.delivery_id, payload.attempt, error, clock());
     },
   };
 }

@@ -1,8 +1,8 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { NotificationInputError } from './endpoints.service.ts';
 import { ID_PREFIX } from './event-types.ts';
-import { enqueueDeliveryAttempt } from './notify.ts';
+import { DELIVER_JOB, enqueueDeliveryAttempt } from './notify.ts';
 
 /** Failed deliveries, newest first, with the endpoint, the event and the last error: what an operator acts on. */
 export function listFailedDeliveries(db: Kysely<DB>, options: { accountId?: string; limit?: number } = {}) {
@@ -22,15 +22,22 @@ export function listFailedDeliveries(db: Kysely<DB>, options: { accountId?: stri
 
 /**
  * Sends a delivery again: one more attempt, now, with the same event id and body (a new signature
- * timestamp). A delivery still pending is left alone: its retries are already scheduled.
+ * timestamp). A delivery still pending is left alone while its next attempt has a live job; a pending
+ * one whose job is gone (it died and the delivery could not be failed) is sent again too.
  */
 async function redeliverOne(db: Kysely<DB>, deliveryId: string, now: Date): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
+    const nextAttemptJob = sql<string>`${`${DELIVER_JOB}:`} || notification_deliveries.id || ':' || (notification_deliveries.attempts + 1)`;
     const reopened = await trx
       .updateTable('notification_deliveries')
       .set((eb) => ({ status: 'pending', max_attempts: eb('attempts', '+', 1), next_attempt_at: now, failed_at: null, updated_at: now }))
       .where('id', '=', deliveryId)
-      .where('status', '<>', 'pending')
+      .where((eb) =>
+        eb.or([
+          eb('status', '<>', 'pending'),
+          eb.not(eb.exists(eb.selectFrom('jobs').select('jobs.id').where('jobs.dedup_key', '=', nextAttemptJob).where('jobs.status', 'in', ['queued', 'running']))),
+        ]),
+      )
       .returning(['account_id', 'attempts'])
       .executeTakeFirst();
     if (!reopened) return false;
