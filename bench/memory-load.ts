@@ -1,0 +1,165 @@
+/**
+ * A real API process (`node bin/checkout.js serve`, its worker included) on a fresh PostgreSQL database
+ * with the demo merchant, the gateway sandboxes in a process of their own (`checkout sandbox`), and a
+ * steady mixed load: payment plans, the orders list, Pix and card payments, and Pix confirmations that
+ * make the sandbox deliver its real webhook. The API process's resident memory (VmRSS) is sampled
+ * throughout. Used by bench/memory.bench.ts (5 minutes) and test/load/memory.test.ts (1 minute).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createFreshPostgresDatabase } from '../test/support/engines.ts';
+import { driveMixedLoad, type DemoIds, type MixedLoadCounts } from './memory-mix.ts';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+
+export type MemoryRunOptions = {
+  /** Load before the clock of the marks starts (the process's first heap sizing). */
+  warmUpSeconds: number;
+  /** The first RSS mark is at this many seconds of (measured) load, the second at `totalSeconds`. */
+  firstAtSeconds: number;
+  totalSeconds: number;
+  /** Each mark is the lowest RSS of this many seconds up to it: the level garbage collection comes back to. */
+  windowSeconds: number;
+  sampleEverySeconds: number;
+  /** Concurrent request loops. */
+  concurrency: number;
+  adminDatabaseUrl: string;
+};
+
+export type MemoryReport = {
+  rssFirstMb: number;
+  rssLastMb: number;
+  /** rssLast / rssFirst. */
+  ratio: number;
+  samples: Array<{ seconds: number; rssMb: number }>;
+  requests: MixedLoadCounts;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+};
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function start(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  // stdout is read and discarded (the API logs every request at info, as in production).
+  return spawn(process.execPath, [join(ROOT, 'bin/checkout.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+async function output(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const child = start(args, env);
+  let text = '';
+  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  if (code !== 0) throw new Error(`checkout ${args.join(' ')} exited ${code}: ${text}`);
+  return text;
+}
+
+/** The sandbox prints its URLs as one JSON object once it listens. */
+async function sandboxUrls(child: ChildProcess): Promise<Record<string, string>> {
+  let text = '';
+  return new Promise((resolve, reject) => {
+    child.on('exit', (code) => reject(new Error(`checkout sandbox exited ${code}: ${text}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      const start = text.indexOf('{');
+      try {
+        if (start >= 0) resolve((JSON.parse(text.slice(start)) as { gateways: Record<string, string> }).gateways);
+      } catch {
+        // not the whole object yet
+      }
+    });
+  });
+}
+
+async function ready(base: string, child: ChildProcess): Promise<void> {
+  for (let attempt = 0; attempt < 120; attempt++) {
+    if (child.exitCode !== null) throw new Error(`checkout serve exited ${child.exitCode}`);
+    const ok = await fetch(`${base}/readyz`).then((res) => res.ok, () => false);
+    if (ok) return;
+    await sleep(250);
+  }
+  throw new Error('checkout serve did not become ready');
+}
+
+export function rssMb(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmRSS for process ${pid}`);
+  return Number(match[1]) / 1024;
+}
+
+async function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/**
+ * RSS at a mark: the lowest sample of the window up to it. The heap grows between major garbage
+ * collections by more than the tolerance (a sawtooth of ±25% under this load), so a single reading says
+ * more about the collector's phase than about retained memory; the troughs are what a leak raises.
+ */
+function rssAt(samples: MemoryReport['samples'], seconds: number, window: number): number {
+  const inWindow = samples.filter((sample) => sample.seconds > seconds - window && sample.seconds <= seconds + 0.5).map((sample) => sample.rssMb);
+  if (inWindow.length === 0) throw new Error(`no RSS sample near ${seconds} s`);
+  return Math.min(...inWindow);
+}
+
+export async function runMemoryLoad(options: MemoryRunOptions): Promise<MemoryReport> {
+  const fresh = await createFreshPostgresDatabase(options.adminDatabaseUrl);
+  const [apiPort, sandboxPort] = [await freePort(), await freePort()];
+  const base = `http://127.0.0.1:${apiPort}`;
+  const env: NodeJS.ProcessEnv = {
+    DATABASE_URL: fresh.url,
+    MASTER_KEY: randomBytes(32).toString('hex'),
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'checkout-memory-')),
+    PORT: String(apiPort),
+    PUBLIC_URL: base,
+    LOG_LEVEL: 'info',
+    // One load generator on 127.0.0.1 would otherwise meet the per-IP limits; the limiter still runs.
+    RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000',
+    RATE_LIMIT_KEY_PER_MINUTE: '100000000',
+    RATE_LIMIT_IP_PER_MINUTE: '100000000',
+  };
+  let sandbox: ChildProcess | undefined;
+  let api: ChildProcess | undefined;
+  try {
+    const demo = JSON.parse(await output(['seed', '--demo', '--json'], env)) as DemoIds;
+    sandbox = start(['sandbox', '--port', String(sandboxPort), '--service-url', base], env);
+    const gateways = await sandboxUrls(sandbox);
+    api = start(['serve'], { ...env, GATEWAY_A_URL: gateways.gateway_a, GATEWAY_B_URL: gateways.gateway_b, GATEWAY_C_URL: gateways.gateway_c });
+    api.stdout!.resume();
+    api.stderr!.resume();
+    await ready(base, api);
+    const pid = api.pid!;
+    const samples: MemoryReport['samples'] = [];
+    // Sample times count from the end of the warm-up; warm-up samples get negative times.
+    const started = performance.now() + options.warmUpSeconds * 1000;
+    const sample = () => samples.push({ seconds: Number(((performance.now() - started) / 1000).toFixed(1)), rssMb: Number(rssMb(pid).toFixed(1)) });
+    const sampler = setInterval(sample, options.sampleEverySeconds * 1000);
+    const load = await driveMixedLoad({ base, gatewayA: gateways.gateway_a!, demo, seconds: options.warmUpSeconds + options.totalSeconds, concurrency: options.concurrency });
+    clearInterval(sampler);
+    sample();
+    const rssFirstMb = rssAt(samples, options.firstAtSeconds, options.windowSeconds);
+    const rssLastMb = rssAt(samples, options.totalSeconds, options.windowSeconds);
+    return { rssFirstMb, rssLastMb, ratio: Number((rssLastMb / rssFirstMb).toFixed(3)), samples, ...load };
+  } finally {
+    await stop(api);
+    await stop(sandbox);
+    await fresh.drop();
+  }
+}
