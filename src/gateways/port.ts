@@ -50,6 +50,9 @@ export type ChargeReference = { paymentUid: string; idempotencyKey: string };
 /** A charge the gateway found by our reference. */
 export type FoundCharge = { gatewayId: string; status: RemoteStatus };
 
+/** A refund the gateway found by the reference it was made under. */
+export type FoundRefund = { refundId: string; amountCents: number };
+
 /** The closed set of effects an inbound gateway event can have, whatever the gateway calls it. */
 export type PaymentAction =
   | { kind: 'payment_paid'; gatewayId: string; paidAt: Date; amountCents?: number }
@@ -82,10 +85,13 @@ export interface PaymentGateway {
   createBoleto(account: GatewayAccount, charge: BoletoCharge): Promise<BoletoIssued>;
   /** Cancels a charge not yet settled, or fully refunds one that was: the compensation of a failed split. */
   voidCharge(account: GatewayAccount, gatewayId: string, idempotencyKey: string): Promise<void>;
+  /** The idempotency key doubles as the refund's reference at the gateway, by which `findRefund` finds it. */
   refund(account: GatewayAccount, gatewayId: string, amountCents: number, idempotencyKey: string): Promise<{ refundId: string }>;
   fetchStatus(account: GatewayAccount, gatewayId: string): Promise<RemoteStatus>;
   /** The charge a request with these references made, if the gateway has one: what a call that timed out may still have created. */
   findCharge(account: GatewayAccount, reference: ChargeReference): Promise<FoundCharge | undefined>;
+  /** The refund of this charge made under `reference` (a refund call's idempotency key), if the gateway made it: what a refund call whose answer was lost may have done. */
+  findRefund(account: GatewayAccount, gatewayId: string, reference: string): Promise<FoundRefund | undefined>;
   /** Parses a webhook body the receiver has already authenticated. */
   parseWebhook(body: unknown): InboundEvent;
 }

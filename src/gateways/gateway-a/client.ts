@@ -8,6 +8,7 @@ import {
   type CardOutcome,
   type ChargeReference,
   type FoundCharge,
+  type FoundRefund,
   type GatewayAccount,
   type InboundEvent,
   type PaymentGateway,
@@ -67,7 +68,7 @@ export class GatewayAClient implements PaymentGateway {
   }
 
   async refund(account: GatewayAccount, gatewayId: string, amountCents: number, idempotencyKey: string): Promise<{ refundId: string }> {
-    const response = await this.#send(account, 'POST', `/charges/${encodeURIComponent(gatewayId)}/refund`, { amount: amountCents }, idempotencyKey);
+    const response = await this.#send(account, 'POST', `/charges/${encodeURIComponent(gatewayId)}/refund`, { amount: amountCents, code: idempotencyKey }, idempotencyKey);
     const refund = this.#expect<GatewayARefundResult>(response, (body) => stringAt(body, 'id') !== undefined && isObject(objectAt(body, 'charge')));
     return { refundId: refund.id };
   }
@@ -82,6 +83,12 @@ export class GatewayAClient implements PaymentGateway {
     const list = this.#expect<{ data: GatewayAOrder[] }>(response, (body) => arrayAt(body, 'data').every((order) => arrayAt(order, 'charges').every(isChargeShape)));
     const charge = list.data.find((order) => order.code === reference.paymentUid)?.charges[0];
     return charge ? { gatewayId: charge.id, status: remoteStatusFrom(charge) } : undefined;
+  }
+
+  /** The charge lists its refunds, each with the `code` it was made under. */
+  async findRefund(account: GatewayAccount, gatewayId: string, reference: string): Promise<FoundRefund | undefined> {
+    const refund = this.#charge(await this.#send(account, 'GET', `/charges/${encodeURIComponent(gatewayId)}`)).refunds.find((item) => item.code === reference);
+    return refund ? { refundId: refund.id, amountCents: refund.amount } : undefined;
   }
 
   parseWebhook(body: unknown): InboundEvent {

@@ -10,7 +10,7 @@ import { readTestCard } from '../sandbox/test-cards.ts';
 import type { WebhookDelivery } from '../sandbox/webhooks.ts';
 import { arrayAt, headerValue, integerAt, isObject, objectAt, stringAt } from '../wire.ts';
 import type { GatewayAError, GatewayAToken } from './types.ts';
-import { CANCELED_BY_MERCHANT, chargeView, orderView, webhooksFor } from './views.ts';
+import { CANCELED_BY_MERCHANT, chargeView, orderView, refundView, webhooksFor } from './views.ts';
 
 const MAX_PIX_SECONDS = 30 * 86_400;
 
@@ -52,11 +52,11 @@ export function createGatewayASandbox(context: SandboxContext): GatewaySandbox {
       const amount = integerAt(request.body, 'amount');
       if (amount === undefined) throw new SandboxError(422, 'invalid_field', 'The amount is required (cents)', 'amount');
       const webhookFirst = await takeRefundBehaviour(context, request, charge);
-      const event = refundPart(charge, amount, context.now());
+      const event = refundPart(charge, amount, context.now(), stringAt(request.body, 'code') ?? null);
       if (event.kind !== 'refunded') throw new SandboxError(500, 'internal_error', 'A refund produced no refund');
       await answerAfterWebhook(context, webhookFirst, sandbox.notify(charge, event));
       const { refund } = event;
-      return { status: 200, body: { id: refund.id, amount: refund.amountCents, status: 'refunded', created_at: refund.createdAt.toISOString(), charge: chargeView(charge) } };
+      return { status: 200, body: { ...refundView(refund), charge: chargeView(charge) } };
     });
   });
   return sandbox;

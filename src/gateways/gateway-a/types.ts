@@ -40,7 +40,8 @@ export type GatewayATransaction = {
   pdf?: string;
 };
 
-export type GatewayARefund = { id: string; amount: number; status: 'refunded'; created_at: string };
+/** `code`: the merchant's reference sent with the refund request. */
+export type GatewayARefund = { id: string; amount: number; status: 'refunded'; created_at: string; code?: string };
 
 export type GatewayACharge = {
   id: string;

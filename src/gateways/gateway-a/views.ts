@@ -1,6 +1,6 @@
 import type { ChargeEvent } from '../sandbox/lifecycle.ts';
-import { refundedCents, sandboxId, type SandboxCharge } from '../sandbox/store.ts';
-import type { GatewayACharge, GatewayAChargeStatus, GatewayAOrder, GatewayATransaction, GatewayATransactionStatus, GatewayAWebhook, GatewayAWebhookType } from './types.ts';
+import { refundedCents, sandboxId, type SandboxCharge, type SandboxRefund } from '../sandbox/store.ts';
+import type { GatewayACharge, GatewayARefund, GatewayAChargeStatus, GatewayAOrder, GatewayATransaction, GatewayATransactionStatus, GatewayAWebhook, GatewayAWebhookType } from './types.ts';
 
 /** Marks a charge whose full refund came from `POST /charges/{id}/cancel` (shown as canceled, not refunded). */
 export const CANCELED_BY_MERCHANT = 'canceled_by_merchant';
@@ -53,6 +53,10 @@ function transactionOf(charge: SandboxCharge): GatewayATransaction {
   return transaction;
 }
 
+export function refundView(refund: SandboxRefund): GatewayARefund {
+  return { id: refund.id, amount: refund.amountCents, status: 'refunded', created_at: refund.createdAt.toISOString(), ...(refund.reference ? { code: refund.reference } : {}) };
+}
+
 export function chargeView(charge: SandboxCharge): GatewayACharge {
   const view: GatewayACharge = {
     id: charge.id,
@@ -67,7 +71,7 @@ export function chargeView(charge: SandboxCharge): GatewayACharge {
     order: { id: charge.refs.order_id! },
     metadata: charge.metadata,
     last_transaction: transactionOf(charge),
-    refunds: charge.refunds.map((refund) => ({ id: refund.id, amount: refund.amountCents, status: 'refunded', created_at: refund.createdAt.toISOString() })),
+    refunds: charge.refunds.map(refundView),
   };
   if (charge.paidAt) view.paid_at = charge.paidAt.toISOString();
   if (charge.cancelledAt) view.canceled_at = charge.cancelledAt.toISOString();

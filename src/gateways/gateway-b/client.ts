@@ -9,6 +9,7 @@ import {
   type CardOutcome,
   type ChargeReference,
   type FoundCharge,
+  type FoundRefund,
   type GatewayAccount,
   type InboundEvent,
   type PaymentGateway,
@@ -72,7 +73,7 @@ export class GatewayBClient implements PaymentGateway {
   }
 
   async refund(account: GatewayAccount, gatewayId: string, amountCents: number, idempotencyKey: string): Promise<{ refundId: string }> {
-    const refund = this.#refund(await this.#send(account, 'POST', '/v1/refunds', { payment_intent: gatewayId, amount: amountCents }, idempotencyKey));
+    const refund = this.#refund(await this.#send(account, 'POST', '/v1/refunds', { payment_intent: gatewayId, amount: amountCents, metadata: { reference: idempotencyKey } }, idempotencyKey));
     return { refundId: refund.id };
   }
 
@@ -91,6 +92,16 @@ export class GatewayBClient implements PaymentGateway {
     if (stringAt(response.body, 'object') !== 'search_result') throw new GatewayUnavailableError(this.name, 'error', 'gateway_b answered without a search_result');
     const intent = (response.body as { data: GatewayBPaymentIntent[] }).data.find((item) => item.metadata?.payment_uid === reference.paymentUid);
     return intent ? { gatewayId: intent.id, status: remoteStatusFrom(intent) } : undefined;
+  }
+
+  /** The refunds of the intent, each with the reference it was made under in its metadata. */
+  async findRefund(account: GatewayAccount, gatewayId: string, reference: string): Promise<FoundRefund | undefined> {
+    const response = await this.#send(account, 'GET', `/v1/refunds?${qs.stringify({ payment_intent: gatewayId, limit: 100 })}`);
+    const failure = failureOf(response);
+    if (response.status >= 400 || failure) throw new GatewayRequestError(this.name, response.status, requestErrorCode(response.status), failure?.message ?? `gateway_b answered ${response.status}`);
+    if (stringAt(response.body, 'object') !== 'list') throw new GatewayUnavailableError(this.name, 'error', 'gateway_b answered without a list of refunds');
+    const refund = (response.body as { data: GatewayBRefund[] }).data.find((item) => item.metadata?.reference === reference);
+    return refund ? { refundId: refund.id, amountCents: refund.amount } : undefined;
   }
 
   parseWebhook(body: unknown): InboundEvent {

@@ -10,7 +10,7 @@ import type { WebhookDelivery } from '../sandbox/webhooks.ts';
 import { arrayAt, headerValue, integerAt, objectAt, stringAt } from '../wire.ts';
 import { issueConfirmationToken } from './confirmation-tokens.ts';
 import type { GatewayBError } from './types.ts';
-import { eventFor, intentView, paymentErrorOf } from './views.ts';
+import { eventFor, intentView, paymentErrorOf, refundView } from './views.ts';
 import { signatureHeader } from './webhook.ts';
 
 const DAY_SECONDS = 86_400;
@@ -62,13 +62,18 @@ export function createGatewayBSandbox(context: SandboxContext): GatewaySandbox {
       if (!charge) throw new SandboxError(404, 'resource_missing', `No such payment_intent: '${intentId}'`, 'payment_intent');
       const amount = integerAt(request.body, 'amount') ?? charge.amountCents - refundedCents(charge);
       const webhookFirst = await takeRefundBehaviour(context, request, charge);
-      const event = refundPart(charge, amount, context.now());
+      const event = refundPart(charge, amount, context.now(), metadataFrom(objectAt(request.body, 'metadata')).reference ?? null);
       if (event.kind !== 'refunded') throw new SandboxError(500, 'api_error', 'A refund produced no refund');
       await answerAfterWebhook(context, webhookFirst, sandbox.notify(charge, event));
-      const { refund } = event;
-      const body = { id: refund.id, object: 'refund', amount: refund.amountCents, currency: 'brl', charge: charge.refs.charge_id, payment_intent: charge.id, status: 'succeeded', created: Math.floor(refund.createdAt.getTime() / 1000) };
-      return { status: 200, body };
+      return { status: 200, body: refundView(charge, event.refund) };
     });
+  });
+  // The refunds of one payment intent, newest first.
+  router.add('GET', '/v1/refunds', (request) => {
+    const intentId = typeof request.query.payment_intent === 'string' ? request.query.payment_intent : '';
+    const charge = store.chargeOf(keyOf(request, 'sk_'), intentId);
+    if (!charge) throw new SandboxError(404, 'resource_missing', `No such payment_intent: '${intentId}'`, 'payment_intent');
+    return { status: 200, body: { object: 'list', url: '/v1/refunds', has_more: false, data: [...charge.refunds].reverse().map((refund) => refundView(charge, refund)) } };
   });
   return sandbox;
 }

@@ -10,7 +10,7 @@ export type GatewayBMethodType = 'card' | 'pix' | 'boleto';
 export type GatewayBCardDetails = { brand: string; last4: string; exp_month: number; exp_year: number; funding: 'credit' };
 export type GatewayBPaymentMethod = { id: string; object: 'payment_method'; type: GatewayBMethodType; card: GatewayBCardDetails | null; created: number };
 
-export type GatewayBRefund = { id: string; object: 'refund'; amount: number; currency: 'brl'; charge: string; payment_intent: string; status: 'succeeded'; created: number };
+export type GatewayBRefund = { id: string; object: 'refund'; amount: number; currency: 'brl'; charge: string; payment_intent: string; status: 'succeeded'; created: number; metadata: Record<string, string> };
 
 export type GatewayBCharge = {
   id: string;

@@ -1,7 +1,7 @@
 import type { ChargeEvent } from '../sandbox/lifecycle.ts';
-import { refundedCents, sandboxId, type SandboxCharge } from '../sandbox/store.ts';
+import { refundedCents, sandboxId, type SandboxCharge, type SandboxRefund } from '../sandbox/store.ts';
 import { ATTEMPT_EXPIRED } from './transformers.ts';
-import type { GatewayBCharge, GatewayBDispute, GatewayBEvent, GatewayBEventType, GatewayBIntentStatus, GatewayBNextAction, GatewayBPaymentError, GatewayBPaymentIntent, GatewayBPaymentMethod } from './types.ts';
+import type { GatewayBCharge, GatewayBDispute, GatewayBRefund, GatewayBEvent, GatewayBEventType, GatewayBIntentStatus, GatewayBNextAction, GatewayBPaymentError, GatewayBPaymentIntent, GatewayBPaymentMethod } from './types.ts';
 
 export const API_VERSION = '2024-06-20';
 
@@ -52,6 +52,12 @@ function hasCharge(charge: SandboxCharge): boolean {
   return charge.method === 'credit_card' || charge.paidAt !== null;
 }
 
+/** A refund object; the merchant's reference travels in its metadata. */
+export function refundView(charge: SandboxCharge, refund: SandboxRefund): GatewayBRefund {
+  const metadata: Record<string, string> = refund.reference ? { reference: refund.reference } : {};
+  return { id: refund.id, object: 'refund', amount: refund.amountCents, currency: 'brl', charge: charge.refs.charge_id!, payment_intent: charge.id, status: 'succeeded', created: seconds(refund.createdAt), metadata };
+}
+
 export function chargeObjectView(charge: SandboxCharge): GatewayBCharge {
   const refunded = refundedCents(charge);
   const error = paymentErrorOf(charge);
@@ -73,7 +79,7 @@ export function chargeObjectView(charge: SandboxCharge): GatewayBCharge {
     created: seconds(charge.createdAt),
     refunds: {
       object: 'list',
-      data: [...charge.refunds].reverse().map((refund) => ({ id: refund.id, object: 'refund', amount: refund.amountCents, currency: 'brl', charge: charge.refs.charge_id!, payment_intent: charge.id, status: 'succeeded', created: seconds(refund.createdAt) })),
+      data: [...charge.refunds].reverse().map((refund) => refundView(charge, refund)),
       has_more: false,
     },
   };

@@ -8,6 +8,7 @@ import {
   type CardOutcome,
   type ChargeReference,
   type FoundCharge,
+  type FoundRefund,
   type GatewayAccount,
   type InboundEvent,
   type PaymentGateway,
@@ -92,6 +93,13 @@ export class GatewayCClient implements PaymentGateway {
     const list = this.#expect<GatewayCTransaction[]>(response, (body) => Array.isArray(body) && body.every((item) => stringAt(item, 'object') === 'transaction'));
     const transaction = list.find((item) => item.reference_key === reference.idempotencyKey);
     return transaction ? { gatewayId: String(transaction.id), status: remoteStatusFrom(transaction) } : undefined;
+  }
+
+  /** The transaction lists its refunds, each with the `reference_key` it was made under. */
+  async findRefund(account: GatewayAccount, gatewayId: string, reference: string): Promise<FoundRefund | undefined> {
+    const url = `${this.#transactionUrl(account, gatewayId, '')}?api_key=${encodeURIComponent(account.secretKey)}`;
+    const refund = this.#transaction(await this.#send('GET', url)).refunds.find((item) => item.reference_key === reference);
+    return refund ? { refundId: refund.id, amountCents: refund.amount } : undefined;
   }
 
   parseWebhook(body: unknown): InboundEvent {

@@ -59,7 +59,8 @@ export function createGatewayCSandbox(context: SandboxContext): GatewaySandbox {
     return context.store.idempotent(charge.owner, stringAt(request.body, 'reference_key'), async () => {
       const amount = integerAt(request.body, 'amount');
       const webhookFirst = await takeRefundBehaviour(context, request, charge);
-      const event = amount === undefined ? cancelOrRefundAll(charge, context.now()) : refundPart(charge, amount, context.now());
+      const reference = stringAt(request.body, 'reference_key') ?? null;
+      const event = amount === undefined ? cancelOrRefundAll(charge, context.now(), reference) : refundPart(charge, amount, context.now(), reference);
       await answerAfterWebhook(context, webhookFirst, sandbox.notify(charge, event));
       return { status: 200, body: transactionView(charge) };
     });

@@ -21,7 +21,8 @@ export type GatewayCCard = {
   valid: boolean;
 };
 
-export type GatewayCRefund = { object: 'refund'; id: string; amount: number; date_created: string };
+/** `reference_key`: the merchant's reference sent with the refund request. */
+export type GatewayCRefund = { object: 'refund'; id: string; amount: number; date_created: string; reference_key: string | null };
 
 export type GatewayCTransaction = {
   object: 'transaction';

@@ -59,7 +59,7 @@ export function transactionView(charge: SandboxCharge): GatewayCTransaction {
     boleto_url: boleto?.url ?? null,
     boleto_expiration_date: boleto?.dueDate ?? null,
     metadata: charge.metadata,
-    refunds: charge.refunds.map((refund) => ({ object: 'refund', id: refund.id, amount: refund.amountCents, date_created: refund.createdAt.toISOString() })),
+    refunds: charge.refunds.map((refund) => ({ object: 'refund', id: refund.id, amount: refund.amountCents, date_created: refund.createdAt.toISOString(), reference_key: refund.reference })),
     chargeback: charge.dispute ? { id: charge.dispute.id, amount: charge.dispute.amountCents, date_created: charge.dispute.createdAt.toISOString() } : null,
   };
 }

@@ -47,7 +47,7 @@ function ledgerEntry(charge: SandboxCharge) {
     state: charge.state,
     amount_cents: charge.amountCents,
     refunded_cents: refundedCents(charge),
-    refunds: charge.refunds.map((refund) => ({ id: refund.id, amount_cents: refund.amountCents })),
+    refunds: charge.refunds.map((refund) => ({ id: refund.id, amount_cents: refund.amountCents, reference: refund.reference })),
     metadata: charge.metadata,
   };
 }

@@ -32,7 +32,7 @@ export function expirePayment(charge: SandboxCharge, now: Date): ChargeEvent {
 }
 
 /** Cancels a charge not yet paid, or refunds what is left of a paid one. */
-export function cancelOrRefundAll(charge: SandboxCharge, now: Date): ChargeEvent {
+export function cancelOrRefundAll(charge: SandboxCharge, now: Date, reference: string | null = null): ChargeEvent {
   if (charge.state === 'waiting_payment') {
     charge.state = 'cancelled';
     charge.cancelledAt = now;
@@ -40,17 +40,17 @@ export function cancelOrRefundAll(charge: SandboxCharge, now: Date): ChargeEvent
     return { kind: 'cancelled' };
   }
   if (charge.state !== 'paid') throw new SandboxError(409, 'invalid_state', `A ${charge.state} charge cannot be cancelled`);
-  return refundPart(charge, charge.amountCents - refundedCents(charge), now);
+  return refundPart(charge, charge.amountCents - refundedCents(charge), now, reference);
 }
 
-/** Refunds `amountCents` of a paid charge (several partial refunds may add up to the whole). */
-export function refundPart(charge: SandboxCharge, amountCents: number, now: Date): ChargeEvent {
+/** Refunds `amountCents` of a paid charge (several partial refunds may add up to the whole), under the merchant's reference. */
+export function refundPart(charge: SandboxCharge, amountCents: number, now: Date, reference: string | null = null): ChargeEvent {
   if (charge.state !== 'paid') throw new SandboxError(409, 'invalid_state', `Only a paid charge can be refunded; this one is ${charge.state}`);
   const left = charge.amountCents - refundedCents(charge);
   if (left === 0) throw new SandboxError(409, 'already_refunded', 'The charge is already fully refunded');
   if (!Number.isSafeInteger(amountCents) || amountCents < 1) throw new SandboxError(400, 'invalid_amount', 'The refund amount must be a positive integer of cents', 'amount');
   if (amountCents > left) throw new SandboxError(400, 'amount_too_large', `The refund amount is more than the ${left} cents left to refund`, 'amount');
-  const refund = { id: sandboxId('re_'), amountCents, createdAt: now };
+  const refund = { id: sandboxId('re_'), amountCents, createdAt: now, reference };
   charge.refunds.push(refund);
   charge.updatedAt = now;
   return { kind: 'refunded', refund };

@@ -6,7 +6,8 @@ export type ChargeMethod = 'credit_card' | 'pix' | 'boleto';
 /** The life of a charge, common to the three sandboxes; refunds and disputes are recorded beside it. */
 export type ChargeState = 'waiting_payment' | 'paid' | 'failed' | 'cancelled' | 'expired';
 
-export type SandboxRefund = { id: string; amountCents: number; createdAt: Date };
+/** `reference`: the merchant's own reference of the refund, by which it can look the refund up later. */
+export type SandboxRefund = { id: string; amountCents: number; createdAt: Date; reference: string | null };
 export type SandboxPix = { txid: string; brCode: string; expiresAt: Date; locationUrl: string };
 export type SandboxBoleto = { barcode: string; digitableLine: string; dueDate: string; ourNumber: string; url: string };
 export type SandboxFailure = { code: 'declined' | 'insufficient_funds' | 'expired'; message: string };
