@@ -3,6 +3,7 @@ import type { GatewayDeps } from '../modules/payments/pay-gateways.ts';
 import { expirePix, reconcilePayment, recoverIntent } from '../modules/payments/payment-jobs.service.ts';
 import { EXPIRE_PIX_JOB, RECONCILE_JOB, RECOVER_INTENT_JOB } from '../modules/payments/payment-record.ts';
 import { renewSubscription } from '../modules/payments/subscription-renewal.ts';
+import { RECONCILE_REFUND_JOB, reconcileStaleRefund } from '../modules/refunds/refund-reconciliation.ts';
 import { RENEW_JOB } from '../modules/payments/subscriptions.ts';
 import type { JobHandler } from './worker.ts';
 
@@ -11,8 +12,9 @@ export type PaymentJobDeps = GatewayDeps & { clock: () => Date };
 type PaymentPayload = { account_id: string; payment_id: number };
 type SubscriptionPayload = { account_id: string; subscription_id: string };
 type OrderPayload = { account_id: string; order_id: number };
+type RefundPayload = { account_id: string; refund_uid: string };
 
-/** Handlers of the pay flows' background jobs: pix expiry, reconciliation of unanswered charges and of intents orphaned by a crash, renewals, release of orders paid later. */
+/** Handlers of the pay flows' background jobs: pix expiry, reconciliation of unanswered charges, of intents orphaned by a crash and of stale refund reservations, renewals, release of orders paid later. */
 export function paymentJobHandlers(deps: PaymentJobDeps): Record<string, JobHandler> {
   const resolve = () => deps;
   return {
@@ -33,6 +35,11 @@ export function paymentJobHandlers(deps: PaymentJobDeps): Record<string, JobHand
     [RELEASE_PAID_ORDER_JOB]: async (job, { database }) => {
       const payload = job.payload as OrderPayload;
       await releaseConfirmedOrder(database.db, { accountId: payload.account_id, orderId: payload.order_id }, resolve().clock());
+    },
+    [RECONCILE_REFUND_JOB]: async (job, { database }) => {
+      const payload = job.payload as RefundPayload;
+      const current = resolve();
+      await reconcileStaleRefund(database.db, current, { accountId: payload.account_id, refundUid: payload.refund_uid }, current.clock());
     },
     [RENEW_JOB]: async (job, { database }) => {
       const payload = job.payload as SubscriptionPayload;

@@ -7,6 +7,7 @@ import { AppError, businessRule, notFound, validationFailed } from '../../http/e
 import { toCents } from '../../lib/money.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
 import { resolveGateway, type GatewayDeps } from '../payments/pay-gateways.ts';
+import { enqueueRefundReconciliation, refundReference } from './refund-reconciliation.ts';
 import { recordSucceededRefund } from './refund-recording.ts';
 import { findAccountPayment, findOrderPaymentByGatewayId, lockPaymentAndOrder, markRefundSucceeded, releaseRefund, reserveRefund, type RefundReservation } from './refunds.repo.ts';
 import type { RefundType } from './refunds.schemas.ts';
@@ -42,8 +43,8 @@ async function refundTarget(db: Kysely<DB>, accountId: string, paymentId: number
 }
 
 /**
- * Refunds a captured payment: the amount is reserved on the payment with a pending refund row (one
- * transaction), the gateway is called outside any transaction with the refund uid as idempotency key,
+ * Refunds a captured payment: the amount is reserved on the payment with a pending refund row and its
+ * stale-reservation check is queued (one transaction), the gateway is called outside any transaction with the refund uid as idempotency key,
  * then the success is recorded (payment and order statuses, `orders.refunded_cents`) or, when the
  * gateway fails, the reservation is given back and the caller gets 422/502/504.
  */
@@ -58,11 +59,15 @@ export async function refundPayment(db: Kysely<DB>, deps: GatewayDeps, accountId
   const refund: RefundReservation = {
     uid: randomUUID(), accountId, paymentId: target.id, orderId: target.order_id, amountCents, type: input.type ?? 'requested_by_customer', transactionId: input.transaction_id ?? null, refundedAt, now,
   };
-  const reserved = await db.transaction().execute((trx) => reserveRefund(trx, refund));
+  const reserved = await db.transaction().execute(async (trx) => {
+    if (!(await reserveRefund(trx, refund))) return false;
+    await enqueueRefundReconciliation(trx, { accountId, refundUid: refund.uid }, now);
+    return true;
+  });
   if (!reserved) throw businessRule('The refund exceeds what remains to be refunded on this payment', [{ field: 'body/amount', message: 'exceeds the refundable amount' }]);
   let gatewayRefundId: string;
   try {
-    gatewayRefundId = (await gateway.client.refund(gateway.account, target.gateway_id, amountCents, `refund:${refund.uid}`)).refundId;
+    gatewayRefundId = (await gateway.client.refund(gateway.account, target.gateway_id, amountCents, refundReference(refund.uid))).refundId;
   } catch (error) {
     await db.transaction().execute(async (trx) => {
       if (!(await releaseRefund(trx, { ...refund, now: new Date() }))) return;

@@ -1,0 +1,80 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { enqueueJob, type Executor } from '../../jobs/outbox.ts';
+import { appendOrderEvent } from '../orders/order-events.repo.ts';
+import { resolveGateway, type GatewayDeps } from '../payments/pay-gateways.ts';
+import { recordSucceededRefund, STALE_RESERVATION_MS } from './refund-recording.ts';
+import { findAccountPayment, lockPaymentAndOrder, markRefundSucceeded, releaseRefund } from './refunds.repo.ts';
+
+export const RECONCILE_REFUND_JOB = 'refunds.reconcile';
+/** Retried with the worker's backoff (capped at an hour) while the gateway cannot be reached: about a day. */
+const RECONCILE_REFUND_ATTEMPTS = 30;
+
+/** A refund call's idempotency key, which is also the refund's reference at the gateway (`findRefund`). */
+export const refundReference = (refundUid: string) => `refund:${refundUid}`;
+
+type RefundRef = { accountId: string; refundUid: string };
+
+/**
+ * Written with every refund reservation, in its transaction, to run once the reservation is stale. A
+ * request that dies between its reservation and its commit or release (a crash, the database failing
+ * then) would otherwise keep the amount reserved forever; by then the job finds the refund settled and
+ * does nothing, or asks the gateway what became of it.
+ */
+export function enqueueRefundReconciliation(trx: Executor, ref: RefundRef, reservedAt: Date, attempt = 0): Promise<boolean> {
+  const runAt = new Date(reservedAt.getTime() + STALE_RESERVATION_MS);
+  return enqueueJob(trx, {
+    type: RECONCILE_REFUND_JOB,
+    payload: { account_id: ref.accountId, refund_uid: ref.refundUid },
+    accountId: ref.accountId,
+    runAt,
+    maxAttempts: RECONCILE_REFUND_ATTEMPTS,
+    dedupKey: `${RECONCILE_REFUND_JOB}:${ref.refundUid}${attempt ? `:${attempt}` : ''}`,
+  });
+}
+
+export type RefundReconciliation = 'skipped' | 'not_stale' | 'succeeded' | 'failed' | 'recorded_elsewhere';
+
+/**
+ * `refunds.reconcile`: a refund reservation still pending once stale. The gateway is asked for the refund
+ * made under its reference (`findRefund`):
+ * - found: the refund succeeds with the gateway's refund id and is recorded like any confirmed refund;
+ *   if a webhook already recorded that gateway refund as a row of its own, the reservation is released
+ *   instead (the money is counted there);
+ * - not found: the gateway never refunded, so the refund fails and its reservation is given back.
+ * A gateway that cannot be reached throws (the worker retries); nothing is settled on a guess.
+ */
+export async function reconcileStaleRefund(db: Kysely<DB>, deps: GatewayDeps, ref: RefundRef, now: Date): Promise<RefundReconciliation> {
+  const refund = await db.selectFrom('refunds').selectAll().where('account_id', '=', ref.accountId).where('uid', '=', ref.refundUid).executeTakeFirst();
+  if (!refund || refund.status !== 'pending') return 'skipped';
+  if (now.getTime() - refund.created_at.getTime() < STALE_RESERVATION_MS) {
+    await enqueueRefundReconciliation(db, ref, refund.created_at, 1);
+    return 'not_stale';
+  }
+  const payment = await findAccountPayment(db, ref.accountId, refund.payment_id);
+  if (!payment?.gateway_id) return 'skipped';
+  const gateway = await resolveGateway(db, deps, { accountId: ref.accountId, companyId: payment.company_id }, payment.gateway);
+  const found = await gateway.client.findRefund(gateway.account, payment.gateway_id, refundReference(refund.uid));
+  const reservation = { uid: refund.uid, accountId: ref.accountId, paymentId: payment.id, amountCents: refund.amount_cents, now };
+  const event = (type: string, cause: string, data: Record<string, unknown>) =>
+    ({ accountId: ref.accountId, orderId: refund.order_id, paymentId: payment.id, type, cause, data: { refund_uid: refund.uid, amount_cents: refund.amount_cents, ...data }, at: now });
+  return db.transaction().execute(async (trx): Promise<RefundReconciliation> => {
+    const order = await lockPaymentAndOrder(trx, ref.accountId, payment.id, refund.order_id);
+    if (!found) {
+      if (!(await releaseRefund(trx, reservation))) return 'skipped';
+      await appendOrderEvent(trx, event('refund.failed', `reconciliation: the gateway has no refund ${refund.uid}; its reservation is released`, {}));
+      return 'failed';
+    }
+    const known = await trx.selectFrom('refunds').select('uid').where('account_id', '=', ref.accountId).where('payment_id', '=', payment.id).where('gateway_refund_id', '=', found.refundId).executeTakeFirst();
+    if (known) {
+      if (!(await releaseRefund(trx, reservation))) return 'skipped';
+      await appendOrderEvent(trx, event('refund.failed', `reconciliation: the gateway's refund ${found.refundId} is already recorded as refund ${known.uid}; this reservation is released`, { gateway_refund_id: found.refundId }));
+      return 'recorded_elsewhere';
+    }
+    if (!(await markRefundSucceeded(trx, ref.accountId, refund.uid, found.refundId))) return 'skipped';
+    const target = { accountId: ref.accountId, paymentId: payment.id, orderId: refund.order_id, capturedCents: payment.amount_cents };
+    const succeeded = { uid: refund.uid, amountCents: refund.amount_cents, gatewayRefundId: found.refundId, type: refund.type, refundedAt: refund.refunded_at };
+    await recordSucceededRefund(trx, target, order.paid_cents, succeeded, `reconciliation: refund ${refund.uid} (${refund.type}) of ${refund.amount_cents} cents found at the gateway`, now);
+    return 'succeeded';
+  });
+}
