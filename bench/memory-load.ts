@@ -23,7 +23,7 @@ export type MemoryRunOptions = {
   /** The first RSS mark is at this many seconds of (measured) load, the second at `totalSeconds`. */
   firstAtSeconds: number;
   totalSeconds: number;
-  /** Each mark is the lowest RSS of this many seconds up to it: the level garbage collection comes back to. */
+  /** A mark prefers a reading after a major collection within this many seconds before it. */
   windowSeconds: number;
   sampleEverySeconds: number;
   /** Concurrent request loops. */
@@ -36,7 +36,8 @@ export type MemoryReport = {
   rssLastMb: number;
   /** rssLast / rssFirst. */
   ratio: number;
-  samples: Array<{ seconds: number; rssMb: number }>;
+  /** `majorGcs`: the process's count of major (mark-compact) collections so far, from its /metrics. */
+  samples: Array<{ seconds: number; rssMb: number; majorGcs: number }>;
   requests: MixedLoadCounts;
   requestsPerSecond: number;
   p50Ms: number;
@@ -109,14 +110,26 @@ async function stop(child: ChildProcess | undefined): Promise<void> {
 }
 
 /**
- * RSS at a mark: the lowest sample of the window up to it. The heap grows between major garbage
- * collections by more than the tolerance (a sawtooth of ±25% under this load), so a single reading says
- * more about the collector's phase than about retained memory; the troughs are what a leak raises.
+ * RSS at a mark. Between major collections the heap grows by more than the tolerance (a sawtooth of
+ * about ±25% under this load), so a reading taken at a random moment says more about the collector's
+ * phase than about retained memory. A mark therefore takes the reading right after the last major
+ * collection before it (within `window` seconds if there is one there, else the last one at all): the
+ * level a leak raises and a healthy process returns to. With no collection yet, the window's lowest reading.
  */
-function rssAt(samples: MemoryReport['samples'], seconds: number, window: number): number {
-  const inWindow = samples.filter((sample) => sample.seconds > seconds - window && sample.seconds <= seconds + 0.5).map((sample) => sample.rssMb);
+export function rssAt(samples: MemoryReport['samples'], seconds: number, window: number): number {
+  const upToMark = samples.filter((sample) => sample.seconds <= seconds + 0.5);
+  const afterCollection = upToMark.filter((sample, i) => i > 0 && sample.majorGcs > upToMark[i - 1]!.majorGcs);
+  const recent = afterCollection.filter((sample) => sample.seconds > seconds - window);
+  const chosen = recent.at(-1) ?? afterCollection.at(-1);
+  if (chosen) return chosen.rssMb;
+  const inWindow = upToMark.filter((sample) => sample.seconds > seconds - window).map((sample) => sample.rssMb);
   if (inWindow.length === 0) throw new Error(`no RSS sample near ${seconds} s`);
   return Math.min(...inWindow);
+}
+
+async function majorCollections(base: string): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  return Number(/^nodejs_gc_duration_seconds_count\{kind="major"\} (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
 export async function runMemoryLoad(options: MemoryRunOptions): Promise<MemoryReport> {
@@ -149,11 +162,15 @@ export async function runMemoryLoad(options: MemoryRunOptions): Promise<MemoryRe
     const samples: MemoryReport['samples'] = [];
     // Sample times count from the end of the warm-up; warm-up samples get negative times.
     const started = performance.now() + options.warmUpSeconds * 1000;
-    const sample = () => samples.push({ seconds: Number(((performance.now() - started) / 1000).toFixed(1)), rssMb: Number(rssMb(pid).toFixed(1)) });
-    const sampler = setInterval(sample, options.sampleEverySeconds * 1000);
+    // The collection count is read first, so a reading counted as after a collection really is.
+    const sample = async () => {
+      const majorGcs = await majorCollections(base);
+      samples.push({ seconds: Number(((performance.now() - started) / 1000).toFixed(1)), rssMb: Number(rssMb(pid).toFixed(1)), majorGcs });
+    };
+    const sampler = setInterval(() => void sample().catch(() => {}), options.sampleEverySeconds * 1000);
     const load = await driveMixedLoad({ base, gatewayA: gateways.gateway_a!, demo, seconds: options.warmUpSeconds + options.totalSeconds, concurrency: options.concurrency });
     clearInterval(sampler);
-    sample();
+    await sample();
     const rssFirstMb = rssAt(samples, options.firstAtSeconds, options.windowSeconds);
     const rssLastMb = rssAt(samples, options.totalSeconds, options.windowSeconds);
     return { rssFirstMb, rssLastMb, ratio: Number((rssLastMb / rssFirstMb).toFixed(3)), samples, ...load };
