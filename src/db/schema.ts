@@ -600,6 +600,9 @@ export interface Subscriptions {
   cancelled_at: Date | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  renewal_method: Generated<string>;
+  renewal_gateway: string | null;
+  renewal_order_id: number | null;
 }
 
 export interface TaxConfigurations {
