@@ -107,9 +107,13 @@ async function subscriptionSnapshot(trx: Kysely<DB>, accountId: string, id: stri
   };
 }
 
-/** Resolves the order's path-only link against the service's public URL. */
+/** Resolves the path-only links (the order's, a due renewal's pix and boleto pages) against the service's public URL. */
 export function withPublicLinks(data: unknown, publicUrl: string): unknown {
-  const order = (data as { order?: { link?: unknown } }).order;
-  if (!order || typeof order.link !== 'string' || !order.link.startsWith('/')) return data;
-  return { ...(data as object), order: { ...order, link: `${publicUrl}${order.link}` } };
+  const resolved = { ...(data as Record<string, unknown>) };
+  const absolute = (value: unknown) => (typeof value === 'string' && value.startsWith('/') ? `${publicUrl}${value}` : value);
+  const order = resolved.order as { link?: unknown } | undefined;
+  if (order && typeof order.link === 'string') resolved.order = { ...order, link: absolute(order.link) };
+  const due = resolved.payment_due as Record<string, unknown> | undefined;
+  if (due) resolved.payment_due = Object.fromEntries(Object.entries(due).map(([key, value]) => [key, key.endsWith('_url') ? absolute(value) : value]));
+  return resolved;
 }

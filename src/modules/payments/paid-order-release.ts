@@ -3,7 +3,8 @@ import type { DB } from '../../db/schema.ts';
 import { enqueueJob } from '../../jobs/outbox.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
 import { findOrderItems, findPaymentsOfOrder } from './pay.repo.ts';
-import { startSubscription, type Interval } from './subscriptions.ts';
+import { completeRenewalOfOrder } from './subscription-periods.ts';
+import { startSubscription, type Interval, type RenewalMethod } from './subscriptions.ts';
 import { ensureUpsellOffer, type OfferRow } from './upsell-offer-token.ts';
 
 /** Releases what a paid order unlocks once its payment is confirmed later (pix, boleto, a reconciled card). */
@@ -32,13 +33,16 @@ export async function releasePaidOrder(trx: Kysely<DB>, input: PaidOrderRelease)
   const subscribed = input.lines.find((line) => line.subscription && line.interval);
   if (subscribed) {
     const paid = (await findPaymentsOfOrder(trx, input.accountId, input.orderId)).filter((payment) => payment.status === 'paid');
+    const savedMethodId = paid.find((payment) => payment.saved_payment_method_id)?.saved_payment_method_id ?? null;
+    // A pix or boleto leaves no card to renew with: each period is renewed by a new one on the same gateway.
+    const slip = savedMethodId === null ? paid.find((payment) => payment.method === 'pix' || payment.method === 'bank_slip') : undefined;
     subscriptionStarted = await startSubscription(trx, {
       accountId: input.accountId,
       companyId: input.companyId,
       customerId: input.customerId,
       orderId: input.orderId,
-      // A pix or boleto leaves no card to renew with; see docs/payments.md (Subscriptions).
-      savedMethodId: paid.find((payment) => payment.saved_payment_method_id)?.saved_payment_method_id ?? null,
+      savedMethodId,
+      renewal: slip ? { method: slip.method as RenewalMethod, gateway: slip.gateway } : { method: 'credit_card', gateway: null },
       planId: input.planId,
       amountCents: paid.reduce((sum, payment) => sum + payment.amount_cents, 0),
       interval: subscribed.interval as Interval,
@@ -59,20 +63,23 @@ export function enqueuePaidOrderRelease(trx: Kysely<DB>, accountId: string, orde
 /**
  * `payments.release_paid_order`: an order confirmed paid after its pay request answered gets what a card
  * paid at once gets in that request. Only an order still paid is released (a refund or chargeback that
- * came first leaves nothing to release); renewal orders never start another subscription, and only a
- * checkout page's upsell product makes an offer.
+ * came first leaves nothing to release); a renewal order renews its subscription's period (when it is
+ * still the renewal in flight) and never starts another subscription; only a checkout page's upsell
+ * product makes an offer.
  */
 export async function releaseConfirmedOrder(db: Kysely<DB>, ref: { accountId: string; orderId: number }, now: Date): Promise<'released' | 'skipped'> {
   return db.transaction().execute(async (trx) => {
     const order = await trx
       .selectFrom('orders as o')
       .leftJoin('checkout_pages as cp', (join) => join.onRef('cp.id', '=', 'o.checkout_page_id').onRef('cp.account_id', '=', 'o.account_id'))
-      .select(['o.id', 'o.company_id', 'o.customer_id', 'o.status', 'o.source', 'o.payment_plan_id', 'cp.upsell_product_id'])
+      .select(['o.id', 'o.company_id', 'o.customer_id', 'o.status', 'o.source', 'o.parent_order_id', 'o.payment_plan_id', 'cp.upsell_product_id'])
       .where('o.account_id', '=', ref.accountId)
       .where('o.id', '=', ref.orderId)
       .forUpdate('o')
       .executeTakeFirst();
     if (!order || (order.status !== 'paid' && order.status !== 'billed') || order.customer_id === null) return 'skipped';
+    // A renewal order paid later (a pix or boleto confirmed, a card charge found by reconciliation) renews its subscription.
+    const renewed = order.source === 'subscription' && order.parent_order_id !== null && (await completeRenewalOfOrder(trx, ref.accountId, order.parent_order_id, order.id, now));
     const lines = order.source === 'subscription' ? [] : await findOrderItems(trx, ref.accountId, order.id);
     const released = await releasePaidOrder(trx, {
       accountId: ref.accountId,
@@ -84,10 +91,10 @@ export async function releaseConfirmedOrder(db: Kysely<DB>, ref: { accountId: st
       upsellProductId: order.source === 'checkout_page' ? order.upsell_product_id : null,
       now,
     });
-    if (released.subscriptionStarted || released.offer?.created) {
+    if (released.subscriptionStarted || released.offer?.created || renewed) {
       await appendOrderEvent(trx, {
         accountId: ref.accountId, orderId: order.id, type: 'order.released', cause: 'payment confirmed after the pay request',
-        data: { subscription_started: released.subscriptionStarted, ...(released.offer?.created ? { upsell_offer_id: released.offer.id } : {}) }, at: now,
+        data: { subscription_started: released.subscriptionStarted, ...(renewed ? { subscription_renewed: true } : {}), ...(released.offer?.created ? { upsell_offer_id: released.offer.id } : {}) }, at: now,
       });
     }
     return 'released';

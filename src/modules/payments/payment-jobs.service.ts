@@ -25,16 +25,25 @@ function findPayment(db: Kysely<DB>, ref: JobRef) {
 export async function expirePix(db: Kysely<DB>, ref: JobRef, now: Date): Promise<'expired' | 'skipped'> {
   const payment = await findPayment(db, ref);
   if (!payment || payment.status !== 'waiting_payment' || payment.method !== 'pix' || !payment.pix_expires_at || payment.pix_expires_at > now) return 'skipped';
-  return db.transaction().execute(async (trx) => {
-    const moved = await transitionPayment(trx, { accountId: ref.accountId, paymentId: payment.id, to: 'cancelled', cause: 'pix expired unpaid', at: now });
-    if (!moved.changed) return 'skipped';
-    const status = await settleOrder(trx, { accountId: ref.accountId, orderId: payment.order_id, cause: 'pix expired unpaid', paymentId: payment.id, at: now });
-    const order = await trx.selectFrom('orders').select(['due_date']).where('id', '=', payment.order_id).executeTakeFirstOrThrow();
-    if (status === 'pending' && order.due_date === null) {
-      await transitionOrder(trx, { accountId: ref.accountId, orderId: payment.order_id, to: 'cancelled', cause: 'pix expired with no other live attempt', paymentId: payment.id, at: now });
-    }
-    return 'expired';
-  });
+  const cancelled = await db.transaction().execute((trx) => cancelUnpaidPayment(trx, { accountId: ref.accountId, paymentId: payment.id, orderId: payment.order_id }, 'pix expired unpaid', now));
+  return cancelled ? 'expired' : 'skipped';
+}
+
+/**
+ * A pix or boleto that will not be paid any more is cancelled in the caller's transaction (unless the
+ * gateway's own event cancelled it first); its order leaves waiting_payment, and a checkout, cart or
+ * renewal order with no other live attempt is cancelled (a charge stays pending, payable again).
+ * Returns whether this call cancelled the payment.
+ */
+export async function cancelUnpaidPayment(trx: Kysely<DB>, payment: { accountId: string; paymentId: number; orderId: number }, cause: string, now: Date): Promise<boolean> {
+  const moved = await transitionPayment(trx, { accountId: payment.accountId, paymentId: payment.paymentId, to: 'cancelled', cause, at: now });
+  const status = await settleOrder(trx, { accountId: payment.accountId, orderId: payment.orderId, cause, paymentId: payment.paymentId, at: now });
+  const order = await trx.selectFrom('orders').select(['due_date']).where('id', '=', payment.orderId).executeTakeFirstOrThrow();
+  const live = await trx.selectFrom('payments').select('id').where('account_id', '=', payment.accountId).where('order_id', '=', payment.orderId).where('status', 'in', ['pending', 'waiting_payment']).executeTakeFirst();
+  if (status === 'pending' && order.due_date === null && !live) {
+    await transitionOrder(trx, { accountId: payment.accountId, orderId: payment.orderId, to: 'cancelled', cause: `${cause}, with no other live attempt`, paymentId: payment.paymentId, at: now });
+  }
+  return moved.changed;
 }
 
 const ACTION_OF: Partial<Record<RemoteStatus, 'payment_paid' | 'payment_failed' | 'payment_cancelled'>> = {
@@ -49,7 +58,7 @@ export const RECONCILE_WINDOW_MS = 30 * 60_000;
 /** Within the window, the gateway is asked again this often. */
 export const RECONCILE_RETRY_MS = 5 * 60_000;
 
-type PaymentRow = NonNullable<Awaited<ReturnType<typeof findPayment>>>;
+export type PaymentRow = NonNullable<Awaited<ReturnType<typeof findPayment>>>;
 
 /**
  * `payments.reconcile`: a payment left pending because the gateway did not answer its charge call.
@@ -105,7 +114,7 @@ export async function recoverIntent(db: Kysely<DB>, deps: GatewayDeps, ref: JobR
 }
 
 /** Records the gateway id a lookup found, then applies the charge's status in the same transaction; false when the status settles nothing yet. */
-async function applyRemoteStatus(db: Kysely<DB>, payment: PaymentRow, found: FoundCharge, now: Date): Promise<boolean> {
+export async function applyRemoteStatus(db: Kysely<DB>, payment: PaymentRow, found: FoundCharge, now: Date): Promise<boolean> {
   const kind = ACTION_OF[found.status];
   await db.transaction().execute(async (trx) => {
     if (!payment.gateway_id) {

@@ -6,6 +6,12 @@ import { enqueueJob } from '../../jobs/outbox.ts';
 export const RENEW_JOB = 'subscriptions.renew';
 
 export type Interval = 'day' | 'week' | 'month' | 'year';
+/** How a subscription renews: its saved card is charged, or a new pix or boleto is issued each period. */
+export type RenewalMethod = 'credit_card' | 'pix' | 'bank_slip';
+
+const DAY_MS = 86_400_000;
+/** A renewal pix or boleto is issued this long before the period ends (or half a period, if shorter): the buyer's time to pay it. */
+export const RENEWAL_PAYMENT_WINDOW_DAYS = 3;
 
 /** `from` plus `count` intervals (calendar months and years, in UTC). */
 export function addInterval(from: Date, interval: Interval, count: number): Date {
@@ -15,6 +21,18 @@ export function addInterval(from: Date, interval: Interval, count: number): Date
   else if (interval === 'month') next.setUTCMonth(next.getUTCMonth() + count);
   else next.setUTCFullYear(next.getUTCFullYear() + count);
   return next;
+}
+
+/** How long the buyer has to pay a renewal pix or boleto: three days, or half the period when it is shorter. */
+export function renewalPaymentWindowMs(interval: Interval, intervalCount: number, from: Date): number {
+  const period = addInterval(from, interval, intervalCount).getTime() - from.getTime();
+  return Math.min(RENEWAL_PAYMENT_WINDOW_DAYS * DAY_MS, Math.floor(period / 2));
+}
+
+/** When the renewal of a period ending at `periodEnd` starts: a card is charged at the end; a pix or boleto is issued a payment window ahead. */
+export function renewalStartsAt(method: RenewalMethod, periodEnd: Date, interval: Interval, intervalCount: number): Date {
+  if (method === 'credit_card') return periodEnd;
+  return new Date(periodEnd.getTime() - renewalPaymentWindowMs(interval, intervalCount, periodEnd));
 }
 
 export function renewalDedupKey(subscriptionId: string, chargeAt: Date): string {
@@ -27,16 +45,21 @@ export function enqueueRenewal(trx: Kysely<DB>, accountId: string, subscriptionI
 }
 
 /**
- * Starts the subscription of a paid order: one period from now, renewed with the saved card at its end.
+ * Starts the subscription of a paid order: one period from now, renewed with the saved card at its end,
+ * or by a new pix or boleto issued a payment window before it when the order was paid by one.
  * The period comes from the order's first subscription product; the amount is what this payment charged.
  * Once per order (the unique origin-order index): returns false when the order already has one.
  */
 export async function startSubscription(
   trx: Kysely<DB>,
-  input: { accountId: string; companyId: number; customerId: number; orderId: number; savedMethodId: string | null; planId: number | null; amountCents: number; interval: Interval; intervalCount: number; now: Date },
+  input: {
+    accountId: string; companyId: number; customerId: number; orderId: number; savedMethodId: string | null; planId: number | null; amountCents: number;
+    interval: Interval; intervalCount: number; renewal: { method: RenewalMethod; gateway: string | null }; now: Date;
+  },
 ): Promise<boolean> {
   const id = randomUUID();
   const periodEnd = addInterval(input.now, input.interval, input.intervalCount);
+  const firstRenewal = renewalStartsAt(input.renewal.method, periodEnd, input.interval, input.intervalCount);
   const inserted = await trx
     .insertInto('subscriptions')
     .values({
@@ -53,7 +76,9 @@ export async function startSubscription(
       amount_cents: input.amountCents,
       current_period_start: input.now,
       current_period_end: periodEnd,
-      next_charge_at: periodEnd,
+      next_charge_at: firstRenewal,
+      renewal_method: input.renewal.method,
+      renewal_gateway: input.renewal.gateway,
       created_at: input.now,
       updated_at: input.now,
     })
@@ -61,6 +86,6 @@ export async function startSubscription(
     .returning('id')
     .executeTakeFirst();
   if (!inserted) return false;
-  await enqueueRenewal(trx, input.accountId, id, periodEnd);
+  await enqueueRenewal(trx, input.accountId, id, firstRenewal);
   return true;
 }
