@@ -18,6 +18,42 @@ const redirectSoon = (url: string) => {
   setTimeout(() => location.assign(url), 1500);
 };
 
+type UpsellMethod = 'card' | 'pix';
+
+/**
+ * The one-click upsell offer (POST /upsell). A card original is charged again on the same card; a pix
+ * original gets a new pix for the offer, shown in place. `answered` runs once the buyer has said no or the
+ * offer was added without a new payment to show.
+ */
+function upsellBox(settings: Settings, offer: string, method: UpsellMethod): HTMLElement {
+  const accept = element('button', { type: 'button', id: 'accept-upsell' }, `Sim, quero ${settings.upsellName}`);
+  const decline = element('button', { type: 'button', id: 'decline-upsell', class: 'secondary' }, 'Não, obrigado');
+  const outcome = element('p', { id: 'upsell-status', role: 'status', 'aria-live': 'polite' });
+  const box = element('div', { id: 'upsell', role: 'region', 'aria-labelledby': 'upsell-heading' });
+  const how = method === 'card' ? 'no mesmo cartão' : 'com um novo Pix';
+  box.append(element('h3', { id: 'upsell-heading' }, 'Oferta especial para você'), element('p', {}, `Adicione ${settings.upsellName} ao seu pedido com um clique, ${how}.`), accept, ' ', decline, outcome);
+  accept.addEventListener('click', async () => {
+    accept.disabled = true;
+    const answer = await postJson('/api/v1/upsell', { offer });
+    if (answer.status !== 200) {
+      outcome.textContent = 'Esta oferta não está disponível no momento. Seu pedido original está confirmado.';
+      accept.disabled = false;
+      return;
+    }
+    // The offer's own pix or boleto is the next thing to pay; it carries no further offer.
+    if (answer.body?.pix_qr_code_url) return showPix({ ...settings, upsellName: '' }, answer.body);
+    if (answer.body?.bank_slip_url) return showBoleto(answer.body.bank_slip_url);
+    outcome.textContent = answer.body?.order_status === 'refused' ? 'O cartão recusou a oferta; nada foi cobrado.' : 'Oferta adicionada ao seu pedido!';
+    redirectSoon(settings.redirectUrl);
+  });
+  decline.addEventListener('click', () => {
+    box.hidden = true;
+    if (settings.redirectUrl) redirectSoon(settings.redirectUrl);
+    else byId('result')!.focus();
+  });
+  return box;
+}
+
 /** An approved payment; with an offer, the one-click upsell (POST /upsell) before any redirect. */
 export function showPaid(settings: Settings, offer: string | undefined): void {
   const text = element('p', { class: 'status success' }, 'Pagamento aprovado! Você receberá a confirmação por e-mail.');
@@ -27,29 +63,8 @@ export function showPaid(settings: Settings, offer: string | undefined): void {
     redirectSoon(settings.redirectUrl);
     return;
   }
-  const accept = element('button', { type: 'button', id: 'accept-upsell' }, `Sim, quero ${settings.upsellName}`);
-  const decline = element('button', { type: 'button', id: 'decline-upsell', class: 'secondary' }, 'Não, obrigado');
-  const outcome = element('p', { id: 'upsell-status', role: 'status', 'aria-live': 'polite' });
-  const box = element('div', { id: 'upsell', role: 'region', 'aria-labelledby': 'upsell-heading' });
-  box.append(element('h3', { id: 'upsell-heading' }, 'Oferta especial para você'), element('p', {}, `Adicione ${settings.upsellName} ao seu pedido com um clique, no mesmo cartão.`), accept, ' ', decline, outcome);
-  show('Pagamento aprovado', text, box);
+  show('Pagamento aprovado', text, upsellBox(settings, offer, 'card'));
   announce('Pagamento aprovado.', 'success');
-  accept.addEventListener('click', async () => {
-    accept.disabled = true;
-    const answer = await postJson('/api/v1/upsell', { offer });
-    if (answer.status === 200) {
-      outcome.textContent = answer.body?.order_status === 'refused' ? 'O cartão recusou a oferta; nada foi cobrado.' : 'Oferta adicionada ao seu pedido!';
-      redirectSoon(settings.redirectUrl);
-    } else {
-      outcome.textContent = 'Esta oferta não está disponível no momento. Seu pedido original está confirmado.';
-      accept.disabled = false;
-    }
-  });
-  decline.addEventListener('click', () => {
-    box.hidden = true;
-    if (settings.redirectUrl) redirectSoon(settings.redirectUrl);
-    else byId('result')!.focus();
-  });
 }
 
 export const uidOfUrl = (url: string) => url.split('/').pop() ?? '';
@@ -66,7 +81,14 @@ function countdown(target: HTMLElement, expiresAt: string, expired: () => void):
   return () => clearInterval(timer);
 }
 
-/** The Pix QR inline with a countdown, polling the payment until it is paid (or lapses). */
+/** How many polls after a pix is paid wait for its upsell offer (the service releases it moments after the payment). */
+const OFFER_POLLS = 15;
+
+/**
+ * The Pix QR inline with a countdown, polling the payment until it is paid (or lapses). On a page with an
+ * upsell, the poll goes on after the payment until `/pay/status` reports the offer, which is then shown as
+ * for a card; without one in time, the page redirects as it would have.
+ */
 export function showPix(settings: Settings, result: { pix_qr_code?: string; pix_qr_code_url?: string; pix_expires_at?: string }, pollMs = 2000): void {
   const status = element('p', { id: 'pix-status', class: 'status' }, 'Aguardando pagamento…');
   const timer = element('p', { id: 'pix-countdown', 'aria-live': 'off' });
@@ -76,22 +98,37 @@ export function showPix(settings: Settings, result: { pix_qr_code?: string; pix_
   announce('Pix gerado. Aguardando pagamento.');
   const uid = uidOfUrl(result.pix_qr_code_url ?? '');
   let stopped = false;
+  let paid = false;
+  let offerPolls = 0;
   const stopCountdown = countdown(timer, result.pix_expires_at ?? new Date().toISOString(), () => void 0);
   const poll = async () => {
     if (stopped) return;
     const answer = await getJson(`/pay/status/${uid}`);
     const state = answer.body?.status;
     if (state === 'paid') {
-      stopped = true;
-      stopCountdown();
-      qr.hidden = true;
-      timer.hidden = true;
-      link.hidden = true;
-      byId('result-heading')!.textContent = 'Pagamento confirmado';
-      status.textContent = 'Pago! Recebemos o seu Pix.';
-      status.classList.add('success');
-      announce('Pagamento confirmado.', 'success');
-      redirectSoon(settings.redirectUrl);
+      if (!paid) {
+        paid = true;
+        stopCountdown();
+        qr.hidden = true;
+        timer.hidden = true;
+        link.hidden = true;
+        byId('result-heading')!.textContent = 'Pagamento confirmado';
+        status.textContent = 'Pago! Recebemos o seu Pix.';
+        status.classList.add('success');
+        announce('Pagamento confirmado.', 'success');
+      }
+      const offer = answer.body?.offer;
+      if (settings.upsellName && typeof offer === 'string') {
+        stopped = true;
+        byId('result')!.append(upsellBox(settings, offer, 'pix'));
+        return;
+      }
+      if (!settings.upsellName || ++offerPolls > OFFER_POLLS) {
+        stopped = true;
+        redirectSoon(settings.redirectUrl);
+        return;
+      }
+      setTimeout(poll, pollMs);
       return;
     }
     if (state === 'cancelled' || state === 'failed') {
