@@ -81,7 +81,7 @@ function comparisonRow(small: Measurement, large: Measurement): BenchRow {
   const ratio = ratioOf(large.reqPerSec, small.reqPerSec);
   return {
     benchmark: BENCHMARK,
-    case: `GET /orders ${large.label} (vs 10k)`,
+    case: `GET /orders ${large.label} (vs 10k: p99 ${small.p99Ms} ms there)`,
     reqPerSec: large.reqPerSec,
     p50Ms: large.p50Ms,
     p99Ms: large.p99Ms,

@@ -39,7 +39,7 @@ export async function run(options: { seconds?: number; connections?: number } = 
     printTable('GET /payment_plans against a bare route', [plans, bareRun]);
     const row = ratioRow(BENCHMARK, plans, bareRun, TARGET_RATIO);
     console.log(`ratio ${row.ratio} (target ${row.target}: ${row.met ? 'met' : 'NOT met'}); body ${body.length} bytes`);
-    return { benchmark: BENCHMARK, rows: [row], notes: [`baseline: a bare Fastify route answering the same ${body.length}-byte JSON, no logging`] };
+    return { benchmark: BENCHMARK, rows: [row], notes: [`payment-plans baseline: a bare Fastify route answering the same ${body.length}-byte JSON, no logging`] };
   } finally {
     await bare.close();
     await app.close();

@@ -56,7 +56,7 @@ export function renderReport(input: { machine: Machine; results: BenchResult[]; 
     '',
     '```sh',
     'DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench            # everything, writes this file (about 15 minutes)',
-    'DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_SHORT=1 npm run bench   # smoke run, about 3 minutes',
+    'DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_SHORT=1 npm run bench   # smoke run, a few minutes',
     'DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench -- payment-plans   # one benchmark, printed only',
     '```',
     '',
