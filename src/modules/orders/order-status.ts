@@ -62,31 +62,33 @@ export type TransitionResult =
  */
 export async function transitionOrder(trx: Kysely<DB>, request: TransitionRequest): Promise<TransitionResult> {
   const at = request.at ?? new Date();
-  // The row lock makes the status read for the event's from_status the one the update replaces.
-  const before = await trx
-    .selectFrom('orders')
-    .select('status')
-    .where('account_id', '=', request.accountId)
-    .where('id', '=', request.orderId)
-    .forUpdate()
-    .executeTakeFirst();
   const sources = sourcesOf(request.to);
-  if (!before || sources.length === 0) return { changed: false, current: before?.status as OrderStatus | undefined };
-  const updated = await trx
-    .updateTable('orders')
-    .set((eb) => ({
-      status: request.to,
-      updated_at: at,
-      ...(request.to === 'paid' ? { paid_at: eb.fn.coalesce('paid_at', eb.val(at)) } : {}),
-      ...(request.to === 'cancelled' ? { cancelled_at: at } : {}),
-    }))
-    .where('account_id', '=', request.accountId)
-    .where('id', '=', request.orderId)
-    .where('status', 'in', sources)
-    .returning('id')
+  // One statement: the locking read (FOR UPDATE, so the status it returns for the event's from_status is
+  // the one the update replaces) and the conditional update, which sees the row as that read locked it.
+  const row = await trx
+    .with('before', (db) => db.selectFrom('orders').select(['id', 'status']).where('account_id', '=', request.accountId).where('id', '=', request.orderId).forUpdate())
+    .with('updated', (db) =>
+      db
+        .updateTable('orders')
+        .from('before')
+        .set((eb) => ({
+          status: request.to,
+          updated_at: at,
+          ...(request.to === 'paid' ? { paid_at: eb.fn.coalesce('orders.paid_at', eb.val(at)) } : {}),
+          ...(request.to === 'cancelled' ? { cancelled_at: at } : {}),
+        }))
+        .whereRef('orders.id', '=', 'before.id')
+        .where('orders.account_id', '=', request.accountId)
+        // `in ()` is not SQL; a status no other status leads to matches nothing.
+        .where('orders.status', 'in', sources.length > 0 ? sources : ['-'])
+        .returning('orders.id'),
+    )
+    .selectFrom('before')
+    .leftJoin('updated', 'updated.id', 'before.id')
+    .select(['before.status', 'updated.id as updated_id'])
     .executeTakeFirst();
-  if (!updated) return { changed: false, current: before.status as OrderStatus };
-  const from = before.status as OrderStatus;
+  if (!row || row.updated_id === null) return { changed: false, current: row?.status as OrderStatus | undefined };
+  const from = row.status as OrderStatus;
   await appendOrderEvent(trx, {
     accountId: request.accountId,
     orderId: request.orderId,

@@ -68,28 +68,30 @@ export type PaymentTransitionResult = { changed: true; from: PaymentStatus; orde
  * transition changes nothing.
  */
 export async function transitionPayment(trx: Kysely<DB>, request: PaymentTransition): Promise<PaymentTransitionResult> {
-  const before = await trx
-    .selectFrom('payments')
-    .select(['status', 'order_id'])
-    .where('account_id', '=', request.accountId)
-    .where('id', '=', request.paymentId)
-    .forUpdate()
-    .executeTakeFirst();
   const sources = paymentSourcesOf(request.to);
-  if (!before || !sources.includes(before.status as PaymentStatus)) return { changed: false };
+  if (sources.length === 0) return { changed: false };
+  // One statement: the locking read gives the event's from_status, the conditional update sees the row it locked.
   const updated = await trx
-    .updateTable('payments')
-    .set({
-      ...request.set,
-      status: request.to,
-      updated_at: request.at,
-      ...(request.to === 'paid' ? { paid_at: request.at } : {}),
-      ...(request.to === 'cancelled' ? { cancelled_at: request.at } : {}),
-    })
-    .where('account_id', '=', request.accountId)
-    .where('id', '=', request.paymentId)
-    .where('status', 'in', sources)
-    .returning('order_id')
+    .with('before', (db) => db.selectFrom('payments').select(['id', 'status']).where('account_id', '=', request.accountId).where('id', '=', request.paymentId).forUpdate())
+    .with('updated', (db) =>
+      db
+        .updateTable('payments')
+        .from('before')
+        .set({
+          ...request.set,
+          status: request.to,
+          updated_at: request.at,
+          ...(request.to === 'paid' ? { paid_at: request.at } : {}),
+          ...(request.to === 'cancelled' ? { cancelled_at: request.at } : {}),
+        })
+        .whereRef('payments.id', '=', 'before.id')
+        .where('payments.account_id', '=', request.accountId)
+        .where('payments.status', 'in', sources)
+        .returning(['payments.id', 'payments.order_id']),
+    )
+    .selectFrom('updated')
+    .innerJoin('before', 'before.id', 'updated.id')
+    .select(['before.status as from_status', 'updated.order_id'])
     .executeTakeFirst();
   if (!updated) return { changed: false };
   await appendOrderEvent(trx, {
@@ -98,11 +100,11 @@ export async function transitionPayment(trx: Kysely<DB>, request: PaymentTransit
     paymentId: request.paymentId,
     type: 'payment.status_changed',
     cause: request.cause,
-    fromStatus: before.status,
+    fromStatus: updated.from_status,
     toStatus: request.to,
     data: request.data ?? {},
     at: request.at,
   });
   await notifyPaymentTransition(trx, { accountId: request.accountId, orderId: updated.order_id, status: request.to, at: request.at });
-  return { changed: true, from: before.status as PaymentStatus, orderId: updated.order_id };
+  return { changed: true, from: updated.from_status as PaymentStatus, orderId: updated.order_id };
 }
