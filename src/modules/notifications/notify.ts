@@ -20,7 +20,7 @@ type Cause = { accountId: string; orderId: number; at: Date };
 /**
  * Called by transitionOrder after every order transition, in its transaction: a status that is an event
  * (paid, refunded, …) is recorded for the account's endpoints that want it. Nothing is written when no
- * endpoint wants the event, so merchants without endpoints pay one indexed query per transition.
+ * endpoint wants the event, so merchants without endpoints pay one indexed query per transaction.
  */
 export function notifyOrderTransition(trx: Kysely<DB>, cause: Cause & { status: string }): Promise<void> {
   return recordEvent(trx, cause, ORDER_STATUS_EVENTS[cause.status]);
@@ -54,8 +54,24 @@ export function notifyRefund(trx: Kysely<DB>, cause: Cause & { refund: RefundFac
   return recordEvent(trx, cause, 'refund.succeeded', undefined, data);
 }
 
+type EndpointList = ReturnType<typeof enabledEndpoints>;
+const endpointsOfTransaction = new WeakMap<Kysely<DB>, Map<string, EndpointList>>();
+
+/**
+ * The account's enabled endpoints, read once per transaction: one payment's transitions (the payment,
+ * then its order) share the read. Endpoints change through their own requests, never inside a payment's.
+ */
+function endpointsIn(trx: Kysely<DB>, accountId: string): EndpointList {
+  if (!trx.isTransaction) return enabledEndpoints(trx, accountId);
+  let byAccount = endpointsOfTransaction.get(trx);
+  if (!byAccount) endpointsOfTransaction.set(trx, (byAccount = new Map()));
+  let endpoints = byAccount.get(accountId);
+  if (!endpoints) byAccount.set(accountId, (endpoints = enabledEndpoints(trx, accountId)));
+  return endpoints;
+}
+
 async function recordEvent(trx: Kysely<DB>, cause: Cause, type: NotificationEventType | undefined, subscriptionId?: string, extra: Record<string, unknown> = {}): Promise<void> {
-  const endpoints = await enabledEndpoints(trx, cause.accountId);
+  const endpoints = await endpointsIn(trx, cause.accountId);
   if (endpoints.length === 0) return;
   const earlier = await eventsOfOrderInThisTransaction(trx, cause.accountId, cause.orderId);
   const wanting = type ? endpoints.filter((endpoint) => endpoint.event_types.length === 0 || endpoint.event_types.includes(type)) : [];
