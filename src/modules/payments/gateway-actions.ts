@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import type { GatewayName, PaymentAction } from '../../gateways/port.ts';
 import { recordReportedRefund } from '../refunds/refund-recording.ts';
 import { claimCouponForOrder } from './coupon-usage.ts';
-import { settleOrder } from './order-settlement.ts';
+import { settleOrder, type OrderRow } from './order-settlement.ts';
 import { enqueuePaidOrderRelease } from './paid-order-release.ts';
 import { findOrderRow, findPaymentByGatewayId } from './pay.repo.ts';
 import { transitionPayment, type PaymentStatus } from './payment-status.ts';
@@ -32,14 +32,17 @@ async function applyInTransaction(trx: Kysely<DB>, input: ActionInput): Promise<
   const payment = await findPaymentByGatewayId(trx, input.gateway, action.gatewayId, input.accountId);
   if (!payment) return { applied: false, reason: 'unknown payment' };
   const base = { accountId: payment.account_id, paymentId: payment.id, at };
-  const settle = (cause: string) => settleOrder(trx, { accountId: payment.account_id, orderId: payment.order_id, cause, paymentId: payment.id, at });
+  const settle = (cause: string, order?: OrderRow) => settleOrder(trx, { accountId: payment.account_id, orderId: payment.order_id, cause, paymentId: payment.id, at, ...(order ? { order } : {}) });
   switch (action.kind) {
     case 'payment_paid': {
       const moved = await transitionPayment(trx, { ...base, to: 'paid', cause: `${input.gateway}: payment confirmed`, at: action.paidAt });
       if (!moved.changed) return { applied: false, paymentId: payment.id, reason: 'already settled' };
-      await confirmCoupon(trx, payment.account_id, payment.order_id);
+      // A pix or boleto confirmed later claims the order's coupon use (a no-op when the intent already holds
+      // it). Claiming changes no order column, so settling uses the same row.
+      const order = await findOrderRow(trx, payment.account_id, payment.order_id);
+      if (order.coupon_id !== null) await claimCouponForOrder(trx, payment.account_id, order.coupon_id, payment.order_id);
       // What the paid order unlocks (subscription, upsell offer) is released by the worker, once.
-      if ((await settle('gateway confirmed the payment')) === 'paid') await enqueuePaidOrderRelease(trx, payment.account_id, payment.order_id);
+      if ((await settle('gateway confirmed the payment', order)) === 'paid') await enqueuePaidOrderRelease(trx, payment.account_id, payment.order_id);
       return { applied: true, paymentId: payment.id };
     }
     case 'payment_failed':
@@ -61,10 +64,4 @@ async function applyInTransaction(trx: Kysely<DB>, input: ActionInput): Promise<
       return moved.changed ? { applied: true, paymentId: payment.id } : { applied: false, paymentId: payment.id, reason: 'no transition' };
     }
   }
-}
-
-/** A pix or boleto confirmed later claims the order's coupon use (a no-op when the intent already holds it). */
-async function confirmCoupon(trx: Kysely<DB>, accountId: string, orderId: number): Promise<void> {
-  const order = await findOrderRow(trx, accountId, orderId);
-  if (order.coupon_id !== null) await claimCouponForOrder(trx, accountId, order.coupon_id, orderId);
 }

@@ -4,6 +4,8 @@ import { transitionOrder, type OrderStatus } from '../orders/order-status.ts';
 import { releaseCouponOfOrder } from './coupon-usage.ts';
 import { findOrderRow, findPaymentsOfOrder, releaseBooking } from './pay.repo.ts';
 
+export type OrderRow = Awaited<ReturnType<typeof findOrderRow>>;
+
 // Money that stands: refunded and charged-back payments no longer pay for the order.
 const SETTLED = new Set(['paid', 'partially_refunded', 'waiting_cancellation']);
 const LIVE = new Set(['pending', 'waiting_payment']);
@@ -17,9 +19,10 @@ const LIVE = new Set(['pending', 'waiting_payment']);
  * - a pix or boleto is waiting → waiting_payment;
  * - nothing settled and nothing live → back to pending (payable again), giving back the coupon use and the
  *   booked slot the attempt held.
+ * `order`: the order's row when the caller already read it in this transaction.
  */
-export async function settleOrder(trx: Kysely<DB>, request: { accountId: string; orderId: number; cause: string; paymentId: number; at: Date }): Promise<OrderStatus> {
-  const order = await findOrderRow(trx, request.accountId, request.orderId);
+export async function settleOrder(trx: Kysely<DB>, request: { accountId: string; orderId: number; cause: string; paymentId: number; at: Date; order?: OrderRow }): Promise<OrderStatus> {
+  const order = request.order ?? (await findOrderRow(trx, request.accountId, request.orderId));
   const payments = await findPaymentsOfOrder(trx, request.accountId, request.orderId);
   const settled = payments.filter((payment) => SETTLED.has(payment.status));
   const principal = settled.reduce((sum, payment) => sum + payment.amount_cents - payment.interest_cents, 0);
