@@ -29,11 +29,17 @@ export async function receiveEvent(deps: WebhookDeps, event: Omit<NewWebhookEven
     }
     return inserted;
   });
-  const stored = await findEventByKey(deps.db, event.receiver, event.companyId, event.eventId);
+  // A new event is the row just inserted (its payload is the parsed body the row's jsonb was made from);
+  // only a duplicate needs reading back.
+  const stored = id !== undefined ? newlyStored(id, event) : await findEventByKey(deps.db, event.receiver, event.companyId, event.eventId);
   if (!stored) throw new Error('webhook event vanished after insert');
   const duplicate = id === undefined;
   if (duplicate && !(options.retryReceived && stored.status === 'received')) return { eventId: stored.id, duplicate, status: stored.status };
   return { ...(await processEvent(deps, stored)), duplicate };
+}
+
+function newlyStored(id: number, event: Omit<NewWebhookEvent, 'at'>): StoredEvent {
+  return { id, receiver: event.receiver, account_id: event.accountId, company_id: event.companyId, external_event_id: event.eventId, event_type: event.type, payload: event.payload ?? null, status: 'received' };
 }
 
 /**
