@@ -131,6 +131,19 @@ export function findOrderRow(db: Kysely<DB>, accountId: string, orderId: number)
   return db.selectFrom('orders').selectAll().where('account_id', '=', accountId).where('id', '=', orderId).executeTakeFirstOrThrow();
 }
 
+/** The pay flow's answer in one read: these payments of the order (by id), each with the order's status. */
+export function findPaymentsWithOrderStatus(db: Kysely<DB>, accountId: string, orderId: number, paymentIds: number[]) {
+  return db
+    .selectFrom('payments')
+    .innerJoin('orders', (join) => join.onRef('orders.id', '=', 'payments.order_id').onRef('orders.account_id', '=', 'payments.account_id'))
+    .select(['orders.status as order_status', 'payments.id', 'payments.uid', 'payments.gateway_id', 'payments.status', 'payments.method', 'payments.amount_cents', 'payments.installments'])
+    .where('payments.account_id', '=', accountId)
+    .where('payments.order_id', '=', orderId)
+    .where('payments.id', 'in', paymentIds)
+    .orderBy('payments.id')
+    .execute();
+}
+
 /** Adds to the order's paid total (only ever by a payment that just moved to paid). */
 export async function addPaidCents(db: Kysely<DB>, accountId: string, orderId: number, cents: number): Promise<number> {
   const row = await db

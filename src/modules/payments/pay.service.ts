@@ -10,7 +10,7 @@ import type { PayContext } from './pay-context.ts';
 import { submitToGateway, type GatewayAnswer } from './pay-gateway-call.ts';
 import { resolveGateway, type GatewayDeps } from './pay-gateways.ts';
 import { recordIntent, type IntentPayment } from './pay-intent.ts';
-import { findOrderItems, findOrderRow, findPayCompany, findPaymentsOfOrder } from './pay.repo.ts';
+import { findOrderItems, findOrderRow, findPayCompany, findPaymentsWithOrderStatus } from './pay.repo.ts';
 import { compensateSplit, finishPaidOrder } from './pay-finish.ts';
 import { recordGatewayAnswer, type RecordedPayment } from './payment-record.ts';
 
@@ -93,14 +93,13 @@ export async function takePayment(db: Kysely<DB>, deps: PayDeps, context: PayCon
   const failed = answers.find((entry) => entry.answer.kind !== 'paid' && entry.answer.kind !== 'pix' && entry.answer.kind !== 'boleto');
   if (failed && intent.payments.length > 1) await compensateSplit(db, deps, gateway, recordedOf, intent.payments, answers.length, new Date());
 
-  const [order, orderPayments] = await Promise.all([findOrderRow(db, context.accountId, intent.orderId), findPaymentsOfOrder(db, context.accountId, intent.orderId)]);
+  const paymentRows = await findPaymentsWithOrderStatus(db, context.accountId, intent.orderId, intent.payments.map((payment) => payment.id));
+  const orderStatus = paymentRows[0]?.order_status ?? (await findOrderRow(db, context.accountId, intent.orderId)).status;
   const outcome: PayOutcome = {
     orderUid: intent.orderUid,
-    orderStatus: order.status,
+    orderStatus,
     method,
-    payments: orderPayments
-      .filter((row) => intent.payments.some((payment) => payment.id === row.id))
-      .map((row) => ({ uid: row.uid, gatewayId: row.gateway_id ?? row.uid, status: row.status, method: row.method, amountCents: row.amount_cents, installments: row.installments })),
+    payments: paymentRows.map((row) => ({ uid: row.uid, gatewayId: row.gateway_id ?? row.uid, status: row.status, method: row.method, amountCents: row.amount_cents, installments: row.installments })),
     isSubscription,
   };
   if (failed?.answer.kind === 'unavailable') {
@@ -114,7 +113,7 @@ export async function takePayment(db: Kysely<DB>, deps: PayDeps, context: PayCon
   const issued = answers[0]?.answer;
   if (issued?.kind === 'pix') outcome.pix = { qrCode: await pixQrPngBase64(issued.brCode), url: `${deps.publicUrl}/pay/pix/${answers[0]!.payment.uid}`, expiresAt: issued.expiresAt };
   if (issued?.kind === 'boleto') outcome.bankSlipUrl = `${deps.publicUrl}/pay/boleto/${answers[0]!.payment.uid}`;
-  if (order.status === 'paid') {
+  if (orderStatus === 'paid') {
     const finished = await finishPaidOrder(db, deps.masterKey, { context, orderId: intent.orderId, customerId: intent.customer.id, lines, planId: quote.planId, now: new Date() });
     if (finished.offer) outcome.offer = finished.offer;
   }
