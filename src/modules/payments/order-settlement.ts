@@ -10,6 +10,21 @@ export type OrderRow = Awaited<ReturnType<typeof findOrderRow>>;
 const SETTLED = new Set(['paid', 'partially_refunded', 'waiting_cancellation']);
 const LIVE = new Set(['pending', 'waiting_payment']);
 
+/** The order's figures and its payments' amounts in one read (a row per payment, or one with no payment). */
+async function orderWithPayments(trx: Kysely<DB>, accountId: string, orderId: number) {
+  const rows = await trx
+    .selectFrom('orders')
+    .leftJoin('payments', (join) => join.onRef('payments.order_id', '=', 'orders.id').onRef('payments.account_id', '=', 'orders.account_id'))
+    .select(['orders.status as order_status', 'orders.total_cents', 'orders.paid_cents', 'payments.status', 'payments.amount_cents', 'payments.interest_cents'])
+    .where('orders.account_id', '=', accountId)
+    .where('orders.id', '=', orderId)
+    .execute();
+  const first = rows[0];
+  if (!first) throw new Error(`order ${orderId} not found`);
+  const payments = rows.flatMap((row) => (row.status === null ? [] : [{ status: row.status, amount_cents: row.amount_cents ?? 0, interest_cents: row.interest_cents ?? 0 }]));
+  return { order: { status: first.order_status, total_cents: first.total_cents, paid_cents: first.paid_cents }, payments };
+}
+
 /**
  * Derives the order's status from its payments after one of them moved, through `transitionOrder`:
  * - the principal of the settled payments (amount less interest) covers the total → paid;
@@ -21,9 +36,10 @@ const LIVE = new Set(['pending', 'waiting_payment']);
  *   booked slot the attempt held.
  * `order`: the order's row when the caller already read it in this transaction.
  */
-export async function settleOrder(trx: Kysely<DB>, request: { accountId: string; orderId: number; cause: string; paymentId: number; at: Date; order?: OrderRow }): Promise<OrderStatus> {
-  const order = request.order ?? (await findOrderRow(trx, request.accountId, request.orderId));
-  const payments = await findPaymentsOfOrder(trx, request.accountId, request.orderId);
+export async function settleOrder(trx: Kysely<DB>, request: { accountId: string; orderId: number; cause: string; paymentId: number; at: Date; order?: Pick<OrderRow, 'status' | 'total_cents' | 'paid_cents'> }): Promise<OrderStatus> {
+  const { order, payments } = request.order
+    ? { order: request.order, payments: await findPaymentsOfOrder(trx, request.accountId, request.orderId) }
+    : await orderWithPayments(trx, request.accountId, request.orderId);
   const settled = payments.filter((payment) => SETTLED.has(payment.status));
   const principal = settled.reduce((sum, payment) => sum + payment.amount_cents - payment.interest_cents, 0);
   const paidCents = settled.reduce((sum, payment) => sum + payment.amount_cents, 0);
