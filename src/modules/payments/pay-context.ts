@@ -4,7 +4,7 @@ import { businessRule, notFound } from '../../http/errors.ts';
 import { checkoutPagePricingContext, type PricingContext, type PricingQuery } from '../payment-plans/payment-plans.context.ts';
 import type { CustomerInput } from './pay-customer.ts';
 import type { OrderLine } from './pay-order.ts';
-import { findOrderProducts, findPayCart, findPayCharge, findPayPage, firstCardGateway, listCartLines } from './pay.repo.ts';
+import { findOrderProducts, findPayCart, findPayCharge, findPayPage, firstCardGateway, listCartLines, type PayCompany } from './pay.repo.ts';
 
 /** Everything a pay flow needs to know about where the payment comes from, whichever entry point. */
 export type PayContext = {
@@ -25,6 +25,8 @@ export type PayContext = {
   freightCents: number;
   orderLinks: { checkoutPageId?: string; cartPageId?: string; cartId?: string };
   customer: CustomerInput;
+  /** The company's row when the entry point read it with its own (a checkout page), so the flow need not read it again. */
+  company?: PayCompany;
 };
 
 
@@ -68,6 +70,7 @@ export async function checkoutPageContext(db: Kysely<DB>, pageId: string, body: 
     freightCents: 0,
     orderLinks: { checkoutPageId: page.id },
     customer,
+    company: { id: page.company_id, name: page.company_name, time_zone: page.time_zone, pix_expiration_minutes: page.pix_expiration_minutes, boleto_due_days: page.boleto_due_days },
   };
   return context;
 }

@@ -3,12 +3,15 @@ import type { DB, Payments } from '../../db/schema.ts';
 
 /* Contexts are found by their unguessable uuid; everything after that is filtered by account. */
 
+/** The checkout page with its company's figures the pay flow needs (one read for both). */
 export function findPayPage(db: Kysely<DB>, id: string) {
   return db
-    .selectFrom('checkout_pages')
-    .select(['id', 'account_id', 'company_id', 'gateway', 'enable_two_cards', 'require_scheduling', 'upsell_product_id', 'redirect_url', 'currency', 'enable_coupons', 'default_payment_plan_id'])
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
+    .selectFrom('checkout_pages as page')
+    .innerJoin('companies as company', (join) => join.onRef('company.id', '=', 'page.company_id').onRef('company.account_id', '=', 'page.account_id'))
+    .select(['page.id', 'page.account_id', 'page.company_id', 'page.gateway', 'page.enable_two_cards', 'page.require_scheduling', 'page.upsell_product_id', 'page.redirect_url', 'page.currency', 'page.enable_coupons', 'page.default_payment_plan_id'])
+    .select(['company.name as company_name', 'company.time_zone', 'company.pix_expiration_minutes', 'company.boleto_due_days'])
+    .where('page.id', '=', id)
+    .where('page.deleted_at', 'is', null)
     .executeTakeFirst();
 }
 
@@ -64,7 +67,9 @@ export function findOrderItems(db: Kysely<DB>, accountId: string, orderId: numbe
     .execute();
 }
 
-export function findPayCompany(db: Kysely<DB>, accountId: string, companyId: number) {
+export type PayCompany = { id: number; name: string; time_zone: string; pix_expiration_minutes: number; boleto_due_days: number };
+
+export function findPayCompany(db: Kysely<DB>, accountId: string, companyId: number): Promise<PayCompany> {
   return db
     .selectFrom('companies')
     .select(['id', 'name', 'time_zone', 'pix_expiration_minutes', 'boleto_due_days'])

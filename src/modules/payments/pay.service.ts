@@ -59,7 +59,7 @@ export async function takePayment(db: Kysely<DB>, deps: PayDeps, context: PayCon
   const method = quote.paymentMethod;
   const cards = method === 'credit_card' ? await planCards(db, { body, quote, context: quote.context, query: context.query, gateway: gatewayName, enableTwoCards: context.enableTwoCards, now }) : [];
   const scheduledAt = await checkedSchedule(db, context, body.scheduled_at, now);
-  const company = await findPayCompany(db, context.accountId, context.companyId);
+  const company = context.company ?? (await findPayCompany(db, context.accountId, context.companyId));
   const lines = context.existingOrder ? await findOrderItems(db, context.accountId, context.existingOrder.id) : context.lines;
   const isSubscription = lines.some((line) => line.subscription);
   const intent = await recordIntent(db, {
