@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely } from 'kysely';
+import { type Insertable, type Kysely } from 'kysely';
 import type { DB, OrderItems, Orders, Payments } from '../../db/schema.ts';
 
 export function findCompany(db: Kysely<DB>, accountId: string, companyId: number) {
@@ -47,19 +47,4 @@ export async function insertPayment(db: Kysely<DB>, values: Insertable<Payments>
 
 export async function setPaidCents(db: Kysely<DB>, accountId: string, orderId: number, paidCents: number): Promise<void> {
   await db.updateTable('orders').set({ paid_cents: paidCents }).where('account_id', '=', accountId).where('id', '=', orderId).returning('id').execute();
-}
-
-/** Claims one use of a coupon for an order: a conditional increment, so the usage limit holds under concurrency. */
-export async function claimCouponUse(db: Kysely<DB>, accountId: string, couponId: number, orderId: number): Promise<boolean> {
-  const claimed = await db
-    .updateTable('coupons')
-    .set({ used_count: sql`used_count + 1` })
-    .where('account_id', '=', accountId)
-    .where('id', '=', couponId)
-    .where((eb) => eb.or([eb('usage_limit', 'is', null), eb('used_count', '<', eb.ref('usage_limit'))]))
-    .returning('id')
-    .executeTakeFirst();
-  if (!claimed) return false;
-  await db.insertInto('coupon_redemptions').values({ account_id: accountId, coupon_id: couponId, order_id: orderId }).execute();
-  return true;
 }

@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { AppError, businessRule, validationFailed } from '../../http/errors.ts';
+import { claimCouponForOrder } from '../coupons/coupon-usage.ts';
 import { CouponError, findUsableCoupon, type UsableCoupon } from '../coupons/coupons.service.ts';
 import { divideRoundHalfUp } from '../pricing/rounding.ts';
 import { orderAmounts } from '../pricing/totals.ts';
 import { dateIn } from './company-calendar.ts';
 import { appendOrderEvent } from './order-events.repo.ts';
 import {
-  claimCouponUse, findCompany, findPaymentPlans, findProducts, insertOrder, insertOrderItems, insertPayment, setPaidCents, type ProductRow,
+  findCompany, findPaymentPlans, findProducts, insertOrder, insertOrderItems, insertPayment, setPaidCents, type ProductRow,
 } from './order-create.repo.ts';
 import { transitionOrder } from './order-status.ts';
 
@@ -182,7 +183,7 @@ async function attachPayments(trx: Kysely<DB>, draft: OrderDraft, orderId: numbe
   await setPaidCents(trx, draft.accountId, orderId, paidCents);
   const to = paidCents >= totalCents ? 'paid' : 'partially_paid';
   await transitionOrder(trx, { accountId: draft.accountId, orderId, to, cause: 'payments attached at creation', paymentId: lastPaymentId, at: now });
-  if (to === 'paid' && coupon && !(await claimCouponUse(trx, draft.accountId, coupon.id, orderId))) {
+  if (to === 'paid' && coupon && !(await claimCouponForOrder(trx, draft.accountId, coupon.id, orderId))) {
     throw businessRule('Coupon has reached its usage limit', [{ field: 'body/coupon', message: 'Coupon has reached its usage limit' }]);
   }
 }

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { GatewayName, PaymentAction } from '../../gateways/port.ts';
 import { recordReportedRefund } from '../refunds/refund-recording.ts';
-import { claimCouponForOrder } from './coupon-usage.ts';
+import { claimCouponForOrder } from '../coupons/coupon-usage.ts';
 import { settleOrder, type OrderRow } from './order-settlement.ts';
 import { enqueuePaidOrderRelease } from './paid-order-release.ts';
 import { findOrderRow, findPaymentByGatewayId } from './pay.repo.ts';

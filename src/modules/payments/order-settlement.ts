@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { transitionOrder, type OrderStatus } from '../orders/order-status.ts';
-import { releaseCouponOfOrder } from './coupon-usage.ts';
+import { releaseCouponOfOrder } from '../coupons/coupon-usage.ts';
 import { findOrderRow, findPaymentsOfOrder, releaseBooking } from './pay.repo.ts';
 
 export type OrderRow = Awaited<ReturnType<typeof findOrderRow>>;

@@ -8,7 +8,7 @@ import type { CustomerRow } from '../customers/customers.repo.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
 import type { PaymentPlanQuote } from '../payment-plans/payment-plans.service.ts';
 import { bookSlot } from '../scheduling/scheduling.service.ts';
-import { claimCouponForOrder } from './coupon-usage.ts';
+import { claimCouponForOrder } from '../coupons/coupon-usage.ts';
 import type { PlannedCard } from './pay-cards.ts';
 import type { PayContext } from './pay-context.ts';
 import { resolvePayCustomer } from './pay-customer.ts';
