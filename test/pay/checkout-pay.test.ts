@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { isValidBoleto } from '@brazilian-utils/brazilian-utils';
 import { hasError, parsePix } from 'pix-utils';
 import type { Database } from '../../src/db/database.ts';
 import { engines } from '../support/engines.ts';
-import { CARDS, createMerchant, ORIGIN, startPayApp, tokenA, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
+import { CARDS, ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 
 function paymentByGatewayId(database: Database, gatewayId: string) {
   return database.db.selectFrom('payments').selectAll().where('gateway_id', '=', gatewayId).executeTakeFirstOrThrow();
@@ -16,15 +16,7 @@ for (const engine of engines()) {
     let pay: PayApp;
     let merchant: Merchant;
 
-    before(async () => {
-      database = await engine.open();
-      pay = await startPayApp(database);
-      merchant = await createMerchant(database, pay.config);
-    });
-    after(async () => {
-      await pay.close();
-      await database.close();
-    });
+    usePayMerchant(engine, (setup) => ({ database, pay, merchant } = setup));
 
     const post = (payload: Record<string, unknown>, headers: Record<string, string> = ORIGIN) => pay.app.inject({ method: 'POST', url: '/api/v1/payments', headers, payload });
     const base = () => ({ checkout_page_id: merchant.pageId, products: [{ id: merchant.productId, quantity: 1 }], customer_email: 'Maria@Example.com' });

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { isValidBoleto } from '@brazilian-utils/brazilian-utils';
 import type { Database } from '../../src/db/database.ts';
 import { bearer, createTenant } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
 import {
-  CARDS, cardHashC, confirmationTokenB, createMerchant, insertCart, insertCharge, insertPage, ORIGIN, paymentsOfOrderUid, startPayApp, tokenA, type Merchant, type PayApp,
-} from '../support/pay-fixtures.ts';
+  CARDS, cardHashC, confirmationTokenB, insertCart, insertCharge, insertPage, ORIGIN, paymentsOfOrderUid, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 
 for (const engine of engines()) {
   describe(`cart and charge pay, gateway_b and gateway_c on ${engine.name}`, { timeout: 120_000 }, () => {
@@ -14,15 +13,7 @@ for (const engine of engines()) {
     let pay: PayApp;
     let merchant: Merchant;
 
-    before(async () => {
-      database = await engine.open();
-      pay = await startPayApp(database);
-      merchant = await createMerchant(database, pay.config);
-    });
-    after(async () => {
-      await pay.close();
-      await database.close();
-    });
+    usePayMerchant(engine, (setup) => ({ database, pay, merchant } = setup));
 
     const post = (url: string, payload: Record<string, unknown>, headers: Record<string, string> = ORIGIN) => pay.app.inject({ method: 'POST', url: `/api/v1${url}`, headers, payload });
 

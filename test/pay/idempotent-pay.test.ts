@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { engines } from '../support/engines.ts';
-import { createMerchant, ORIGIN, startPayApp, tokenA, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
+import { ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 
 for (const engine of engines()) {
   describe(`Idempotency-Key on POST /payments on ${engine.name}`, { timeout: 120_000 }, () => {
@@ -10,15 +10,7 @@ for (const engine of engines()) {
     let pay: PayApp;
     let merchant: Merchant;
 
-    before(async () => {
-      database = await engine.open();
-      pay = await startPayApp(database);
-      merchant = await createMerchant(database, pay.config);
-    });
-    after(async () => {
-      await pay.close();
-      await database.close();
-    });
+    usePayMerchant(engine, (setup) => ({ database, pay, merchant } = setup));
 
     const paymentsOfAccount = async () =>
       Number((await database.db.selectFrom('payments').select((eb) => eb.fn.countAll().as('n')).where('account_id', '=', merchant.accountId).executeTakeFirstOrThrow()).n);

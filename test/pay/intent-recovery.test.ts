@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { createGateway } from '../../src/gateways/registry.ts';
 import { quoteOption } from '../../src/modules/payment-plans/payment-plans.service.ts';
@@ -8,7 +8,7 @@ import { recordIntent, type Intent } from '../../src/modules/payments/pay-intent
 import { RECONCILE_WINDOW_MS, recoverIntent } from '../../src/modules/payments/payment-jobs.service.ts';
 import { RECOVER_INTENT_JOB } from '../../src/modules/payments/payment-record.ts';
 import { engines } from '../support/engines.ts';
-import { CARDS, createMerchant, KEYS, ORIGIN, startPayApp, tokenA, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
+import { CARDS, KEYS, ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 
 /**
  * A process that dies between recording a payment's intent and recording the gateway's answer leaves a
@@ -22,15 +22,7 @@ for (const engine of engines()) {
     let pay: PayApp;
     let merchant: Merchant;
 
-    before(async () => {
-      database = await engine.open();
-      pay = await startPayApp(database);
-      merchant = await createMerchant(database, pay.config);
-    });
-    after(async () => {
-      await pay.close();
-      await database.close();
-    });
+    usePayMerchant(engine, (setup) => ({ database, pay, merchant } = setup));
 
     const deps = () => ({ masterKey: pay.config.masterKey, gatewayUrls: { gateway_a: pay.sandboxes.baseUrlFor('gateway_a') } });
     const ref = (paymentId: number) => ({ accountId: merchant.accountId, paymentId });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { Database } from '../../src/db/database.ts';
 import { paymentJobHandlers } from '../../src/jobs/payment-jobs.ts';
@@ -8,7 +8,7 @@ import { dateIn } from '../../src/modules/orders/company-calendar.ts';
 import { applyPaymentAction } from '../../src/modules/payments/gateway-actions.ts';
 import { scheduleDueRenewals } from '../../src/modules/payments/subscription-renewal.ts';
 import { engines } from '../support/engines.ts';
-import { createMerchant, insertPage, ORIGIN, startPayApp, tokenA, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
+import { insertPage, ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 import { insertCoupon } from '../support/pricing-fixtures.ts';
 
 const DAY = 86_400_000;
@@ -19,15 +19,7 @@ for (const engine of engines()) {
     let pay: PayApp;
     let merchant: Merchant;
 
-    before(async () => {
-      database = await engine.open();
-      pay = await startPayApp(database);
-      merchant = await createMerchant(database, pay.config);
-    });
-    after(async () => {
-      await pay.close();
-      await database.close();
-    });
+    usePayMerchant(engine, (setup) => ({ database, pay, merchant } = setup));
 
     const post = (payload: Record<string, unknown>) => pay.app.inject({ method: 'POST', url: '/api/v1/payments', headers: ORIGIN, payload });
     const handlersAt = (now: Date) => paymentJobHandlers({ masterKey: pay.config.masterKey, gatewayUrls: { gateway_a: pay.sandboxes.baseUrlFor('gateway_a') }, clock: () => now });

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { paymentJobHandlers } from '../../src/jobs/payment-jobs.ts';
 import { PAYMENT_STATUSES, PAYMENT_TRANSITIONS, paymentSourcesOf, transitionPayment } from '../../src/modules/payments/payment-status.ts';
 import { engines } from '../support/engines.ts';
-import { CARDS, createMerchant, ORIGIN, startPayApp, tokenA, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
+import { CARDS, ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 import { insertCoupon } from '../support/pricing-fixtures.ts';
 
 describe('the payment transition table', () => {
@@ -24,15 +24,7 @@ for (const engine of engines()) {
     let pay: PayApp;
     let merchant: Merchant;
 
-    before(async () => {
-      database = await engine.open();
-      pay = await startPayApp(database);
-      merchant = await createMerchant(database, pay.config);
-    });
-    after(async () => {
-      await pay.close();
-      await database.close();
-    });
+    usePayMerchant(engine, (setup) => ({ database, pay, merchant } = setup));
 
     const post = (payload: Record<string, unknown>) => pay.app.inject({ method: 'POST', url: '/api/v1/payments', headers: ORIGIN, payload });
     const base = { checkout_page_id: '', products: [] as unknown[], customer_email: 'st@example.com' };

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import type { GatewayName } from '../../src/gateways/port.ts';
 import { RELEASE_PAID_ORDER_JOB } from '../../src/modules/payments/paid-order-release.ts';
 import { RECONCILE_RETRY_MS, RECONCILE_WINDOW_MS, reconcilePayment } from '../../src/modules/payments/payment-jobs.service.ts';
 import { engines } from '../support/engines.ts';
-import { cardHashC, CARDS, confirmationTokenB, createMerchant, insertPage, ORIGIN, startPayApp, tokenA, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
+import { cardHashC, CARDS, confirmationTokenB, insertPage, ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 
 /** The sandboxes' late-approval card: the charge is approved after the hold, when the client has given up. */
 const APPROVED_LATE = '4000000000000267';
@@ -21,16 +21,10 @@ for (const engine of engines()) {
     let merchant: Merchant;
     const pages = {} as Record<GatewayName, string>;
 
-    before(async () => {
-      database = await engine.open();
-      pay = await startPayApp(database);
-      merchant = await createMerchant(database, pay.config);
+    usePayMerchant(engine, async (setup) => {
+      ({ database, pay, merchant } = setup);
       pages.gateway_a = merchant.pageId;
       for (const gateway of ['gateway_b', 'gateway_c'] as const) pages[gateway] = await insertPage(database.db, merchant, { gateway, products: [merchant.productId], plans: [merchant.cardPlanId] });
-    });
-    after(async () => {
-      await pay.close();
-      await database.close();
     });
 
     const deps = () => ({ masterKey: pay.config.masterKey, gatewayUrls: { gateway_a: pay.sandboxes.baseUrlFor('gateway_a'), gateway_b: pay.sandboxes.baseUrlFor('gateway_b'), gateway_c: pay.sandboxes.baseUrlFor('gateway_c') } });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { pino } from 'pino';
 import type { Database } from '../../src/db/database.ts';
 import { createGateway } from '../../src/gateways/registry.ts';
@@ -10,7 +10,7 @@ import { RENEWAL_RECHECK_MS } from '../../src/modules/payments/subscription-atte
 import { renewSubscription } from '../../src/modules/payments/subscription-renewal.ts';
 import { createWorker } from '../../src/runtime.ts';
 import { engines } from '../support/engines.ts';
-import { createMerchant, ORIGIN, startPayApp, tokenA, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
+import { ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 
 /** The sandboxes' late-approval card: charged after the hold (2 s here), when the client (1 s) has given up. */
 const APPROVED_LATE = '4000000000000267';
@@ -29,15 +29,9 @@ for (const engine of engines()) {
     let now = new Date();
     let worker: Worker;
 
-    before(async () => {
-      database = await engine.open();
-      pay = await startPayApp(database);
-      merchant = await createMerchant(database, pay.config);
+    usePayMerchant(engine, async (setup) => {
+      ({ database, pay, merchant } = setup);
       worker = createWorker(database, pino({ level: 'silent' }), { masterKey: pay.config.masterKey, gatewayUrls: urls(), clock: () => now, notifications: { publicUrl: pay.config.publicUrl, allowPrivateNetworks: false } });
-    });
-    after(async () => {
-      await pay.close();
-      await database.close();
     });
 
     const urls = () => ({ gateway_a: pay.sandboxes.baseUrlFor('gateway_a'), gateway_b: pay.sandboxes.baseUrlFor('gateway_b'), gateway_c: pay.sandboxes.baseUrlFor('gateway_c') });

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { verifyOfferToken } from '../../src/modules/payments/upsell-offer-token.ts';
 import { createTenant } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
-import { CARDS, createMerchant, insertPage, ORIGIN, startPayApp, tokenA, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
+import { CARDS, insertPage, ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 
 for (const engine of engines()) {
   describe(`two-card split, upsell offers, redirects and validation on ${engine.name}`, { timeout: 120_000 }, () => {
@@ -13,15 +13,9 @@ for (const engine of engines()) {
     let merchant: Merchant;
     let splitPage: string;
 
-    before(async () => {
-      database = await engine.open();
-      pay = await startPayApp(database);
-      merchant = await createMerchant(database, pay.config);
+    usePayMerchant(engine, async (setup) => {
+      ({ database, pay, merchant } = setup);
       splitPage = await insertPage(database.db, merchant, { products: [merchant.productId], plans: [merchant.cardPlanId, merchant.pixPlanId], enableTwoCards: true });
-    });
-    after(async () => {
-      await pay.close();
-      await database.close();
     });
 
     const post = (payload: Record<string, unknown>, headers: Record<string, string> = ORIGIN) => pay.app.inject({ method: 'POST', url: '/api/v1/payments', headers, payload });

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import type { GatewayName } from '../../src/gateways/port.ts';
 import { engines } from '../support/engines.ts';
-import { cardHashC, confirmationTokenB, createMerchant, insertPage, orderEventsOf, startPayApp, tokenA, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
+import { cardHashC, confirmationTokenB, insertPage, orderEventsOf, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 import { payOnPage, remoteStatus } from './refund-fixtures.ts';
 
 /**
@@ -17,16 +17,10 @@ for (const engine of engines()) {
     let merchant: Merchant;
     const pages = {} as Record<GatewayName, string>;
 
-    before(async () => {
-      database = await engine.open();
-      pay = await startPayApp(database);
-      merchant = await createMerchant(database, pay.config);
+    usePayMerchant(engine, async (setup) => {
+      ({ database, pay, merchant } = setup);
       pages.gateway_a = merchant.pageId;
       for (const gateway of ['gateway_b', 'gateway_c'] as const) pages[gateway] = await insertPage(database.db, merchant, { gateway, products: [merchant.productId], plans: [merchant.cardPlanId] });
-    });
-    after(async () => {
-      await pay.close();
-      await database.close();
     });
 
     const cardFields = async (gateway: GatewayName) => {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { createTenant } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
-import { confirmationTokenB, createMerchant, insertPage, orderEventsOf, startPayApp, tokenA, CARDS, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
+import { confirmationTokenB, insertPage, orderEventsOf, tokenA, CARDS, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 import { paidCardOrder, payOnPage, remoteStatus } from './refund-fixtures.ts';
 
 for (const engine of engines()) {
@@ -12,15 +12,7 @@ for (const engine of engines()) {
     let pay: PayApp;
     let merchant: Merchant;
 
-    before(async () => {
-      database = await engine.open();
-      pay = await startPayApp(database);
-      merchant = await createMerchant(database, pay.config);
-    });
-    after(async () => {
-      await pay.close();
-      await database.close();
-    });
+    usePayMerchant(engine, (setup) => ({ database, pay, merchant } = setup));
 
     const refund = (paymentId: number, payload?: Record<string, unknown>, apiKey = merchant.apiKey) =>
       pay.app.inject({ method: 'POST', url: `/api/v1/payments/${paymentId}/refund`, headers: { authorization: `Bearer ${apiKey}` }, ...(payload ? { payload } : {}) });

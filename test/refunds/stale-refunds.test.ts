@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { Database } from '../../src/db/database.ts';
 import type { GatewayName } from '../../src/gateways/port.ts';
@@ -7,7 +7,7 @@ import { paymentJobHandlers } from '../../src/jobs/payment-jobs.ts';
 import { RECONCILE_REFUND_JOB, reconcileStaleRefund, refundReference } from '../../src/modules/refunds/refund-reconciliation.ts';
 import { STALE_RESERVATION_MS } from '../../src/modules/refunds/refund-recording.ts';
 import { engines } from '../support/engines.ts';
-import { cardHashC, confirmationTokenB, createMerchant, insertPage, orderEventsOf, startPayApp, tokenA, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
+import { cardHashC, confirmationTokenB, insertPage, orderEventsOf, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 import { payOnPage } from './refund-fixtures.ts';
 
 /**
@@ -23,17 +23,11 @@ for (const engine of engines()) {
     let merchant: Merchant;
     const pages = {} as Record<GatewayName, string>;
 
-    before(async () => {
-      database = await engine.open();
-      pay = await startPayApp(database);
-      merchant = await createMerchant(database, pay.config);
+    usePayMerchant(engine, async (setup) => {
+      ({ database, pay, merchant } = setup);
       pages.gateway_a = merchant.pageId;
       for (const gateway of ['gateway_b', 'gateway_c'] as const) pages[gateway] = await insertPage(database.db, merchant, { gateway, products: [merchant.productId], plans: [merchant.cardPlanId] });
       await sql`CREATE FUNCTION test_injected_failure() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$`.execute(database.db);
-    });
-    after(async () => {
-      await pay.close();
-      await database.close();
     });
 
     const deps = () => ({ masterKey: pay.config.masterKey, gatewayUrls: { gateway_a: pay.sandboxes.baseUrlFor('gateway_a'), gateway_b: pay.sandboxes.baseUrlFor('gateway_b'), gateway_c: pay.sandboxes.baseUrlFor('gateway_c') } });

@@ -1,6 +1,7 @@
 /** Shared fixtures of the pay-flow tests: an app wired to in-process gateway sandboxes, a merchant, tokens. */
 
 import { constants, publicEncrypt, randomUUID } from 'node:crypto';
+import { after, before } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
@@ -13,6 +14,7 @@ import { seal } from '../../src/lib/crypto.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { usePayGatewayClients } from '../../src/modules/payments/pay-gateways.ts';
 import { createTenant, testConfig, type Tenant } from './app.ts';
+import type { EngineCase } from './engines.ts';
 
 export const ORIGIN = { origin: 'https://shop.example' };
 export const CARDS = {
@@ -272,4 +274,24 @@ export async function insertCharge(database: Database, merchant: Merchant, optio
     .executeTakeFirstOrThrow();
   await db.insertInto('order_items').values({ account_id: merchant.accountId, order_id: order.id, product_id: merchant.productId, product_name: 'Curso', quantity: 1, unit_value_cents: 10_000, total_cents: 10_000 }).execute();
   return { id: order.id, uid };
+}
+
+export type PayMerchant = { database: Database; pay: PayApp; merchant: Merchant };
+
+/**
+ * The hooks of a suite that pays against one merchant: before, the engine's database, the pay app and the
+ * merchant, handed to `ready` (which may add its own setup); after, the app and the database are closed.
+ */
+export function usePayMerchant(engine: EngineCase, ready: (setup: PayMerchant) => unknown): void {
+  let setup: PayMerchant | undefined;
+  before(async () => {
+    const database = await engine.open();
+    const pay = await startPayApp(database);
+    setup = { database, pay, merchant: await createMerchant(database, pay.config) };
+    await ready(setup);
+  });
+  after(async () => {
+    await setup?.pay.close();
+    await setup?.database.close();
+  });
 }

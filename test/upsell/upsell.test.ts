@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { seal } from '../../src/lib/crypto.ts';
 import { createUpsellOffer } from '../../src/modules/payments/upsell-offer-token.ts';
 import { engines } from '../support/engines.ts';
-import { createMerchant, insertPage, startPayApp, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
+import { insertPage, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 import { paidCardOrder, payOnPage, remoteStatus } from '../refunds/refund-fixtures.ts';
 
 const ANY_ORIGIN = { origin: 'https://elsewhere.example' };
@@ -16,15 +16,9 @@ for (const engine of engines()) {
     let merchant: Merchant;
     let upsellPage: string;
 
-    before(async () => {
-      database = await engine.open();
-      pay = await startPayApp(database);
-      merchant = await createMerchant(database, pay.config);
+    usePayMerchant(engine, async (setup) => {
+      ({ database, pay, merchant } = setup);
       upsellPage = await insertPage(database.db, merchant, { products: [merchant.productId], plans: [merchant.cardPlanId, merchant.pixPlanId, merchant.boletoPlanId], upsellProductId: merchant.upsellProductId });
-    });
-    after(async () => {
-      await pay.close();
-      await database.close();
     });
 
     const redeem = (payload: Record<string, unknown>) => pay.app.inject({ method: 'POST', url: '/api/v1/upsell', headers: ANY_ORIGIN, payload });
