@@ -31,7 +31,7 @@ export function jobHandlers(deps: WorkerDeps): Record<string, JobHandler> {
 }
 
 /** A worker with every handler; each tick schedules maintenance and sweeps due subscription renewals. */
-export function createWorker(database: Database, logger: Logger, deps: WorkerDeps, options: { leaseMs?: number } = {}): Worker {
+export function createWorker(database: Database, logger: Logger, deps: WorkerDeps, options: { leaseMs?: number; pollIntervalMs?: number } = {}): Worker {
   return new Worker({
     database,
     handlers: jobHandlers(deps),
@@ -39,6 +39,7 @@ export function createWorker(database: Database, logger: Logger, deps: WorkerDep
     logger,
     clock: deps.clock,
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+    ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     onTick: async () => {
       await scheduleMaintenance(database, deps.clock);
       await scheduleDueRenewals(database.db, deps.clock());

@@ -42,8 +42,9 @@ export async function insertJob(executor: Executor, job: NewJob): Promise<boolea
 
 export function claimReadyJobs(
   db: Kysely<DB>,
-  options: { workerId: string; now: Date; lockedUntil: Date; limit: number },
+  options: { workerId: string; now: Date; lockedUntil: Date; limit: number; types?: string[] },
 ): Promise<JobRow[]> {
+  const types = options.types;
   return db
     .updateTable('jobs')
     .set((eb) => ({
@@ -61,6 +62,7 @@ export function claimReadyJobs(
           .select('id')
           .where('status', '=', 'queued')
           .where('run_at', '<=', options.now)
+          .$if(types !== undefined, (qb) => qb.where('type', 'in', types!))
           .orderBy('run_at')
           .orderBy('id')
           .limit(options.limit)

@@ -10,6 +10,7 @@ import {
   type JobClaim,
   type JobRow,
 } from './jobs.repo.ts';
+import { onJobsDue } from './wake.ts';
 
 export type Job = { id: number; type: string; payload: unknown; accountId: string | null; attempts: number };
 export type JobHandler = (job: Job, context: { database: Database }) => Promise<void>;
@@ -38,6 +39,8 @@ export type WorkerOptions = {
   clock?: () => Date;
   /** Called before every run of the `start()` loop, e.g. to schedule recurring jobs. */
   onTick?: () => Promise<unknown>;
+  /** Only jobs of these types are claimed (default: every type). */
+  types?: string[];
 };
 
 const MAX_ERROR_LENGTH = 1000;
@@ -60,9 +63,13 @@ export class Worker {
   private readonly leaseMs: number;
   private readonly clock: () => Date;
   private readonly onTick: (() => Promise<unknown>) | undefined;
+  private readonly types: string[] | undefined;
   private loop: Promise<void> | undefined;
   private stopping = false;
   private wake: (() => void) | undefined;
+  /** A nudge that came while no sleep was in progress: the next sleep is skipped. */
+  private nudged = false;
+  private unsubscribe: (() => void) | undefined;
 
   constructor(options: WorkerOptions) {
     this.database = options.database;
@@ -75,6 +82,7 @@ export class Worker {
     this.leaseMs = options.leaseMs ?? 5 * 60_000;
     this.clock = options.clock ?? (() => new Date());
     this.onTick = options.onTick;
+    this.types = options.types;
   }
 
   /** Reclaims expired leases, claims one batch and runs it; returns how many jobs were processed. */
@@ -89,24 +97,37 @@ export class Worker {
       now,
       lockedUntil: new Date(now.getTime() + this.leaseMs),
       limit: this.batchSize,
+      ...(this.types ? { types: this.types } : {}),
     });
     await Promise.all(jobs.map((job) => this.runJob(job)));
     return jobs.length;
   }
 
-  /** Polls until `stop()`; a full batch is followed at once by the next, errors are logged and the loop goes on. */
+  /**
+   * Polls until `stop()`; a full batch is followed at once by the next, errors are logged and the loop goes on.
+   * Jobs announced due in this process (`announceJobsDue`) wake it before its poll interval ends.
+   */
   start(): void {
     if (this.loop) return;
     this.stopping = false;
+    this.unsubscribe = onJobsDue(() => this.nudge());
     this.loop = this.poll();
   }
 
   /** Resolves once the batch in progress has finished. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
     this.wake?.();
     await this.loop;
     this.loop = undefined;
+  }
+
+  /** Runs the next batch now instead of after the poll interval; a nudge during a batch runs another one after it. */
+  nudge(): void {
+    if (this.wake) this.wake();
+    else this.nudged = true;
   }
 
   private async poll(): Promise<void> {
@@ -117,6 +138,8 @@ export class Worker {
       } catch (error) {
         this.logger.error({ err: error }, 'worker tick hook failed');
       }
+      // Jobs announced before this point are seen by this run's claim; a later nudge runs another batch.
+      this.nudged = false;
       try {
         processed = await this.runOnce();
       } catch (error) {
@@ -127,7 +150,7 @@ export class Worker {
   }
 
   private sleep(ms: number): Promise<void> {
-    if (this.stopping) return Promise.resolve();
+    if (this.stopping || this.nudged) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.wake?.(), ms);
       this.wake = () => {
