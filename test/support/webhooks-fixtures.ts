@@ -5,8 +5,11 @@ import { buildApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { seal } from '../../src/lib/crypto.ts';
+import { Worker } from '../../src/jobs/worker.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import { webhookJobHandlers } from '../../src/modules/webhooks/webhook-jobs.ts';
 import { useWebhookOptions, type WebhookOptions } from '../../src/modules/webhooks/webhooks.routes.ts';
+import { PROCESS_EVENT_JOB } from '../../src/modules/webhooks/webhooks.service.ts';
 import { startLocalSandboxes, type LocalSandboxes } from '../../src/sandbox-runtime.ts';
 import { testConfig } from './app.ts';
 import { createMerchant, type Merchant } from './pay-fixtures.ts';
@@ -82,4 +85,21 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs 
     if (Date.now() > until) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * What the worker does after a receiver's 200: runs the due `webhooks.process_event` jobs (claim, apply,
+ * mark done, or schedule the retry of a failure) until none is due. Jobs of other types stay queued.
+ * `clock` is the worker's "now": one ahead of the real clock makes retries scheduled with backoff due.
+ * Returns how many job runs were made.
+ */
+export async function runWebhookJobs(database: Database, options: { clock?: () => Date } = {}): Promise<number> {
+  const worker = new Worker({ database, handlers: webhookJobHandlers(), types: [PROCESS_EVENT_JOB], logger: createLogger('silent'), ...(options.clock ? { clock: options.clock } : {}) });
+  let runs = 0;
+  for (let batch = 0; batch < 100; batch++) {
+    const ran = await worker.runOnce();
+    if (ran === 0) return runs;
+    runs += ran;
+  }
+  throw new Error('webhook jobs still due after 100 batches');
 }

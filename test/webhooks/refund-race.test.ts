@@ -1,35 +1,69 @@
 import assert from 'node:assert/strict';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
 import type { Database } from '../../src/db/database.ts';
 import type { GatewayName } from '../../src/gateways/port.ts';
 import { createGateway } from '../../src/gateways/registry.ts';
 import type { RunningSandboxes } from '../../src/gateways/sandbox/server.ts';
+import { createLogger } from '../../src/lib/logger.ts';
 import { reserveRefund } from '../../src/modules/refunds/refunds.repo.ts';
 import { webhookJobHandlers } from '../../src/modules/webhooks/webhook-jobs.ts';
 import { PROCESS_EVENT_JOB } from '../../src/modules/webhooks/webhooks.service.ts';
+import { startLocalSandboxes, type LocalSandboxes } from '../../src/sandbox-runtime.ts';
+import { testConfig } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
-import { confirmationTokenB, insertPage, KEYS, ORIGIN, tokenA } from '../support/pay-fixtures.ts';
-import { startWebhookApp, waitFor, type WebhookApp } from '../support/webhooks-fixtures.ts';
+import { confirmationTokenB, createMerchant, insertPage, KEYS, ORIGIN, tokenA, type Merchant } from '../support/pay-fixtures.ts';
+import { runWebhookJobs, storeCredentials, waitFor } from '../support/webhooks-fixtures.ts';
 
 /**
  * A refund is counted once whichever reaches the database first: our own refund request or the gateway's
  * refund webhook. The sandbox's `next_refund: webhook_first` delivers the webhook (and waits for the
  * receiver's answer) before it answers the refund call, i.e. while the request is between its gateway
- * call and its commit.
+ * call and its commit. The sandboxes deliver through a relay that can run the worker's webhook jobs
+ * before it passes the answer back: the worker applying the event inside that window, as the worker of
+ * the receiving process, woken at once, may.
  */
 for (const engine of engines()) {
   describe(`refund webhooks racing refund requests on ${engine.name}`, { timeout: 120_000 }, () => {
     let database: Database;
-    let hooks: WebhookApp;
+    let hooks: { app: FastifyInstance; merchant: Merchant; sandboxes: LocalSandboxes };
+    let relay: Server;
     let pageB: string;
+    /** When set, the relay runs the due webhook jobs after the receiver's answer and before passing it on. */
+    let workerInsideDelivery = false;
 
     before(async () => {
       database = await engine.open();
-      hooks = await startWebhookApp(database);
+      const config = testConfig();
+      const merchant = await createMerchant(database, config);
+      await storeCredentials(database, config, merchant);
+      let relayUrl: string | undefined;
+      const sandboxes = await startLocalSandboxes(database, config, () => relayUrl);
+      const app = await buildApp({ config, database, logger: createLogger('silent'), gatewayUrls: sandboxes.urls });
+      const appUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+      relay = createServer((request, response) => {
+        const chunks: Buffer[] = [];
+        request.on('data', (chunk: Buffer) => chunks.push(chunk));
+        request.on('end', () => {
+          void (async () => {
+            const answer = await fetch(`${appUrl}${request.url}`, { method: request.method, headers: forwarded(request.headers), body: Buffer.concat(chunks) });
+            const body = await answer.text();
+            if (workerInsideDelivery) await runWebhookJobs(database);
+            response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(body);
+          })().catch(() => response.writeHead(502).end());
+        });
+      });
+      await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+      relayUrl = `http://127.0.0.1:${(relay.address() as { port: number }).port}`;
+      hooks = { app, merchant, sandboxes };
       pageB = await insertPage(database.db, hooks.merchant, { gateway: 'gateway_b', products: [hooks.merchant.productId], plans: [hooks.merchant.cardPlanId] });
     });
     after(async () => {
-      await hooks.close();
+      await hooks.sandboxes.close();
+      relay.close();
+      await hooks.app.close();
       await database.close();
     });
 
@@ -59,17 +93,26 @@ for (const engine of engines()) {
         const rows = await database.db.selectFrom('webhook_events').selectAll().where('account_id', '=', hooks.merchant.accountId).where('event_type', '=', 'charge.refunded').execute();
         return rows.find((row) => JSON.stringify(row.payload).includes(gatewayRefundId));
       });
+    const eventStatus = async (id: number) => (await database.db.selectFrom('webhook_events').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    /** The worker's clock an hour ahead: a retry scheduled with backoff is due. */
+    const later = () => new Date(Date.now() + 60 * 60_000);
     const runJob = async (eventRowId: number) => {
       const job = await database.db.selectFrom('jobs').selectAll().where('type', '=', PROCESS_EVENT_JOB).where('dedup_key', '=', `${PROCESS_EVENT_JOB}:${eventRowId}`).executeTakeFirstOrThrow();
       await webhookJobHandlers()[PROCESS_EVENT_JOB]!({ id: job.id, type: job.type, payload: job.payload, accountId: job.account_id, attempts: 1 }, { database });
     };
 
     for (const gateway of ['gateway_a', 'gateway_b'] as const) {
-      test(`${gateway}: the refund webhook arriving before the refund's commit waits, and the refund counts once`, async () => {
+      test(`${gateway}: the refund webhook applied by the worker before the refund's commit waits, and the refund counts once`, async () => {
         const paid = await paidCard(gateway);
         const armed = await fetch(`${hooks.sandboxes.urls[gateway]}/sandbox/charges/${paid.gatewayId}/next_refund`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ behaviour: 'webhook_first' }) });
         assert.equal(armed.status, 200);
-        const res = await refund(paid.paymentId, { amount: 30 });
+        workerInsideDelivery = true;
+        let res;
+        try {
+          res = await refund(paid.paymentId, { amount: 30 });
+        } finally {
+          workerInsideDelivery = false;
+        }
         assert.equal(res.statusCode, 200, res.body);
         const after = await totals(paid.paymentId, paid.orderId);
         assert.deepEqual(after.payment, { status: 'partially_refunded', refunded_cents: 3_000 });
@@ -79,16 +122,16 @@ for (const engine of engines()) {
         assert.equal(row!.status, 'succeeded');
         assert.equal(row!.type, 'requested_by_customer');
 
-        // The webhook was received during the call: stored, its effect deferred (not applied a second time).
+        // The webhook was received during the call and the worker ran it then: its effect deferred (not applied a second time).
         const event = await eventOfRefund(row!.gateway_refund_id!);
         assert.equal(event.status, 'received');
         assert.match(event.last_error ?? '', /still being recorded/);
 
-        // The worker's retry finds the refund recorded by its gateway id and changes nothing.
-        await runJob(event.id);
+        // The job's retry finds the refund recorded by its gateway id and changes nothing.
+        await runWebhookJobs(database, { clock: later });
         const settled = await totals(paid.paymentId, paid.orderId);
         assert.deepEqual(settled, after);
-        assert.equal((await database.db.selectFrom('webhook_events').select('status').where('id', '=', event.id).executeTakeFirstOrThrow()).status, 'processed');
+        assert.equal(await eventStatus(event.id), 'processed');
 
         // The rest, without any race, also counts once, whenever its webhook lands.
         assert.equal((await refund(paid.paymentId, {})).statusCode, 200);
@@ -96,9 +139,7 @@ for (const engine of engines()) {
           const rows = await database.db.selectFrom('webhook_events').select(['id', 'status', 'payload']).where('account_id', '=', hooks.merchant.accountId).where('event_type', '=', 'charge.refunded').execute();
           return rows.filter((item) => JSON.stringify(item.payload).includes(paid.gatewayId)).length >= 2 ? true : undefined;
         });
-        for (const pending of await database.db.selectFrom('webhook_events').select(['id', 'payload']).where('status', '=', 'received').where('event_type', '=', 'charge.refunded').execute()) {
-          if (JSON.stringify(pending.payload).includes(paid.gatewayId)) await runJob(pending.id);
-        }
+        await runWebhookJobs(database);
         const done = await totals(paid.paymentId, paid.orderId);
         assert.deepEqual(done.payment, { status: 'refunded', refunded_cents: 10_000 });
         assert.deepEqual(done.order, { status: 'refunded', refunded_cents: 10_000 });
@@ -115,7 +156,8 @@ for (const engine of engines()) {
       await database.db.updateTable('refunds').set({ created_at: longAgo }).where('uid', '=', uid).execute();
       const made = await createGateway('gateway_a', { timeoutMs: 5_000 }).refund(account('gateway_a'), paid.gatewayId, 4_000, `refund:${uid}`);
       const event = await eventOfRefund(made.refundId);
-      await waitFor(async () => ((await database.db.selectFrom('webhook_events').select('status').where('id', '=', event.id).executeTakeFirstOrThrow()).status === 'processed' ? true : undefined));
+      await runWebhookJobs(database);
+      assert.equal(await eventStatus(event.id), 'processed');
       const after = await totals(paid.paymentId, paid.orderId);
       assert.deepEqual(after.payment, { status: 'partially_refunded', refunded_cents: 4_000 });
       assert.deepEqual(after.order, { status: 'partially_refunded', refunded_cents: 4_000 });
@@ -126,7 +168,8 @@ for (const engine of engines()) {
       const paid = await paidCard('gateway_a');
       const made = await createGateway('gateway_a', { timeoutMs: 5_000 }).refund(account('gateway_a'), paid.gatewayId, 2_500, `dashboard:${paid.gatewayId}`);
       const event = await eventOfRefund(made.refundId);
-      await waitFor(async () => ((await database.db.selectFrom('webhook_events').select('status').where('id', '=', event.id).executeTakeFirstOrThrow()).status === 'processed' ? true : undefined));
+      await runWebhookJobs(database);
+      assert.equal(await eventStatus(event.id), 'processed');
       await runJob(event.id);
       const after = await totals(paid.paymentId, paid.orderId);
       assert.deepEqual(after.payment, { status: 'partially_refunded', refunded_cents: 2_500 });
@@ -137,4 +180,14 @@ for (const engine of engines()) {
       assert.equal((await refund(paid.paymentId, { amount: 75 })).statusCode, 200);
     });
   });
+}
+
+/** The sandbox's request headers, as the relay passes them on (hop-by-hop ones dropped). */
+function forwarded(headers: IncomingHttpHeaders): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive'].includes(name) || value === undefined) continue;
+    kept[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return kept;
 }

@@ -8,7 +8,7 @@ import { authenticateBasic, authenticateBasicByUsername, signingSecrets } from '
 import { parseInvoiceEvent } from './invoicing-events.ts';
 import { invalidPayload, parseJson } from './payloads.ts';
 import { parsePlatformEvent } from './platform-events.ts';
-import { receiveEvent, type Receipt, type WebhookDeps } from './webhooks.service.ts';
+import { acknowledgeEvent, type Acknowledgement, type WebhookDeps } from './webhooks.service.ts';
 
 export type ReceiverDeps = WebhookDeps & { masterKey: Buffer };
 export type Delivery = { headers: WebhookHeaders; rawBody: Buffer };
@@ -24,7 +24,7 @@ function gatewayEvent<T>(parse: () => T): T {
 }
 
 /** gateway_a: HTTP Basic of the company named by `data.metadata.company_id`. */
-export async function receiveGatewayA(deps: ReceiverDeps, delivery: Delivery): Promise<Receipt> {
+export async function receiveGatewayA(deps: ReceiverDeps, delivery: Delivery): Promise<Acknowledgement> {
   let body: unknown;
   try {
     body = parseJson(delivery.rawBody);
@@ -33,38 +33,38 @@ export async function receiveGatewayA(deps: ReceiverDeps, delivery: Delivery): P
   }
   const tenant = await authenticateBasic(deps.db, deps.masterKey, 'gateway_a', body === undefined ? null : webhookCompanyId(body), delivery.headers);
   const event = gatewayEvent(() => gatewayAEvent(body));
-  return receiveEvent(deps, { receiver: 'gateway_a', ...tenant, eventId: event.eventId, type: event.type, payload: body });
+  return acknowledgeEvent(deps, { receiver: 'gateway_a', ...tenant, eventId: event.eventId, type: event.type, payload: body });
 }
 
 /** gateway_b: `Gateway-B-Signature` with the company's current or previous signing secret. */
-export async function receiveGatewayB(deps: ReceiverDeps, companyId: number, delivery: Delivery): Promise<Receipt> {
+export async function receiveGatewayB(deps: ReceiverDeps, companyId: number, delivery: Delivery): Promise<Acknowledgement> {
   const found = await signingSecrets(deps.db, deps.masterKey, 'gateway_b', companyId);
   if (!found || !verifyGatewayB(delivery.headers, delivery.rawBody, { secrets: found.secrets, now: deps.clock() })) {
     throw new AppError('invalid_signature', 'Missing or invalid Gateway-B-Signature');
   }
   const body = parseJson(delivery.rawBody);
   const event = gatewayEvent(() => gatewayBEvent(body));
-  return receiveEvent(deps, { receiver: 'gateway_b', ...found.tenant, eventId: event.eventId, type: event.type, payload: body });
+  return acknowledgeEvent(deps, { receiver: 'gateway_b', ...found.tenant, eventId: event.eventId, type: event.type, payload: body });
 }
 
-export async function receiveBank(deps: ReceiverDeps, companyId: number, delivery: Delivery): Promise<Receipt> {
+export async function receiveBank(deps: ReceiverDeps, companyId: number, delivery: Delivery): Promise<Acknowledgement> {
   const tenant = await authenticateBasic(deps.db, deps.masterKey, 'bank', companyId, delivery.headers);
   const body = parseJson(delivery.rawBody);
   const event = parseBankEvent(body);
   bankActions(body); // validates the fields of known types before the event is stored
-  return receiveEvent(deps, { receiver: 'bank', ...tenant, eventId: event.id, type: event.type, payload: body });
+  return acknowledgeEvent(deps, { receiver: 'bank', ...tenant, eventId: event.id, type: event.type, payload: body });
 }
 
-export async function receiveInvoicing(deps: ReceiverDeps, delivery: Delivery): Promise<Receipt> {
+export async function receiveInvoicing(deps: ReceiverDeps, delivery: Delivery): Promise<Acknowledgement> {
   const tenant = await authenticateBasicByUsername(deps.db, deps.masterKey, 'invoicing', delivery.headers);
   const body = parseJson(delivery.rawBody);
   const event = parseInvoiceEvent(body);
-  return receiveEvent(deps, { receiver: 'invoicing', ...tenant, eventId: event.id, type: event.type, payload: body });
+  return acknowledgeEvent(deps, { receiver: 'invoicing', ...tenant, eventId: event.id, type: event.type, payload: body });
 }
 
 /** No authentication (the spec's internal receiver): only events that schedule work, never move money. */
-export async function receivePlatform(deps: ReceiverDeps, delivery: Delivery): Promise<Receipt> {
+export async function receivePlatform(deps: ReceiverDeps, delivery: Delivery): Promise<Acknowledgement> {
   const body = parseJson(delivery.rawBody);
   const event = parsePlatformEvent(body);
-  return receiveEvent(deps, { receiver: 'platform', accountId: null, companyId: null, eventId: event.id, type: event.type, payload: body });
+  return acknowledgeEvent(deps, { receiver: 'platform', accountId: null, companyId: null, eventId: event.id, type: event.type, payload: body });
 }

@@ -3,7 +3,7 @@ import { isObject, parseJson } from './payloads.ts';
 import { hostAllowed, verifySnsMessage, type TopicOptions } from './sns-signature.ts';
 import { parseTopicMessage } from './topic-messages.ts';
 import type { Delivery, ReceiverDeps } from './receivers.ts';
-import { receiveEvent } from './webhooks.service.ts';
+import { receiveAndProcessEvent } from './webhooks.service.ts';
 import { findCompany } from './webhooks.repo.ts';
 
 export type TopicAnswer = { status: 'confirmed' | 'processed' | 'ignored' | 'received' | 'duplicate' | 'unsubscribed' };
@@ -12,8 +12,8 @@ const rejected = (message: string) => new AppError('forbidden', message);
 
 /**
  * An SNS-format message: signature and TopicArn first; a SubscriptionConfirmation is confirmed by GETting
- * its SubscribeURL; a Notification goes through the pipeline, idempotent by MessageId, and a processing
- * failure answers 503 so the sender retries.
+ * its SubscribeURL; a Notification is stored and processed in the request (unlike the other receivers),
+ * idempotent by MessageId, because a processing failure must answer 503 for the sender to retry.
  */
 export async function receiveTopic(deps: ReceiverDeps, options: TopicOptions, delivery: Delivery): Promise<TopicAnswer> {
   const message = parseJson(delivery.rawBody);
@@ -32,7 +32,7 @@ export async function receiveTopic(deps: ReceiverDeps, options: TopicOptions, de
   const parsed = parseTopicMessage(message.Message);
   const company = await findCompany(deps.db, parsed.companyId);
   if (!company) throw new AppError('validation_failed', 'Message.company_id names no company');
-  const receipt = await receiveEvent(deps, { receiver: 'topic', accountId: company.account_id, companyId: company.id, eventId: message.MessageId, type: `${parsed.source}.message`, payload: message }, { retryReceived: true });
+  const receipt = await receiveAndProcessEvent(deps, { receiver: 'topic', accountId: company.account_id, companyId: company.id, eventId: message.MessageId, type: `${parsed.source}.message`, payload: message });
   if (receipt.error) throw new AppError('service_unavailable', 'The message could not be processed; retry later');
   return { status: receipt.duplicate && receipt.status !== 'received' ? 'duplicate' : (receipt.status as TopicAnswer['status']) };
 }

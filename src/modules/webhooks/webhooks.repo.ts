@@ -8,16 +8,41 @@ export type CredentialReceiver = 'gateway_a' | 'gateway_b' | 'bank' | 'invoicing
 export type NewWebhookEvent = { receiver: Receiver; accountId: string | null; companyId: number | null; eventId: string; type: string; payload: unknown; at: Date };
 export type StoredEvent = { id: number; receiver: Receiver; account_id: string | null; company_id: number | null; external_event_id: string; event_type: string; payload: unknown; status: string };
 
-/** Inserts the event unless (receiver, company, sender event id) is already stored; returns its id, or undefined for a duplicate. */
-export async function insertEventOnce(executor: Executor, event: NewWebhookEvent): Promise<number | undefined> {
-  // The conflict target repeats webhook_events_dedup_idx (an expression index), which Kysely's builder cannot name.
-  const result = await sql<{ id: number }>`
-    INSERT INTO webhook_events (account_id, company_id, receiver, external_event_id, event_type, payload, received_at)
-    VALUES (${event.accountId}, ${event.companyId}, ${event.receiver}, ${event.eventId}, ${event.type}, ${JSON.stringify(event.payload ?? null)}::jsonb, ${event.at})
-    ON CONFLICT (receiver, (coalesce(company_id, 0)), external_event_id) DO NOTHING
-    RETURNING id`.execute(executor);
-  const id = result.rows[0]?.id;
-  return id === undefined ? undefined : Number(id);
+/**
+ * Inserts the event unless (receiver, company, sender event id) is already stored and, with it, the job that
+ * processes it, in one statement (one round trip, one commit). Returns the event's id, or undefined for a duplicate.
+ */
+export async function insertEventWithJob(executor: Executor, event: NewWebhookEvent, job: { type: string; runAt: Date }): Promise<number | undefined> {
+  const row = await executor
+    .with('stored', (db) =>
+      db
+        .insertInto('webhook_events')
+        .values({ account_id: event.accountId, company_id: event.companyId, receiver: event.receiver, external_event_id: event.eventId, event_type: event.type, payload: JSON.stringify(event.payload ?? null), received_at: event.at })
+        // Repeats webhook_events_dedup_idx, an expression index.
+        .onConflict((oc) => oc.expression(sql`receiver, (coalesce(company_id, 0)), external_event_id`).doNothing())
+        .returning(['id', 'account_id']),
+    )
+    .with('queued', (db) =>
+      db
+        .insertInto('jobs')
+        .columns(['type', 'payload', 'account_id', 'run_at', 'dedup_key'])
+        .expression((eb) =>
+          eb
+            .selectFrom('stored')
+            .select([
+              sql<string>`cast(${job.type} as text)`.as('type'),
+              sql<string>`jsonb_build_object('event_id', stored.id)`.as('payload'),
+              'stored.account_id',
+              // The application clock, as every job's run_at (see insertJob).
+              sql<Date>`cast(${job.runAt} as timestamptz)`.as('run_at'),
+              sql<string>`${`${job.type}:`} || stored.id`.as('dedup_key'),
+            ]),
+        ),
+    )
+    .selectFrom('stored')
+    .select('id')
+    .executeTakeFirst();
+  return row === undefined ? undefined : Number(row.id);
 }
 
 export function findEventByKey(executor: Executor, receiver: Receiver, companyId: number | null, eventId: string): Promise<StoredEvent | undefined> {
@@ -30,18 +55,14 @@ export function findEventByKey(executor: Executor, receiver: Receiver, companyId
     .executeTakeFirst() as Promise<StoredEvent | undefined>;
 }
 
-export function findEvent(executor: Executor, id: number): Promise<StoredEvent | undefined> {
+/** The event row, locked for the transaction that processes it; undefined when it is gone. */
+export function lockEvent(executor: Executor, id: number): Promise<StoredEvent | undefined> {
   return executor
     .selectFrom('webhook_events')
     .select(['id', 'receiver', 'account_id', 'company_id', 'external_event_id', 'event_type', 'payload', 'status'])
     .where('id', '=', id)
+    .forUpdate()
     .executeTakeFirst() as Promise<StoredEvent | undefined>;
-}
-
-/** Locks the event row for the transaction that processes it; its status, or undefined when it is gone. */
-export async function lockEvent(executor: Executor, id: number): Promise<string | undefined> {
-  const row = await executor.selectFrom('webhook_events').select('status').where('id', '=', id).forUpdate().executeTakeFirst();
-  return row?.status;
 }
 
 /** Marks a received event done; only a `received` row moves, so a concurrent retry cannot mark it twice. */

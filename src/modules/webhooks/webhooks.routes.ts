@@ -50,7 +50,7 @@ export function createWebhookRoutes(options: WebhookOptions) {
   };
 }
 
-/** 200 with what became of the event: `duplicate`, or its status (`received` means it is queued for a retry). */
+/** 200 once the event is stored: `received` (the worker applies it) or `duplicate` (stored before; nothing changes). */
 function answer(receipt: { duplicate: boolean; status: string }): { status: string } {
   return { status: receipt.duplicate ? 'duplicate' : receipt.status };
 }
