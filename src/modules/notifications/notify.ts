@@ -70,7 +70,13 @@ function endpointsIn(trx: Kysely<DB>, accountId: string): EndpointList {
   return endpoints;
 }
 
+/** Transactions that recorded an event: only their later transitions have an earlier event to bring up to date. */
+const transactionsWithEvents = new WeakSet<Kysely<DB>>();
+
 async function recordEvent(trx: Kysely<DB>, cause: Cause, type: NotificationEventType | undefined, subscriptionId?: string, extra: Record<string, unknown> = {}): Promise<void> {
+  // A transition that is no event (pix issued, an order waiting for payment) with no event before it in this
+  // transaction has nothing to write: no need to read the endpoints.
+  if (!type && trx.isTransaction && !transactionsWithEvents.has(trx)) return;
   const endpoints = await endpointsIn(trx, cause.accountId);
   if (endpoints.length === 0) return;
   const earlier = await eventsOfOrderInThisTransaction(trx, cause.accountId, cause.orderId);
@@ -87,6 +93,7 @@ async function recordEvent(trx: Kysely<DB>, cause: Cause, type: NotificationEven
   const subscription = subscriptionId === undefined ? undefined : await subscriptionSnapshot(trx, cause.accountId, subscriptionId);
   const eventId = `${ID_PREFIX.event}${randomBytes(12).toString('hex')}`;
   const data = { order, ...whenSet('subscription', subscription), ...extra };
+  transactionsWithEvents.add(trx);
   await insertEvent(trx, { id: eventId, accountId: cause.accountId, companyId, type, orderId: cause.orderId, subscriptionId: subscriptionId ?? null, data, at: cause.at });
   for (const endpoint of targets) {
     const deliveryId = `${ID_PREFIX.delivery}${randomBytes(12).toString('hex')}`;

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type QueryCreator, type SelectQueryBuilder } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 
 export type OrderEvent = {
@@ -29,4 +29,34 @@ export async function appendOrderEvent(db: Kysely<DB>, event: OrderEvent): Promi
       ...(event.at ? { created_at: event.at } : {}),
     })
     .execute();
+}
+
+/** The event a status transition writes: its order and from_status come from the transition's own rows. */
+export type TransitionEvent = { accountId: string; type: string; cause: string; toStatus: string; paymentId: number | null; data: Record<string, unknown>; at: Date };
+
+/**
+ * The `INSERT … SELECT` that appends a transition's event inside the transition's own statement, as a
+ * data-modifying CTE: `source` is a query giving one row (order_id, from_status) per row the update
+ * changed, so a refused transition logs nothing and a done one cannot commit without its event.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the CTEs in scope differ per transition
+export function insertTransitionEvent(db: QueryCreator<any>, event: TransitionEvent, source: SelectQueryBuilder<any, any, { order_id: number; from_status: string }>) {
+  return (db as QueryCreator<DB>)
+    .insertInto('order_events')
+    .columns(['account_id', 'order_id', 'type', 'cause', 'from_status', 'to_status', 'payment_id', 'data', 'created_at'])
+    .expression(
+      (db as QueryCreator<DB>)
+        .selectFrom(source.as('changed'))
+        .select([
+          sql<string>`${event.accountId}::uuid`.as('account_id'),
+          'changed.order_id',
+          sql<string>`${event.type}::text`.as('type'),
+          sql<string>`${event.cause}::text`.as('cause'),
+          'changed.from_status',
+          sql<string>`${event.toStatus}::text`.as('to_status'),
+          sql<number | null>`${event.paymentId}::bigint`.as('payment_id'),
+          sql<string>`${JSON.stringify(event.data)}::jsonb`.as('data'),
+          sql<Date>`${event.at}::timestamptz`.as('created_at'),
+        ]),
+    );
 }

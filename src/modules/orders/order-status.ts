@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { notifyOrderTransition } from '../notifications/notify.ts';
-import { appendOrderEvent } from './order-events.repo.ts';
+import { insertTransitionEvent } from './order-events.repo.ts';
 
 /** The eight order statuses of the specification (States and transitions). */
 export const ORDER_STATUSES = [
@@ -57,14 +57,15 @@ export type TransitionResult =
 
 /**
  * Moves an order to `to` when the table allows it from its current status: a conditional UPDATE
- * (`WHERE status IN (allowed sources)`) plus an `order.status_changed` event and the merchant
- * notification it causes, all on `trx`, which must be a transaction. A refused transition changes nothing.
+ * (`WHERE status IN (allowed sources)`) and an `order.status_changed` event in one statement, then the
+ * merchant notification it causes, all on `trx`, which must be a transaction. A refused transition changes nothing.
  */
 export async function transitionOrder(trx: Kysely<DB>, request: TransitionRequest): Promise<TransitionResult> {
   const at = request.at ?? new Date();
   const sources = sourcesOf(request.to);
   // One statement: the locking read (FOR UPDATE, so the status it returns for the event's from_status is
-  // the one the update replaces) and the conditional update, which sees the row as that read locked it.
+  // the one the update replaces), the conditional update, which sees the row as that read locked it, and
+  // the event of the row it changed.
   const row = await trx
     .with('before', (db) => db.selectFrom('orders').select(['id', 'status']).where('account_id', '=', request.accountId).where('id', '=', request.orderId).forUpdate())
     .with('updated', (db) =>
@@ -83,23 +84,19 @@ export async function transitionOrder(trx: Kysely<DB>, request: TransitionReques
         .where('orders.status', 'in', sources.length > 0 ? sources : ['-'])
         .returning('orders.id'),
     )
+    .with('logged', (db) =>
+      insertTransitionEvent(
+        db,
+        { accountId: request.accountId, type: 'order.status_changed', cause: request.cause, toStatus: request.to, paymentId: request.paymentId ?? null, data: request.data ?? {}, at },
+        db.selectFrom('updated').innerJoin('before', 'before.id', 'updated.id').select(['updated.id as order_id', 'before.status as from_status']),
+      ),
+    )
     .selectFrom('before')
     .leftJoin('updated', 'updated.id', 'before.id')
     .select(['before.status', 'updated.id as updated_id'])
     .executeTakeFirst();
   if (!row || row.updated_id === null) return { changed: false, current: row?.status as OrderStatus | undefined };
   const from = row.status as OrderStatus;
-  await appendOrderEvent(trx, {
-    accountId: request.accountId,
-    orderId: request.orderId,
-    type: 'order.status_changed',
-    cause: request.cause,
-    fromStatus: from,
-    toStatus: request.to,
-    paymentId: request.paymentId ?? null,
-    data: request.data ?? {},
-    at,
-  });
   await notifyOrderTransition(trx, { accountId: request.accountId, orderId: request.orderId, status: request.to, at });
   return { changed: true, from, to: request.to };
 }

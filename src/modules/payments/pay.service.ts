@@ -12,7 +12,7 @@ import { resolveGateway, type GatewayDeps } from './pay-gateways.ts';
 import { recordIntent, type IntentPayment } from './pay-intent.ts';
 import { findOrderItems, findOrderRow, findPayCompany, findPaymentsWithOrderStatus } from './pay.repo.ts';
 import { compensateSplit, finishPaidOrder } from './pay-finish.ts';
-import { recordGatewayAnswer, type RecordedPayment } from './payment-record.ts';
+import { recordGatewayAnswer, type RecordedAnswer, type RecordedPayment } from './payment-record.ts';
 
 export type PayDeps = GatewayDeps & { publicUrl: string };
 
@@ -33,6 +33,26 @@ export type PayOutcome = {
   cardStatus?: string;
   declined?: { field: string; code: string; message: string };
 };
+
+/**
+ * A single payment whose answer moved it: its transaction saw the order's status and the payment's, so the
+ * answer needs no read after the commit. A split, or a payment someone else moved first, is read back.
+ */
+function answeredAlone(payments: IntentPayment[], answers: Array<{ payment: IntentPayment; answer: GatewayAnswer; recorded: RecordedAnswer }>, method: string): { orderStatus: string; payments: PaidRow[] } | undefined {
+  const only = answers.length === 1 && payments.length === 1 ? answers[0]! : undefined;
+  if (!only || only.recorded.orderStatus === undefined || only.recorded.paymentStatus === undefined) return undefined;
+  const gatewayId = 'gatewayId' in only.answer ? only.answer.gatewayId : null;
+  const { payment } = only;
+  return { orderStatus: only.recorded.orderStatus, payments: [{ uid: payment.uid, gatewayId: gatewayId ?? payment.uid, status: only.recorded.paymentStatus, method, amountCents: payment.amountCents, installments: payment.installments }] };
+}
+
+async function readOutcome(db: Kysely<DB>, accountId: string, orderId: number, payments: IntentPayment[]): Promise<{ orderStatus: string; payments: PaidRow[] }> {
+  const rows = await findPaymentsWithOrderStatus(db, accountId, orderId, payments.map((payment) => payment.id));
+  return {
+    orderStatus: rows[0]?.order_status ?? (await findOrderRow(db, accountId, orderId)).status,
+    payments: rows.map((row) => ({ uid: row.uid, gatewayId: row.gateway_id ?? row.uid, status: row.status, method: row.method, amountCents: row.amount_cents, installments: row.installments })),
+  };
+}
 
 async function checkedSchedule(db: Kysely<DB>, context: PayContext, scheduledAt: string | undefined, now: Date): Promise<Date | undefined> {
   if (scheduledAt === undefined) {
@@ -72,7 +92,7 @@ export async function takePayment(db: Kysely<DB>, deps: PayDeps, context: PayCon
   const recordedOf = (payment: IntentPayment): RecordedPayment => ({ id: payment.id, uid: payment.uid, accountId: context.accountId, companyId: context.companyId, orderId: intent.orderId, customerId: intent.customer.id, gateway: gateway.name });
   const record = (payment: IntentPayment, answer: GatewayAnswer, at: Date) => db.transaction().execute((trx) => recordGatewayAnswer(trx, deps.masterKey, recordedOf(payment), answer, at));
 
-  const answers: Array<{ payment: IntentPayment; answer: GatewayAnswer }> = [];
+  const answers: Array<{ payment: IntentPayment; answer: GatewayAnswer; recorded: RecordedAnswer }> = [];
   for (const payment of intent.payments) {
     const answer = await submitToGateway(gateway, {
       paymentUid: payment.uid,
@@ -86,22 +106,14 @@ export async function takePayment(db: Kysely<DB>, deps: PayDeps, context: PayCon
       description: `${company.name} order ${intent.orderUid}`,
       metadata: { companyId: context.companyId, orderUid: intent.orderUid, paymentUid: payment.uid },
     });
-    await record(payment, answer, new Date());
-    answers.push({ payment, answer });
+    answers.push({ payment, answer, recorded: await record(payment, answer, new Date()) });
     if (answer.kind !== 'paid' && answer.kind !== 'pix' && answer.kind !== 'boleto') break;
   }
   const failed = answers.find((entry) => entry.answer.kind !== 'paid' && entry.answer.kind !== 'pix' && entry.answer.kind !== 'boleto');
   if (failed && intent.payments.length > 1) await compensateSplit(db, deps, gateway, recordedOf, intent.payments, answers.length, new Date());
 
-  const paymentRows = await findPaymentsWithOrderStatus(db, context.accountId, intent.orderId, intent.payments.map((payment) => payment.id));
-  const orderStatus = paymentRows[0]?.order_status ?? (await findOrderRow(db, context.accountId, intent.orderId)).status;
-  const outcome: PayOutcome = {
-    orderUid: intent.orderUid,
-    orderStatus,
-    method,
-    payments: paymentRows.map((row) => ({ uid: row.uid, gatewayId: row.gateway_id ?? row.uid, status: row.status, method: row.method, amountCents: row.amount_cents, installments: row.installments })),
-    isSubscription,
-  };
+  const { orderStatus, payments } = answeredAlone(intent.payments, answers, method) ?? (await readOutcome(db, context.accountId, intent.orderId, intent.payments));
+  const outcome: PayOutcome = { orderUid: intent.orderUid, orderStatus, method, payments, isSubscription };
   if (failed?.answer.kind === 'unavailable') {
     throw new AppError(failed.answer.reason === 'timeout' ? 'gateway_timeout' : 'gateway_error', failed.answer.reason === 'timeout' ? 'The gateway did not answer in time; the payment will be reconciled' : 'The gateway failed; nothing was charged');
   }

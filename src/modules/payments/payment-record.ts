@@ -8,7 +8,7 @@ import { appendOrderEvent } from '../orders/order-events.repo.ts';
 import type { OrderStatus } from '../orders/order-status.ts';
 import { settleOrder } from './order-settlement.ts';
 import type { GatewayAnswer } from './pay-gateway-call.ts';
-import { transitionPayment } from './payment-status.ts';
+import { transitionPayment, type PaymentStatus, type PaymentTransitionResult } from './payment-status.ts';
 
 export const EXPIRE_PIX_JOB = 'payments.expire_pix';
 export const RECONCILE_JOB = 'payments.reconcile';
@@ -49,22 +49,27 @@ export async function saveMethod(trx: Kysely<DB>, masterKey: Buffer, payment: Re
   return id;
 }
 
+/** What recording an answer left: the order's status, and the payment's when this answer moved it. */
+export type RecordedAnswer = { orderStatus: OrderStatus | undefined; paymentStatus: PaymentStatus | undefined };
+
 /**
  * Records the gateway's answer for one pending payment, in the caller's transaction: the payment's
  * transition (with the gateway id and the method's data), the order's status derived from its payments,
- * the pix expiry job or the reconciliation job. Returns the order's status afterwards.
+ * the pix expiry job or the reconciliation job. `paymentStatus` is undefined when the payment had already
+ * moved (a webhook or a reconciliation got there first) or stays pending (gateway unavailable).
  */
-export async function recordGatewayAnswer(trx: Kysely<DB>, masterKey: Buffer, payment: RecordedPayment, answer: GatewayAnswer, at: Date): Promise<OrderStatus | undefined> {
+export async function recordGatewayAnswer(trx: Kysely<DB>, masterKey: Buffer, payment: RecordedPayment, answer: GatewayAnswer, at: Date): Promise<RecordedAnswer> {
   const base = { accountId: payment.accountId, paymentId: payment.id, at };
+  let moved: PaymentTransitionResult;
   switch (answer.kind) {
     case 'paid': {
       const savedId = answer.savedMethod && payment.customerId !== null ? await saveMethod(trx, masterKey, payment, answer.savedMethod, at) : null;
-      await transitionPayment(trx, { ...base, to: 'paid', cause: 'card approved by the gateway', // A charge of an already saved method keeps its link: only a newly saved card replaces it.
+      moved = await transitionPayment(trx, { ...base, to: 'paid', cause: 'card approved by the gateway', // A charge of an already saved method keeps its link: only a newly saved card replaces it.
       set: { gateway_id: answer.gatewayId, ...(savedId !== null ? { saved_payment_method_id: savedId } : {}) } });
       break;
     }
     case 'declined':
-      await transitionPayment(trx, {
+      moved = await transitionPayment(trx, {
         ...base,
         to: 'failed',
         cause: 'card declined by the gateway',
@@ -72,14 +77,14 @@ export async function recordGatewayAnswer(trx: Kysely<DB>, masterKey: Buffer, pa
       });
       break;
     case 'refused':
-      await transitionPayment(trx, { ...base, to: 'failed', cause: 'request refused by the gateway', set: { failure_code: answer.code, failure_message: answer.message.slice(0, 500) } });
+      moved = await transitionPayment(trx, { ...base, to: 'failed', cause: 'request refused by the gateway', set: { failure_code: answer.code, failure_message: answer.message.slice(0, 500) } });
       break;
     case 'pix':
-      await transitionPayment(trx, { ...base, to: 'waiting_payment', cause: 'pix issued', set: { gateway_id: answer.gatewayId, pix_code: answer.brCode, pix_expires_at: answer.expiresAt } });
+      moved = await transitionPayment(trx, { ...base, to: 'waiting_payment', cause: 'pix issued', set: { gateway_id: answer.gatewayId, pix_code: answer.brCode, pix_expires_at: answer.expiresAt } });
       await enqueueJob(trx, { type: EXPIRE_PIX_JOB, payload: { account_id: payment.accountId, payment_id: payment.id }, accountId: payment.accountId, runAt: answer.expiresAt, dedupKey: `${EXPIRE_PIX_JOB}:${payment.id}` });
       break;
     case 'boleto':
-      await transitionPayment(trx, {
+      moved = await transitionPayment(trx, {
         ...base,
         to: 'waiting_payment',
         cause: 'boleto issued',
@@ -90,7 +95,8 @@ export async function recordGatewayAnswer(trx: Kysely<DB>, masterKey: Buffer, pa
       // The gateway may have acted (timeout) or not (error): the row stays pending and is looked up later.
       await appendOrderEvent(trx, { accountId: payment.accountId, orderId: payment.orderId, paymentId: payment.id, type: 'payment.gateway_unavailable', cause: `gateway ${answer.reason}`, data: { reason: answer.reason }, at });
       await enqueueJob(trx, { type: RECONCILE_JOB, payload: { account_id: payment.accountId, payment_id: payment.id }, accountId: payment.accountId, runAt: new Date(at.getTime() + RECONCILE_DELAY_MS), dedupKey: `${RECONCILE_JOB}:${payment.id}` });
-      return undefined;
+      return { orderStatus: undefined, paymentStatus: undefined };
   }
-  return settleOrder(trx, { accountId: payment.accountId, orderId: payment.orderId, cause: `payment ${answer.kind}`, paymentId: payment.id, at });
+  const orderStatus = await settleOrder(trx, { accountId: payment.accountId, orderId: payment.orderId, cause: `payment ${answer.kind}`, paymentId: payment.id, at });
+  return { orderStatus, paymentStatus: moved.changed ? moved.to : undefined };
 }

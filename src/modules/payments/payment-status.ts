@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { notifyPaymentTransition } from '../notifications/notify.ts';
-import { appendOrderEvent } from '../orders/order-events.repo.ts';
+import { insertTransitionEvent } from '../orders/order-events.repo.ts';
 
 export const PAYMENT_STATUSES = [
   'pending',
@@ -59,18 +59,19 @@ export type PaymentTransition = {
   data?: Record<string, unknown>;
 };
 
-export type PaymentTransitionResult = { changed: true; from: PaymentStatus; orderId: number } | { changed: false };
+export type PaymentTransitionResult = { changed: true; from: PaymentStatus; to: PaymentStatus; orderId: number } | { changed: false };
 
 /**
  * Moves a payment to `to` when the table allows it from its current status: a conditional
- * `UPDATE … WHERE status IN (sources) RETURNING` plus a `payment.status_changed` event with the
- * payment id and cause, and the merchant notification it causes, on `trx` (a transaction). A refused
+ * `UPDATE … WHERE status IN (sources) RETURNING` and a `payment.status_changed` event with the
+ * payment id and cause, in one statement, then the merchant notification it causes, on `trx` (a transaction). A refused
  * transition changes nothing.
  */
 export async function transitionPayment(trx: Kysely<DB>, request: PaymentTransition): Promise<PaymentTransitionResult> {
   const sources = paymentSourcesOf(request.to);
   if (sources.length === 0) return { changed: false };
-  // One statement: the locking read gives the event's from_status, the conditional update sees the row it locked.
+  // One statement: the locking read gives the event's from_status, the conditional update sees the row it
+  // locked, and the event is inserted for the row the update changed.
   const updated = await trx
     .with('before', (db) => db.selectFrom('payments').select(['id', 'status']).where('account_id', '=', request.accountId).where('id', '=', request.paymentId).forUpdate())
     .with('updated', (db) =>
@@ -89,22 +90,18 @@ export async function transitionPayment(trx: Kysely<DB>, request: PaymentTransit
         .where('payments.status', 'in', sources)
         .returning(['payments.id', 'payments.order_id']),
     )
+    .with('logged', (db) =>
+      insertTransitionEvent(
+        db,
+        { accountId: request.accountId, type: 'payment.status_changed', cause: request.cause, toStatus: request.to, paymentId: request.paymentId, data: request.data ?? {}, at: request.at },
+        db.selectFrom('updated').innerJoin('before', 'before.id', 'updated.id').select(['updated.order_id', 'before.status as from_status']),
+      ),
+    )
     .selectFrom('updated')
     .innerJoin('before', 'before.id', 'updated.id')
     .select(['before.status as from_status', 'updated.order_id'])
     .executeTakeFirst();
   if (!updated) return { changed: false };
-  await appendOrderEvent(trx, {
-    accountId: request.accountId,
-    orderId: updated.order_id,
-    paymentId: request.paymentId,
-    type: 'payment.status_changed',
-    cause: request.cause,
-    fromStatus: updated.from_status,
-    toStatus: request.to,
-    data: request.data ?? {},
-    at: request.at,
-  });
   await notifyPaymentTransition(trx, { accountId: request.accountId, orderId: updated.order_id, status: request.to, at: request.at });
-  return { changed: true, from: updated.from_status as PaymentStatus, orderId: updated.order_id };
+  return { changed: true, from: updated.from_status as PaymentStatus, to: request.to, orderId: updated.order_id };
 }

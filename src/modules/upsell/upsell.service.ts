@@ -84,7 +84,7 @@ export async function redeemOffer(db: Kysely<DB>, deps: UpsellDeps, body: { offe
   }
   const recorded = { id: created.paymentId, uid: created.uid, accountId, companyId: original.company_id, orderId: created.order.id, customerId: customer.id, gateway: gateway.name as GatewayName };
   const orderStatus = await db.transaction().execute(async (trx) => {
-    const status = await recordGatewayAnswer(trx, deps.masterKey, recorded, answer, new Date());
+    const status = (await recordGatewayAnswer(trx, deps.masterKey, recorded, answer, new Date())).orderStatus;
     if (answer.kind !== 'declined' && answer.kind !== 'refused') return status;
     // The offer is spent, so a declined upsell order can never be paid: it is closed.
     await transitionOrder(trx, { accountId, orderId: created.order.id, to: 'cancelled', cause: `upsell charge ${answer.kind}: ${answer.code}`, paymentId: created.paymentId, at: new Date() });
