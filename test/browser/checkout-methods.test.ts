@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { pino } from 'pino';
 import type { Database } from '../../src/db/database.ts';
+import type { Worker } from '../../src/jobs/worker.ts';
+import { createWorker } from '../../src/runtime.ts';
 import { assertNoCardNumbers, fillCard, payWithCard, launchChromium, openTab, screenshot, startCheckoutServer, TEST_CARDS, type CheckoutServer } from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 
@@ -11,17 +14,23 @@ for (const engine of engines()) {
   describe(`hosted checkout page: pix, boleto, coupon, declined card (${engine.name})`, () => {
     let database: Database;
     let server: CheckoutServer;
+    let worker: Worker;
     before(async () => {
       database = await engine.open();
       server = await startCheckoutServer(database);
+      // As in `checkout serve`: the worker applies the acknowledged webhook, woken by the receiver in this process.
+      const gatewayUrls = { gateway_a: server.sandboxes.baseUrlFor('gateway_a'), gateway_b: server.sandboxes.baseUrlFor('gateway_b'), gateway_c: server.sandboxes.baseUrlFor('gateway_c') };
+      worker = createWorker(database, pino({ level: 'silent' }), { masterKey: server.config.masterKey, gatewayUrls, clock: () => new Date(), notifications: { publicUrl: server.origin, allowPrivateNetworks: false } });
+      worker.start();
     });
     after(async () => {
+      await worker.stop();
       await server.close();
       await database.close();
     });
     const pageUrl = (slug: string) => `${server.origin}/pay/${server.merchant.checkout_pages[slug]}`;
 
-    /** Confirms a pix at the sandbox, as the buyer's bank would: the sandbox delivers gateway_a's real webhook to POST /api/v1/webhooks. */
+    /** Confirms a pix at the sandbox, as the buyer's bank would: the sandbox delivers gateway_a's real webhook to POST /api/v1/webhooks, and the worker applies it. */
     async function confirmPix(gatewayId: string): Promise<void> {
       const confirmed = await fetch(`${server.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges/${gatewayId}/confirm`, { method: 'POST' });
       assert.equal(confirmed.status, 200);

@@ -19,7 +19,7 @@ for (const engine of engines()) {
     before(async () => {
       database = await engine.open();
       server = await startCheckoutServer(database);
-      // The service's worker releases the offer of an order confirmed after its pay request.
+      // The service's worker applies the acknowledged webhook (woken by the receiver) and releases the offer of the order it paid.
       const gatewayUrls = { gateway_a: server.sandboxes.baseUrlFor('gateway_a'), gateway_b: server.sandboxes.baseUrlFor('gateway_b'), gateway_c: server.sandboxes.baseUrlFor('gateway_c') };
       worker = createWorker(database, pino({ level: 'silent' }), { masterKey: server.config.masterKey, gatewayUrls, clock: () => new Date(), notifications: { publicUrl: server.origin, allowPrivateNetworks: false } });
       worker.start();

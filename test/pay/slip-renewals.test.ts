@@ -15,7 +15,7 @@ import { testClock, type TestClock } from '../notifications/fixtures.ts';
 import { Receiver } from '../notifications/receiver.ts';
 import { engines } from '../support/engines.ts';
 import { insertPage, ORIGIN } from '../support/pay-fixtures.ts';
-import { startWebhookApp, waitFor, type WebhookApp } from '../support/webhooks-fixtures.ts';
+import { runWebhookJobs, startWebhookApp, waitFor, type WebhookApp } from '../support/webhooks-fixtures.ts';
 
 const DAY = 86_400_000;
 
@@ -63,11 +63,14 @@ for (const engine of engines()) {
     const renewalPayments = (originOrderId: number) =>
       database.db.selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').select(['p.id', 'p.uid', 'p.method', 'p.gateway', 'p.gateway_id', 'p.status', 'p.pix_code', 'p.pix_expires_at', 'p.boleto_digitable_line', 'p.boleto_due_date', 'o.id as order_id', 'o.status as order_status']).where('o.parent_order_id', '=', originOrderId).where('o.source', '=', 'subscription').orderBy('p.id').execute();
     const orderStatus = async (orderId: number) => (await database.db.selectFrom('orders').select('status').where('id', '=', orderId).executeTakeFirstOrThrow()).status;
-    /** The buyer pays at the sandbox, which delivers the gateway's real webhook to the app. */
+    /** The buyer pays at the sandbox, which delivers the gateway's real webhook to the app; the worker's webhook job applies it. */
     const confirm = async (gateway: GatewayName, gatewayId: string, orderId: number) => {
       const res = await fetch(`${hooks.sandboxes.urls[gateway]}/sandbox/charges/${gatewayId}/confirm`, { method: 'POST' });
       assert.equal(res.status, 200, await res.text());
-      await waitFor(async () => ((await orderStatus(orderId)) === 'paid' ? true : undefined));
+      await waitFor(async () => {
+        await runWebhookJobs(database);
+        return (await orderStatus(orderId)) === 'paid' ? true : undefined;
+      });
     };
     const subscribe = async (pageId: string, planId: number, gateway: GatewayName, email: string) => {
       const res = await hooks.app.inject({ method: 'POST', url: '/api/v1/payments', headers: ORIGIN, payload: { checkout_page_id: pageId, products: [{ id: hooks.merchant.subscriptionProductId, quantity: 1 }], customer_email: email, payment_plan_id: `${planId}-1` } });

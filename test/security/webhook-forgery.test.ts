@@ -9,7 +9,7 @@ import { insertCompany } from '../support/catalog-fixtures.ts';
 import { publicTables, snapshot } from '../support/db-snapshot.ts';
 import { engines } from '../support/engines.ts';
 import { createMerchant, insertCharge, type Merchant } from '../support/pay-fixtures.ts';
-import { basic, storeCredentials, type WebhookCredentials } from '../support/webhooks-fixtures.ts';
+import { basic, runWebhookJobs, storeCredentials, type WebhookCredentials } from '../support/webhooks-fixtures.ts';
 
 /**
  * Forged deliveries to the authenticated receivers: gateway_a, the bank and invoicing (HTTP Basic per
@@ -92,7 +92,10 @@ for (const engine of engines()) {
       const event = { id: 'evt_sibling_invoice', type: 'invoice.authorized', data: { order_id: secondOrderUid, invoice: { id: 'nf-sibling', type: 'nfse', amount: 10_000 } } };
       const res = await send('/webhooks/invoicing', basic(firstKeys.invoicing.username, firstKeys.invoicing.password), event);
       assert.equal(res.statusCode, 200);
-      assert.deepEqual(res.json(), { status: 'ignored' });
+      assert.deepEqual(res.json(), { status: 'received' });
+      await runWebhookJobs(database);
+      const stored = await database.db.selectFrom('webhook_events').select('status').where('external_event_id', '=', 'evt_sibling_invoice').executeTakeFirstOrThrow();
+      assert.equal(stored.status, 'ignored');
       const order = await database.db.selectFrom('orders').select('status').where('uid', '=', secondOrderUid).executeTakeFirstOrThrow();
       assert.equal(order.status, 'pending');
       assert.equal((await database.db.selectFrom('invoices').select('id').execute()).length, 0);
@@ -135,8 +138,11 @@ for (const engine of engines()) {
 
       const body = JSON.stringify({ id: 'evt_genuine_b', object: 'event', type: 'customer.created', created: 1, data: { object: { id: 'cus_1', object: 'customer' } } });
       const genuine = () => send(`/webhooks/${first.companyId}/gateway_b`, { 'gateway-b-signature': signatureHeader(firstKeys.gatewayB, body, now()) }, body);
-      assert.deepEqual((await genuine()).json(), { status: 'ignored' });
+      assert.deepEqual((await genuine()).json(), { status: 'received' });
       assert.deepEqual((await genuine()).json(), { status: 'duplicate' });
+      await runWebhookJobs(database);
+      const genuineRows = await database.db.selectFrom('webhook_events').select('status').where('external_event_id', '=', 'evt_genuine_b').execute();
+      assert.deepEqual(genuineRows, [{ status: 'ignored' }]);
     });
   });
 }
