@@ -5,6 +5,7 @@ import QRCode from 'qrcode';
 import { buildBoleto, boletoFreeField, formatDigitableLine } from '../../src/brazil/boleto.ts';
 import { buildPixBrCode } from '../../src/brazil/pix.ts';
 import { boletoBarcodePng, boletoBarcodeSvg, boletoPdf, pixQrPngBase64, pixQrSvg, type BoletoPdfInput } from '../../src/brazil/render/index.ts';
+import { pixQrModules } from '../../src/brazil/render/pix-qr.ts';
 import { decodeInterleaved2of5Svg } from './support/interleaved-2-of-5.ts';
 import { pdfPageCount, pdfShownText } from './support/pdf-text.ts';
 
@@ -61,6 +62,25 @@ describe('Pix QR Code images', () => {
       if (r === 0) dark++;
     }
     assert.ok(dark > mine.width * mine.height * 0.2, 'a plausible share of dark pixels');
+  });
+
+  test('our mask selection picks the mask and modules qrcode picks, for codes of every size a Pix has', () => {
+    const masksSeen = new Set<number>();
+    const sizesSeen = new Set<number>();
+    for (let i = 0; i < 120; i++) {
+      const code = buildPixBrCode({ key: `buyer${i}@example.com`, amountCents: 1 + i * 9_973, merchantName: `Loja ${'x'.repeat(i % 21)}`, merchantCity: 'São Paulo', txid: `T${i.toString(36)}${'k'.repeat(i % 22)}` });
+      const reference = QRCode.create(code, { errorCorrectionLevel: 'M' });
+      const ours = pixQrModules(code);
+      assert.equal(ours.size, reference.modules.size);
+      for (let row = 0; row < ours.size; row++) {
+        for (let col = 0; col < ours.size; col++) if (ours.get(row, col) !== reference.modules.get(row, col)) assert.fail(`code ${i}: module ${row},${col} differs`);
+      }
+      masksSeen.add(reference.maskPattern!);
+      sizesSeen.add(ours.size);
+    }
+    // The comparison covered several masks and symbol versions, not one lucky case.
+    assert.ok(masksSeen.size >= 4, `masks ${[...masksSeen]}`);
+    assert.ok(sizesSeen.size >= 2, `sizes ${[...sizesSeen]}`);
   });
 
   test('SVG markup', async () => {

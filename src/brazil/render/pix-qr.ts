@@ -2,6 +2,7 @@
 
 import QRCode from 'qrcode';
 import { parsePixBrCode } from '../pix.ts';
+import { bestMasked } from './qr-mask.ts';
 import { qrSymbolPng } from './qr-png.ts';
 
 // Error correction M is what bank apps are tuned for; 4 modules of quiet zone is the QR minimum.
@@ -9,15 +10,22 @@ const QR_OPTIONS = { errorCorrectionLevel: 'M', margin: 4 } as const;
 /** Pixels per module of the PNG: a 520-pixel image for a typical dynamic BR Code. */
 export const PIX_QR_PNG_SCALE = 8;
 
+/** The symbol's modules as `qrcode` would choose them: built under mask 0, then the best mask picked by `qr-mask.ts`. */
+export function pixQrModules(code: string): { size: number; get(row: number, col: number): number } {
+  const symbol = QRCode.create(code, { errorCorrectionLevel: QR_OPTIONS.errorCorrectionLevel, maskPattern: 0 });
+  const { size } = symbol.modules;
+  const { modules } = bestMasked(symbol.modules, 0, symbol.errorCorrectionLevel.bit);
+  return { size, get: (row, col) => modules[row * size + col]! };
+}
+
 /**
  * PNG as base64, without the `data:image/png;base64,` prefix. Throws if `code` is not a valid BR Code.
- * `qrcode` builds the symbol; the PNG is written one bit per pixel (`qr-png.ts`), since its own RGBA
- * encoder took longer than all the rest of a Pix payment.
+ * `qrcode` encodes the data, our mask selection and PNG writer (one bit per pixel) do the rest: its own
+ * mask search and RGBA encoder took most of a Pix payment's CPU.
  */
 export async function pixQrPngBase64(code: string): Promise<string> {
   parsePixBrCode(code);
-  const symbol = QRCode.create(code, { errorCorrectionLevel: QR_OPTIONS.errorCorrectionLevel });
-  return qrSymbolPng(symbol.modules, PIX_QR_PNG_SCALE, QR_OPTIONS.margin).toString('base64');
+  return qrSymbolPng(pixQrModules(code), PIX_QR_PNG_SCALE, QR_OPTIONS.margin).toString('base64');
 }
 
 /** SVG markup. Throws if `code` is not a valid BR Code. */
