@@ -5,17 +5,15 @@
  * make the sandbox deliver its real webhook. The API process's resident memory (VmRSS) is sampled
  * throughout. Used by bench/memory.bench.ts (5 minutes) and test/load/memory.test.ts (1 minute).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createFreshPostgresDatabase } from '../test/support/engines.ts';
+import { freePort, sandboxUrls, start, stop } from './processes.ts';
 import { driveMixedLoad, type DemoIds, type MixedLoadCounts } from './memory-mix.ts';
-
-const ROOT = new URL('..', import.meta.url).pathname;
 
 export type MemoryRunOptions = {
   /** Load before the clock of the marks starts (the process's first heap sizing). */
@@ -44,19 +42,6 @@ export type MemoryReport = {
   p99Ms: number;
 };
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-function start(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  // stdout is read and discarded (the API logs every request at info, as in production).
-  return spawn(process.execPath, [join(ROOT, 'bin/checkout.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-}
-
 async function output(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   const child = start(args, env);
   let text = '';
@@ -65,23 +50,6 @@ async function output(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   if (code !== 0) throw new Error(`checkout ${args.join(' ')} exited ${code}: ${text}`);
   return text;
-}
-
-/** The sandbox prints its URLs as one JSON object once it listens. */
-async function sandboxUrls(child: ChildProcess): Promise<Record<string, string>> {
-  let text = '';
-  return new Promise((resolve, reject) => {
-    child.on('exit', (code) => reject(new Error(`checkout sandbox exited ${code}: ${text}`)));
-    child.stdout!.on('data', (chunk: Buffer) => {
-      text += chunk.toString('utf8');
-      const start = text.indexOf('{');
-      try {
-        if (start >= 0) resolve((JSON.parse(text.slice(start)) as { gateways: Record<string, string> }).gateways);
-      } catch {
-        // not the whole object yet
-      }
-    });
-  });
 }
 
 async function ready(base: string, child: ChildProcess): Promise<void> {
@@ -98,15 +66,6 @@ export function rssMb(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!match) throw new Error(`no VmRSS for process ${pid}`);
   return Number(match[1]) / 1024;
-}
-
-async function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 /**

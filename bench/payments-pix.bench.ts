@@ -1,17 +1,17 @@
 /**
  * POST /payments with Pix for a new customer each request (a unique email), on PostgreSQL, with the
- * gateway_a sandbox reached over real HTTP, against a raw SQL baseline: one transaction through `pg`
+ * gateway_a sandbox reached over real HTTP in a process of its own, against a raw SQL baseline: one transaction through `pg`
  * with as many row inserts and updates as one such request performs (counted by PostgreSQL first).
  * `DATABASE_URL=postgres://… npm run bench -- payments-pix`.
  */
 import type { Database } from '../src/db/database.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { startSandboxes } from '../src/gateways/sandbox/server.ts';
 import { createFreshPostgresDatabase } from '../test/support/engines.ts';
 import { createMerchant, type Merchant } from '../test/support/pay-fixtures.ts';
 import { ADMIN_DATABASE_URL, benchConfig, isMain, listenApp, ratioRow, requirePostgres, type BenchResult } from './harness.ts';
 import { httpLoad, measureInterleaved, printTable } from './load.ts';
+import { startSandboxProcess } from './processes.ts';
 import { createBaselineTable, rawTransactionLoad } from './raw-sql-baseline.ts';
 import { countWritesPerRequest } from './write-counts.ts';
 
@@ -38,8 +38,10 @@ async function withDatabase<T>(url: string, poolSize: number, use: (database: Da
 export async function run(options: { seconds?: number; connections?: number } = {}): Promise<BenchResult> {
   requirePostgres();
   const fresh = await createFreshPostgresDatabase(ADMIN_DATABASE_URL);
-  const sandboxes = await startSandboxes({ port: 0, webhookTargets: () => undefined });
-  const gatewayUrls = { gateway_a: sandboxes.baseUrlFor('gateway_a'), gateway_b: sandboxes.baseUrlFor('gateway_b'), gateway_c: sandboxes.baseUrlFor('gateway_c') };
+  // The gateways run as a process of their own, as a real gateway is: its work is not the service's.
+  // No webhook is delivered here (nothing confirms the Pix), so the service URL is never called.
+  const sandboxes = await startSandboxProcess('http://127.0.0.1:9');
+  const gatewayUrls = sandboxes.urls;
   const config = benchConfig();
   const connections = options.connections ?? 10;
   let closeBaseline = async () => {};
