@@ -1,5 +1,6 @@
-import { type Insertable, type Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely } from 'kysely';
 import type { DB, OrderItems, Orders, Payments } from '../../db/schema.ts';
+import { insertTransitionEvent } from './order-events.repo.ts';
 
 export function findCompany(db: Kysely<DB>, accountId: string, companyId: number) {
   return db.selectFrom('companies').select(['id', 'name', 'time_zone']).where('account_id', '=', accountId).where('id', '=', companyId).executeTakeFirst();
@@ -31,8 +32,21 @@ export function findPaymentPlans(db: Kysely<DB>, accountId: string, ids: number[
     .execute();
 }
 
-export async function insertOrder(db: Kysely<DB>, values: Insertable<Orders>): Promise<number> {
-  return (await db.insertInto('orders').values(values).returning('id').executeTakeFirstOrThrow()).id;
+/** Inserts an order and its `order.created` event (to `pending`) in one statement; returns the order's id. */
+export async function insertOrderWithEvent(db: Kysely<DB>, values: Insertable<Orders>, event: { cause: string; data: Record<string, unknown>; at: Date }): Promise<number> {
+  const created = await db
+    .with('created', (qb) => qb.insertInto('orders').values(values).returning('id'))
+    .with('logged', (qb) =>
+      insertTransitionEvent(
+        qb,
+        { accountId: values.account_id, type: 'order.created', cause: event.cause, toStatus: 'pending', paymentId: null, data: event.data, at: event.at },
+        qb.selectFrom('created').select(['created.id as order_id', sql<string | null>`null::text`.as('from_status')]),
+      ),
+    )
+    .selectFrom('created')
+    .select('id')
+    .executeTakeFirstOrThrow();
+  return created.id;
 }
 
 export async function insertOrderItems(db: Kysely<DB>, rows: Insertable<OrderItems>[]): Promise<void> {

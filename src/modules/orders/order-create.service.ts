@@ -9,7 +9,7 @@ import { orderAmounts } from '../pricing/totals.ts';
 import { dateIn } from './company-calendar.ts';
 import { appendOrderEvent } from './order-events.repo.ts';
 import {
-  findCompany, findPaymentPlans, findProducts, insertOrder, insertOrderItems, insertPayment, setPaidCents, type ProductRow,
+  findCompany, findPaymentPlans, findProducts, insertOrderItems, insertOrderWithEvent, insertPayment, setPaidCents, type ProductRow,
 } from './order-create.repo.ts';
 import { transitionOrder } from './order-status.ts';
 
@@ -94,7 +94,7 @@ export async function createOrder(trx: Kysely<DB>, draft: OrderDraft, now: Date)
   const retentionCents = draft.calculateRetention ? Math.min(draft.customer.minimumRetentionCents ?? 0, amounts.totalCents) : 0;
   const payments = await resolvedPayments(trx, draft);
   const date = draft.date ?? dateIn(company.time_zone, now);
-  const orderId = await insertOrder(trx, {
+  const orderId = await insertOrderWithEvent(trx, {
     uid: randomUUID(),
     account_id: draft.accountId,
     company_id: draft.companyId,
@@ -119,7 +119,7 @@ export async function createOrder(trx: Kysely<DB>, draft: OrderDraft, now: Date)
     calculate_retention: draft.calculateRetention ?? false,
     created_at: now,
     updated_at: now,
-  });
+  }, { cause: draft.cause, data: { total_cents: amounts.totalCents, items: lines.length, ...(coupon ? { coupon_id: coupon.id } : {}) }, at: now });
   await insertOrderItems(
     trx,
     lines.map((line) => ({
@@ -136,15 +136,6 @@ export async function createOrder(trx: Kysely<DB>, draft: OrderDraft, now: Date)
       cycle: line.product.subscription ? line.product.interval_count : null,
     })),
   );
-  await appendOrderEvent(trx, {
-    accountId: draft.accountId,
-    orderId,
-    type: 'order.created',
-    cause: draft.cause,
-    toStatus: 'pending',
-    data: { total_cents: amounts.totalCents, items: lines.length, ...(coupon ? { coupon_id: coupon.id } : {}) },
-    at: now,
-  });
   await attachPayments(trx, draft, orderId, payments, amounts.totalCents, coupon, now);
   return orderId;
 }

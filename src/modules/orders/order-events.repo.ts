@@ -31,7 +31,7 @@ export async function appendOrderEvent(db: Kysely<DB>, event: OrderEvent): Promi
     .execute();
 }
 
-/** The event a status transition writes: its order and from_status come from the transition's own rows. */
+/** The event a status transition (or an order's creation) writes: its order and from_status come from the statement's own rows. */
 export type TransitionEvent = { accountId: string; type: string; cause: string; toStatus: string; paymentId: number | null; data: Record<string, unknown>; at: Date };
 
 /**
@@ -40,7 +40,7 @@ export type TransitionEvent = { accountId: string; type: string; cause: string; 
  * changed, so a refused transition logs nothing and a done one cannot commit without its event.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the CTEs in scope differ per transition
-export function insertTransitionEvent(db: QueryCreator<any>, event: TransitionEvent, source: SelectQueryBuilder<any, any, { order_id: number; from_status: string }>) {
+export function insertTransitionEvent(db: QueryCreator<any>, event: TransitionEvent, source: SelectQueryBuilder<any, any, { order_id: number; from_status: string | null }>) {
   return (db as QueryCreator<DB>)
     .insertInto('order_events')
     .columns(['account_id', 'order_id', 'type', 'cause', 'from_status', 'to_status', 'payment_id', 'data', 'created_at'])

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { dateIn } from '../orders/company-calendar.ts';
-import { insertOrder, insertOrderItems } from '../orders/order-create.repo.ts';
-import { appendOrderEvent } from '../orders/order-events.repo.ts';
+import { insertOrderItems, insertOrderWithEvent } from '../orders/order-create.repo.ts';
 
 export type OrderLine = {
   productId: number | null;
@@ -45,7 +44,7 @@ export type PayOrderDraft = {
 export async function createPayOrder(trx: Kysely<DB>, draft: PayOrderDraft, timeZone: string, now: Date): Promise<{ id: number; uid: string }> {
   const uid = randomUUID();
   const subtotalCents = draft.totalCents - draft.freightCents + draft.discountCents;
-  const id = await insertOrder(trx, {
+  const id = await insertOrderWithEvent(trx, {
     uid,
     account_id: draft.accountId,
     company_id: draft.companyId,
@@ -70,7 +69,7 @@ export async function createPayOrder(trx: Kysely<DB>, draft: PayOrderDraft, time
     meta: JSON.stringify(draft.meta ?? {}),
     created_at: now,
     updated_at: now,
-  });
+  }, { cause: draft.cause, data: { total_cents: draft.totalCents, items: draft.lines.length, ...(draft.coupon ? { coupon_id: draft.coupon.id } : {}) }, at: now });
   await insertOrderItems(
     trx,
     draft.lines.map((line) => ({
@@ -87,14 +86,5 @@ export async function createPayOrder(trx: Kysely<DB>, draft: PayOrderDraft, time
       cycle: line.subscription ? line.intervalCount : null,
     })),
   );
-  await appendOrderEvent(trx, {
-    accountId: draft.accountId,
-    orderId: id,
-    type: 'order.created',
-    cause: draft.cause,
-    toStatus: 'pending',
-    data: { total_cents: draft.totalCents, items: draft.lines.length, ...(draft.coupon ? { coupon_id: draft.coupon.id } : {}) },
-    at: now,
-  });
   return { id, uid };
 }
