@@ -20,7 +20,8 @@ export function paymentJobHandlers(deps: PaymentJobDeps): Record<string, JobHand
   return {
     [EXPIRE_PIX_JOB]: async (job, { database }) => {
       const payload = job.payload as PaymentPayload;
-      await expirePix(database.db, { accountId: payload.account_id, paymentId: payload.payment_id }, resolve().clock());
+      const current = resolve();
+      await expirePix(database.db, current, { accountId: payload.account_id, paymentId: payload.payment_id }, current.clock());
     },
     [RECONCILE_JOB]: async (job, { database }) => {
       const payload = job.payload as PaymentPayload;

@@ -84,15 +84,38 @@ for (const engine of engines()) {
       assert.deepEqual(renewals, [{ status: 'paid' }]);
     });
 
-    test('payments.expire_pix: a pix still waiting at expiry is cancelled and its checkout order cancelled; earlier it waits', async () => {
+    const ledgerState = async (gatewayId: string) => {
+      const ledger = (await (await fetch(`${pay.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges`)).json()) as { data: Array<{ id: string; state: string }> };
+      return ledger.data.find((charge) => charge.id === gatewayId)?.state;
+    };
+
+    test('payments.expire_pix: a pix still waiting at expiry is voided at the gateway, then cancelled with its checkout order; earlier it waits', async () => {
       const res = await post({ checkout_page_id: merchant.pageId, products: [{ id: merchant.productId, quantity: 1 }], customer_email: 'pix@example.com', payment_plan_id: `${merchant.pixPlanId}-1` });
       const payment = await database.db.selectFrom('payments').selectAll().where('gateway_id', '=', res.json().payments[0]).executeTakeFirstOrThrow();
       await runJob(new Date(payment.pix_expires_at!.getTime() - 1000), 'payments.expire_pix', { account_id: merchant.accountId, payment_id: payment.id });
       assert.equal((await database.db.selectFrom('payments').select('status').where('id', '=', payment.id).executeTakeFirstOrThrow()).status, 'waiting_payment');
+      assert.equal(await ledgerState(payment.gateway_id!), 'waiting_payment');
       await runJob(new Date(payment.pix_expires_at!.getTime() + 1000), 'payments.expire_pix', { account_id: merchant.accountId, payment_id: payment.id });
       assert.equal((await database.db.selectFrom('payments').select('status').where('id', '=', payment.id).executeTakeFirstOrThrow()).status, 'cancelled');
+      // The buyer can no longer pay it: the gateway's charge is cancelled and refuses a confirmation.
+      assert.equal(await ledgerState(payment.gateway_id!), 'cancelled');
+      const confirm = await fetch(`${pay.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges/${payment.gateway_id}/confirm`, { method: 'POST' });
+      assert.equal(confirm.status, 409);
       const events = await database.db.selectFrom('order_events').select(['from_status', 'to_status', 'type']).where('order_id', '=', payment.order_id).where('type', '=', 'order.status_changed').orderBy('id').execute();
       assert.deepEqual(events.map((event) => [event.from_status, event.to_status]), [['pending', 'waiting_payment'], ['waiting_payment', 'pending'], ['pending', 'cancelled']]);
+    });
+
+    test('payments.expire_pix: a pix the gateway shows paid (its webhook not applied) is recorded paid at expiry, never cancelled', async () => {
+      const res = await post({ checkout_page_id: merchant.pageId, products: [{ id: merchant.productId, quantity: 1 }], customer_email: 'pix-late@example.com', payment_plan_id: `${merchant.pixPlanId}-1` });
+      const payment = await database.db.selectFrom('payments').selectAll().where('gateway_id', '=', res.json().payments[0]).executeTakeFirstOrThrow();
+      // Paid at the gateway; this suite's sandboxes deliver no webhook, as when a delivery is lost.
+      const confirm = await fetch(`${pay.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges/${payment.gateway_id}/confirm`, { method: 'POST' });
+      assert.equal(confirm.status, 200);
+      assert.equal((await database.db.selectFrom('payments').select('status').where('id', '=', payment.id).executeTakeFirstOrThrow()).status, 'waiting_payment');
+      await runJob(new Date(payment.pix_expires_at!.getTime() + 1000), 'payments.expire_pix', { account_id: merchant.accountId, payment_id: payment.id });
+      const after = await database.db.selectFrom('payments').innerJoin('orders', 'orders.id', 'payments.order_id').select(['payments.status', 'orders.status as order_status']).where('payments.id', '=', payment.id).executeTakeFirstOrThrow();
+      assert.deepEqual(after, { status: 'paid', order_status: 'paid' });
+      assert.equal(await ledgerState(payment.gateway_id!), 'paid');
     });
 
     test('applyPaymentAction: a boleto paid later is paid once; a late failure or a duplicate changes nothing; refunds are counted once', async () => {

@@ -7,7 +7,7 @@ import { transitionOrder } from '../orders/order-status.ts';
 import { applyPaymentAction } from './gateway-actions.ts';
 import { settleOrder } from './order-settlement.ts';
 import { payIdempotencyKey } from './pay-gateway-call.ts';
-import { resolveGateway, type GatewayDeps } from './pay-gateways.ts';
+import { resolveGateway, type GatewayDeps, type ResolvedGateway } from './pay-gateways.ts';
 import { RECONCILE_JOB } from './payment-record.ts';
 import { transitionPayment } from './payment-status.ts';
 
@@ -18,15 +18,38 @@ function findPayment(db: Kysely<DB>, ref: JobRef) {
 }
 
 /**
- * `payments.expire_pix`: a pix still waiting at its expiry is cancelled and its order leaves
- * waiting_payment. A charge (an order with a due date) returns to pending, payable again; a checkout or
- * cart order with no other live attempt is cancelled, since paying again creates a new order.
+ * `payments.expire_pix`: a pix still waiting at its expiry is first asked of the gateway. Paid meanwhile
+ * (its webhook not applied yet, or lost) → recorded paid. Otherwise it is voided at the gateway, so the
+ * buyer can no longer pay it, then cancelled here and its order leaves waiting_payment: a charge (an order
+ * with a due date) returns to pending, payable again; a checkout or cart order with no other live attempt
+ * is cancelled, since paying again creates a new order. A gateway that cannot be reached throws and the
+ * worker retries: nothing is cancelled on a guess.
  */
-export async function expirePix(db: Kysely<DB>, ref: JobRef, now: Date): Promise<'expired' | 'skipped'> {
+export async function expirePix(db: Kysely<DB>, deps: GatewayDeps, ref: JobRef, now: Date): Promise<'expired' | 'paid' | 'skipped'> {
   const payment = await findPayment(db, ref);
   if (!payment || payment.status !== 'waiting_payment' || payment.method !== 'pix' || !payment.pix_expires_at || payment.pix_expires_at > now) return 'skipped';
+  if (payment.gateway_id) {
+    const gateway = await resolveGateway(db, deps, { accountId: payment.account_id, companyId: payment.company_id }, payment.gateway);
+    if (await paidOrVoidedAtGateway(db, gateway, payment, now)) return 'paid';
+  }
   const cancelled = await db.transaction().execute((trx) => cancelUnpaidPayment(trx, { accountId: ref.accountId, paymentId: payment.id, orderId: payment.order_id }, 'pix expired unpaid', now));
   return cancelled ? 'expired' : 'skipped';
+}
+
+/**
+ * A pix or boleto at its deadline, as the gateway sees it: paid meanwhile → applied as paid here (true);
+ * still waiting → voided at the gateway, so a charge we no longer expect cannot be paid (false). A void
+ * that races the buyer's payment is the gateway's cancel-or-refund, so no money stays on a cancelled order.
+ */
+export async function paidOrVoidedAtGateway(db: Kysely<DB>, gateway: ResolvedGateway, payment: PaymentRow, now: Date): Promise<boolean> {
+  const gatewayId = payment.gateway_id!;
+  const status = await gateway.client.fetchStatus(gateway.account, gatewayId);
+  if (status === 'paid' || status === 'partially_refunded') {
+    await applyRemoteStatus(db, payment, { gatewayId, status }, now);
+    return true;
+  }
+  if (status === 'waiting_payment' || status === 'pending') await gateway.client.voidCharge(gateway.account, gatewayId, `void:${payment.uid}`);
+  return false;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import type { GatewayName } from '../../gateways/port.ts';
 import { payIdempotencyKey } from './pay-gateway-call.ts';
 import { resolveGateway, type GatewayDeps } from './pay-gateways.ts';
-import { applyRemoteStatus, cancelUnpaidPayment, type PaymentRow } from './payment-jobs.service.ts';
+import { applyRemoteStatus, cancelUnpaidPayment, paidOrVoidedAtGateway, type PaymentRow } from './payment-jobs.service.ts';
 import { recordRenewalAnswer, submitRenewal, type RenewalAttempt, type RenewalOutcome, type Subscription } from './subscription-attempt.ts';
 import { completeRenewal, failRenewal } from './subscription-periods.ts';
 
@@ -67,14 +67,7 @@ export async function settleRenewalInFlight(db: Kysely<DB>, deps: GatewayDeps, s
 /** A renewal pix or boleto at its deadline: paid late (applied, renewed), or voided at the gateway and failed. */
 async function giveUpUnpaid(db: Kysely<DB>, flight: InFlight, gateway: Awaited<ReturnType<typeof resolveGateway>>, now: Date): Promise<RenewalOutcome> {
   const { sub, attempt, payment } = flight;
-  const gatewayId = payment.gateway_id!;
-  const status = await gateway.client.fetchStatus(gateway.account, gatewayId);
-  if (status === 'paid' || status === 'partially_refunded') {
-    await applyRemoteStatus(db, payment, { gatewayId, status }, now);
-    return (await settleByPayment(db, flight, now)) ?? 'skipped';
-  }
-  // Voided first, so the buyer cannot pay a charge we no longer expect; a refusal (it was paid meanwhile) throws and the job retries.
-  if (status === 'waiting_payment' || status === 'pending') await gateway.client.voidCharge(gateway.account, gatewayId, `void:${payment.uid}`);
+  if (await paidOrVoidedAtGateway(db, gateway, payment, now)) return (await settleByPayment(db, flight, now)) ?? 'skipped';
   const cause = `subscription renewal: ${payment.method === 'pix' ? 'pix' : 'boleto'} unpaid at its deadline`;
   return db.transaction().execute(async (trx) => {
     await cancelUnpaidPayment(trx, { accountId: sub.account_id, paymentId: payment.id, orderId: attempt.order.id }, cause, now);
