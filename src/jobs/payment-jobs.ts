@@ -1,6 +1,7 @@
 import { RELEASE_PAID_ORDER_JOB, releaseConfirmedOrder } from '../modules/payments/paid-order-release.ts';
 import type { GatewayDeps } from '../modules/payments/pay-gateways.ts';
-import { expirePix, reconcilePayment, recoverIntent } from '../modules/payments/payment-jobs.service.ts';
+import { expirePix, reconcilePayment, recoverIntent, voidOrphanCapture } from '../modules/payments/payment-jobs.service.ts';
+import { VOID_ORPHAN_JOB } from '../modules/payments/orphan-capture.ts';
 import { EXPIRE_PIX_JOB, RECONCILE_JOB, RECOVER_INTENT_JOB } from '../modules/payments/payment-record.ts';
 import { renewSubscription } from '../modules/payments/subscription-renewal.ts';
 import { RECONCILE_REFUND_JOB, reconcileStaleRefund } from '../modules/refunds/refund-reconciliation.ts';
@@ -22,6 +23,11 @@ export function paymentJobHandlers(deps: PaymentJobDeps): Record<string, JobHand
       const payload = job.payload as PaymentPayload;
       const current = resolve();
       await expirePix(database.db, current, { accountId: payload.account_id, paymentId: payload.payment_id }, current.clock());
+    },
+    [VOID_ORPHAN_JOB]: async (job, { database }) => {
+      const payload = job.payload as PaymentPayload;
+      const current = resolve();
+      await voidOrphanCapture(database.db, current, { accountId: payload.account_id, paymentId: payload.payment_id }, current.clock());
     },
     [RECONCILE_JOB]: async (job, { database }) => {
       const payload = job.payload as PaymentPayload;

@@ -3,7 +3,8 @@ import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import type { GatewayName } from '../../src/gateways/port.ts';
 import { RELEASE_PAID_ORDER_JOB } from '../../src/modules/payments/paid-order-release.ts';
-import { RECONCILE_RETRY_MS, RECONCILE_WINDOW_MS, reconcilePayment } from '../../src/modules/payments/payment-jobs.service.ts';
+import { VOID_ORPHAN_JOB } from '../../src/modules/payments/orphan-capture.ts';
+import { RECONCILE_RETRY_MS, RECONCILE_WINDOW_MS, reconcilePayment, voidOrphanCapture } from '../../src/modules/payments/payment-jobs.service.ts';
 import { engines } from '../support/engines.ts';
 import { cardHashC, CARDS, confirmationTokenB, insertPage, ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 
@@ -90,6 +91,34 @@ for (const engine of engines()) {
       assert.equal(await reconcilePayment(database.db, deps(), ref(payment.id), afterWindow), 'failed');
       const failed = await row(payment.id);
       assert.deepEqual({ status: failed.status, code: failed.failure_code, gatewayId: failed.gateway_id }, { status: 'failed', code: 'gateway_unavailable', gatewayId: null });
+    });
+
+    test('a split card approved after the other failed is an orphan capture: voided at the gateway by its job, recorded refunded, the order stays payable', async () => {
+      const splitPage = await insertPage(database.db, merchant, { products: [merchant.productId], plans: [merchant.cardPlanId], enableTwoCards: true });
+      const res = await pay.app.inject({ method: 'POST', url: '/api/v1/payments', headers: ORIGIN, payload: {
+        checkout_page_id: splitPage, products: [{ id: merchant.productId, quantity: 1 }], customer_email: 'orphan@example.com', payment_plan_id: `${merchant.cardPlanId}-1`,
+        credit_card_0_token: await tokenA(pay.sandboxes, CARDS.approved), credit_card_0_amount: 60, credit_card_0_payment_plan: `${merchant.cardPlanId}-1`,
+        credit_card_1_token: await tokenA(pay.sandboxes, APPROVED_LATE), credit_card_1_amount: 40, credit_card_1_payment_plan: `${merchant.cardPlanId}-1`,
+      } });
+      assert.equal(res.statusCode, 504, res.body);
+      const [late, first] = await database.db.selectFrom('payments').selectAll().where('account_id', '=', merchant.accountId).orderBy('id', 'desc').limit(2).execute();
+      // The request voided the approved card at once; the late one was still unanswered, so nothing to void yet.
+      assert.deepEqual([first!.status, late!.status], ['refunded', 'pending']);
+      assert.equal((await database.db.selectFrom('jobs').select('id').where('dedup_key', '=', `${VOID_ORPHAN_JOB}:${late!.id}`).execute()).length, 0);
+
+      await waitForLedger('gateway_a', late!.uid);
+      assert.equal(await reconcilePayment(database.db, deps(), ref(late!.id), new Date()), 'paid');
+      assert.deepEqual({ status: (await row(late!.id)).status, order: (await row(late!.id)).order_status }, { status: 'paid', order: 'pending' });
+      const job = await database.db.selectFrom('jobs').select(['run_at', 'payload']).where('dedup_key', '=', `${VOID_ORPHAN_JOB}:${late!.id}`).executeTakeFirstOrThrow();
+      assert.deepEqual(job.payload, { account_id: merchant.accountId, payment_id: late!.id });
+
+      assert.equal(await voidOrphanCapture(database.db, deps(), ref(late!.id), new Date()), 'voided');
+      const after = await row(late!.id);
+      assert.deepEqual({ status: after.status, order: after.order_status }, { status: 'refunded', order: 'pending' });
+      const charge = (await ledgerEntry('gateway_a', late!.uid)) as unknown as { amount_cents: number; refunded_cents: number };
+      assert.equal(charge.refunded_cents, charge.amount_cents); // the gateway's cancel of a captured charge refunds it in full
+      // A second run (a duplicate job) finds nothing to do.
+      assert.equal(await voidOrphanCapture(database.db, deps(), ref(late!.id), new Date()), 'skipped');
     });
 
     test('a gateway that cannot be reached fails nothing: the job throws and the worker retries it', async () => {

@@ -3,6 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import { transitionOrder, type OrderStatus } from '../orders/order-status.ts';
 import { releaseCouponOfOrder } from '../coupons/coupon-usage.ts';
 import { findOrderRow, findPaymentsOfOrder, releaseBooking } from './pay.repo.ts';
+import { enqueueOrphanVoid } from './orphan-capture.ts';
 
 export type OrderRow = Awaited<ReturnType<typeof findOrderRow>>;
 
@@ -15,13 +16,13 @@ async function orderWithPayments(trx: Kysely<DB>, accountId: string, orderId: nu
   const rows = await trx
     .selectFrom('orders')
     .leftJoin('payments', (join) => join.onRef('payments.order_id', '=', 'orders.id').onRef('payments.account_id', '=', 'orders.account_id'))
-    .select(['orders.status as order_status', 'orders.total_cents', 'orders.paid_cents', 'payments.status', 'payments.amount_cents', 'payments.interest_cents'])
+    .select(['orders.status as order_status', 'orders.total_cents', 'orders.paid_cents', 'payments.id', 'payments.method', 'payments.status', 'payments.amount_cents', 'payments.interest_cents'])
     .where('orders.account_id', '=', accountId)
     .where('orders.id', '=', orderId)
     .execute();
   const first = rows[0];
   if (!first) throw new Error(`order ${orderId} not found`);
-  const payments = rows.flatMap((row) => (row.status === null ? [] : [{ status: row.status, amount_cents: row.amount_cents ?? 0, interest_cents: row.interest_cents ?? 0 }]));
+  const payments = rows.flatMap((row) => (row.status === null || row.id === null ? [] : [{ id: row.id, method: row.method ?? '', status: row.status, amount_cents: row.amount_cents ?? 0, interest_cents: row.interest_cents ?? 0 }]));
   return { order: { status: first.order_status, total_cents: first.total_cents, paid_cents: first.paid_cents }, payments };
 }
 
@@ -30,7 +31,8 @@ async function orderWithPayments(trx: Kysely<DB>, accountId: string, orderId: nu
  * - the principal of the settled payments (amount less interest) covers the total → paid;
  * - some money settled but not all (a split whose other card is still being charged) → unchanged:
  *   the order only becomes paid when every card is, and never partially_paid (which could not return to
- *   pending, and a charge must stay payable after a failed split);
+ *   pending, and a charge must stay payable after a failed split); with nothing live left on a pending
+ *   order, each settled card is an orphan capture and gets a `payments.void_orphan_capture` job;
  * - a pix or boleto is waiting → waiting_payment;
  * - nothing settled and nothing live → back to pending (payable again), giving back the coupon use and the
  *   booked slot the attempt held.
@@ -52,7 +54,14 @@ export async function settleOrder(trx: Kysely<DB>, request: { accountId: string;
     const moved = await move('paid');
     return moved.changed ? 'paid' : current;
   }
-  if (settled.length > 0) return current;
+  if (settled.length > 0) {
+    // Money captured on an order this attempt can no longer pay (a split card approved after the other failed):
+    // voided by a job, since the gateway is not called inside a transaction.
+    if (current === 'pending' && !payments.some((payment) => LIVE.has(payment.status))) {
+      for (const payment of settled) if (payment.method === 'credit_card') await enqueueOrphanVoid(trx, request.accountId, payment.id, request.at);
+    }
+    return current;
+  }
   if (payments.some((payment) => payment.status === 'waiting_payment')) {
     const moved = await move('waiting_payment');
     return moved.changed ? 'waiting_payment' : current;

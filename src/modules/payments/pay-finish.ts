@@ -44,11 +44,16 @@ export async function compensateSplit(
       await appendOrderEvent(db, { accountId: recorded.accountId, orderId: recorded.orderId, paymentId: payment.id, type: 'payment.void_failed', cause: 'split compensation could not void the approved card', data: { error: (error as Error).message.slice(0, 300) }, at });
       continue;
     }
-    await db.transaction().execute(async (trx) => {
-      await transitionPayment(trx, { ...base, to: 'refunded', cause: 'split compensation: the other card failed, this charge was voided', set: { refunded_cents: row.amount_cents } });
-      await settleOrder(trx, { accountId: recorded.accountId, orderId: recorded.orderId, cause: 'split compensation', paymentId: payment.id, at });
-    });
+    await recordVoided(db, { accountId: recorded.accountId, paymentId: payment.id, orderId: recorded.orderId, amountCents: row.amount_cents }, 'split compensation: the other card failed, this charge was voided', at);
   }
+}
+
+/** A captured payment the gateway voided (cancelled or fully refunded) is recorded refunded, and its order settled. */
+export async function recordVoided(db: Kysely<DB>, payment: { accountId: string; paymentId: number; orderId: number; amountCents: number }, cause: string, at: Date): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await transitionPayment(trx, { accountId: payment.accountId, paymentId: payment.paymentId, at, to: 'refunded', cause, set: { refunded_cents: payment.amountCents } });
+    await settleOrder(trx, { accountId: payment.accountId, orderId: payment.orderId, cause, paymentId: payment.paymentId, at });
+  });
 }
 
 /** After an order is paid in the pay request: its subscription (saved card, renewal job) and, on a page with an upsell, the offer's token. */

@@ -5,6 +5,7 @@ import { enqueueJob } from '../../jobs/outbox.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
 import { transitionOrder } from '../orders/order-status.ts';
 import { applyPaymentAction } from './gateway-actions.ts';
+import { recordVoided } from './pay-finish.ts';
 import { settleOrder } from './order-settlement.ts';
 import { payIdempotencyKey } from './pay-gateway-call.ts';
 import { resolveGateway, type GatewayDeps, type ResolvedGateway } from './pay-gateways.ts';
@@ -67,6 +68,24 @@ export async function cancelUnpaidPayment(trx: Kysely<DB>, payment: { accountId:
     await transitionOrder(trx, { accountId: payment.accountId, orderId: payment.orderId, to: 'cancelled', cause: `${cause}, with no other live attempt`, paymentId: payment.paymentId, at: now });
   }
   return moved.changed;
+}
+
+/**
+ * `payments.void_orphan_capture`: a card captured on an order that its attempt can no longer pay (still
+ * `pending`, no attempt live) is voided at the gateway (cancel or full refund, under the same key as the pay
+ * request's own compensation) and recorded refunded. Skipped when the order was paid or the payment moved
+ * meanwhile; a gateway error throws and the worker retries.
+ */
+export async function voidOrphanCapture(db: Kysely<DB>, deps: GatewayDeps, ref: JobRef, now: Date): Promise<'voided' | 'skipped'> {
+  const payment = await findPayment(db, ref);
+  if (!payment || payment.status !== 'paid' || !payment.gateway_id) return 'skipped';
+  const order = await db.selectFrom('orders').select('status').where('account_id', '=', ref.accountId).where('id', '=', payment.order_id).executeTakeFirst();
+  const live = await db.selectFrom('payments').select('id').where('account_id', '=', ref.accountId).where('order_id', '=', payment.order_id).where('status', 'in', ['pending', 'waiting_payment']).executeTakeFirst();
+  if (order?.status !== 'pending' || live) return 'skipped';
+  const gateway = await resolveGateway(db, deps, { accountId: payment.account_id, companyId: payment.company_id }, payment.gateway);
+  await gateway.client.voidCharge(gateway.account, payment.gateway_id, `void:${payment.uid}`);
+  await recordVoided(db, { accountId: ref.accountId, paymentId: payment.id, orderId: payment.order_id, amountCents: payment.amount_cents }, 'captured on an order its attempt can no longer pay: voided at the gateway', now);
+  return 'voided';
 }
 
 const ACTION_OF: Partial<Record<RemoteStatus, 'payment_paid' | 'payment_failed' | 'payment_cancelled'>> = {
