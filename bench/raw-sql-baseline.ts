@@ -33,6 +33,12 @@ export async function createBaselineTable(url: string): Promise<void> {
 
 /** The transaction as a load, on a pool of `concurrency` connections; `close()` ends the pool. */
 export function rawTransactionLoad(url: string, writes: RowWrites, concurrency: number): { load: Load; close(): Promise<void> } {
+  const raw = rawTransaction(url, writes, concurrency);
+  return { load: loopLoad(raw.label, concurrency, raw.run), close: raw.close };
+}
+
+/** The transaction itself, to run in a loop or behind a route; `close()` ends its pool. */
+export function rawTransaction(url: string, writes: RowWrites, concurrency: number): { label: string; run(): Promise<void>; close(): Promise<void> } {
   const pool = new pg.Pool({ connectionString: url, max: concurrency });
   const inserts = Math.max(1, Math.round(writes.inserts));
   const updates = Math.round(writes.updates);
@@ -61,5 +67,5 @@ export function rawTransactionLoad(url: string, writes: RowWrites, concurrency: 
     }
   };
   const label = `raw SQL transaction: ${inserts} inserts, ${updates} updates${deletes ? `, ${deletes} deletes` : ''} through pg`;
-  return { load: loopLoad(label, concurrency, transaction), close: () => pool.end() };
+  return { label, run: transaction, close: () => pool.end() };
 }
