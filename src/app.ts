@@ -20,6 +20,7 @@ import { registerCatalogRoutes } from './modules/catalog/catalog.routes.ts';
 import { registerChargeRoutes } from './modules/charges/charges.routes.ts';
 import { registerCouponRoutes } from './modules/coupons/coupons.routes.ts';
 import { registerCustomerRoutes } from './modules/customers/customers.routes.ts';
+import { registerNotificationEndpointRoutes } from './modules/notifications/endpoints.routes.ts';
 import { registerOrderRoutes } from './modules/orders/orders.routes.ts';
 import { registerPaymentPlanRoutes } from './modules/payment-plans/payment-plans.routes.ts';
 import { registerPayRoutes } from './modules/payments/pay.routes.ts';
@@ -98,6 +99,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         registerUpsellRoutes,
         registerWebhookRoutes,
         registerCardHashRoutes,
+        registerNotificationEndpointRoutes,
       ]) {
         register(api, context);
       }

@@ -98,3 +98,44 @@ export async function failDeliveryOfDeadJob(db: Kysely<DB>, deliveryId: string, 
     .executeTakeFirst();
   return updated !== undefined;
 }
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/** A delivery as the API shows it: its event, where it stands and what its last attempt got. */
+function deliveriesWithEvent(db: Kysely<DB>, accountId: string) {
+  return db
+    .selectFrom('notification_deliveries as d')
+    .innerJoin('notification_events as e', (join) => join.onRef('e.id', '=', 'd.event_id').onRef('e.account_id', '=', 'd.account_id'))
+    .select([
+      'd.id', 'd.endpoint_id', 'd.event_id', 'e.type as event_type', 'd.status', 'd.attempts', 'd.next_attempt_at',
+      'd.last_status_code', 'd.last_error', 'd.delivered_at', 'd.failed_at', 'd.created_at',
+    ])
+    .where('d.account_id', '=', accountId);
+}
+
+export type DeliveryRow = Awaited<ReturnType<ReturnType<typeof deliveriesWithEvent>['executeTakeFirstOrThrow']>>;
+
+/** One page of an endpoint's deliveries, newest first, and how many there are in all. */
+export async function listDeliveriesOfEndpoint(
+  db: Kysely<DB>,
+  accountId: string,
+  endpointId: string,
+  options: { status?: DeliveryStatus; limit: number; offset: number },
+): Promise<{ rows: DeliveryRow[]; total: number }> {
+  let rows = deliveriesWithEvent(db, accountId).where('d.endpoint_id', '=', endpointId);
+  let count = db.selectFrom('notification_deliveries').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).where('endpoint_id', '=', endpointId);
+  if (options.status) {
+    rows = rows.where('d.status', '=', options.status);
+    count = count.where('status', '=', options.status);
+  }
+  const [page, total] = await Promise.all([
+    rows.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(options.limit).offset(options.offset).execute(),
+    count.executeTakeFirstOrThrow(),
+  ]);
+  return { rows: page, total: Number(total.n) };
+}
+
+/** The delivery only when it belongs to the account. */
+export function findDeliveryOfAccount(db: Kysely<DB>, accountId: string, id: string): Promise<DeliveryRow | undefined> {
+  return deliveriesWithEvent(db, accountId).where('d.id', '=', id).executeTakeFirst();
+}

@@ -47,3 +47,8 @@ export function findCompanyOfAccount(db: Kysely<DB>, accountId: string, slug: st
 export function lockEndpoint(db: Kysely<DB>, id: string): Promise<EndpointRow | undefined> {
   return db.selectFrom('notification_endpoints').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
 }
+
+/** The endpoint only when it belongs to the account: another account's id reads as missing. */
+export function findEndpointOfAccount(db: Kysely<DB>, accountId: string, id: string): Promise<EndpointRow | undefined> {
+  return db.selectFrom('notification_endpoints').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
