@@ -290,7 +290,7 @@ for (const engine of engines()) {
         const missing = await call(beta, { ...request, url: (request.url as string).replace(/(ep|dlv)_[0-9a-f]{24}/, (id) => `${id.split('_')[0]}_${'f'.repeat(24)}`) });
         assert.equal(foreign.statusCode, 404, `${request.method ?? 'GET'} ${request.url}: ${foreign.body}`);
         assert.match(foreign.body, reason);
-        assert.deepEqual({ ...foreign.json(), request_id: undefined }, { ...missing.json(), request_id: undefined }, 'the same answer as a missing id');
+        assert.deepEqual({ ...(foreign.json() as object), request_id: undefined }, { ...(missing.json() as object), request_id: undefined }, 'the same answer as a missing id');
       }
       const betaList = await call(beta, { url: '/notification_endpoints' });
       assert.equal(betaList.statusCode, 200);

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
 import { signatureHeader } from '../../src/gateways/gateway-b/index.ts';
+import { createEndpoint } from '../../src/modules/notifications/endpoints.service.ts';
 import { signOfferToken } from '../../src/modules/payments/upsell-offer-token.ts';
 import { bearer } from '../support/app.ts';
 import { publicTables, snapshot, type Snapshot } from '../support/db-snapshot.ts';
@@ -31,6 +33,9 @@ type Attempt = {
 };
 
 const api = (path: string) => `/api/v1${path}`;
+/** The victim's notification endpoint and one of its deliveries, set up by `before` (the tenants fixture has none). */
+const victimNotifications = { endpointId: '', deliveryId: '' };
+const endpointPath = (suffix = '') => api(`/notification_endpoints/${victimNotifications.endpointId}${suffix}`);
 /** inject sends an object as application/json. */
 const json = (payload: object) => ({ payload });
 
@@ -71,6 +76,13 @@ const ATTEMPTS: Attempt[] = [
   { route: 'GET /checkout_pages/{id}/card_hash_key', request: (v, as) => ({ url: api(`/checkout_pages/${v.pageId}/card_hash_key`), headers: as }), with: ['key', 'origin'], status: 403 },
   { route: 'GET /carts/{id}/card_hash_key', request: (v, as) => ({ url: api(`/carts/${v.cartId}/card_hash_key`), headers: as }), with: ['key', 'origin'], status: 403 },
   { route: 'GET /charges/{id}/card_hash_key', request: (v, as) => ({ url: api(`/charges/${v.charge.uid}/card_hash_key`), headers: as }), with: ['key', 'origin'], status: 403 },
+  // Notification endpoints and deliveries
+  { route: 'GET /notification_endpoints/{id}', request: (_v, as) => ({ url: endpointPath(), headers: as }), with: ['key'], status: 404, reason: /Notification endpoint not found/, control: 'key' },
+  { route: 'PATCH /notification_endpoints/{id}', request: (_v, as) => ({ method: 'PATCH', url: endpointPath(), headers: as, ...json({ url: 'https://attacker.example/hooks', enabled: true }) }), with: ['key'], status: 404, reason: /Notification endpoint not found/ },
+  { route: 'DELETE /notification_endpoints/{id}', request: (_v, as) => ({ method: 'DELETE', url: endpointPath(), headers: as }), with: ['key'], status: 404, reason: /Notification endpoint not found/ },
+  { route: 'POST /notification_endpoints/{id}/rotate_secret', request: (_v, as) => ({ method: 'POST', url: endpointPath('/rotate_secret'), headers: as, ...json({ grace_seconds: 0 }) }), with: ['key'], status: 404, reason: /Notification endpoint not found/ },
+  { route: 'GET /notification_endpoints/{id}/deliveries', request: (_v, as) => ({ url: endpointPath('/deliveries'), headers: as }), with: ['key'], status: 404, reason: /Notification endpoint not found/, control: 'key' },
+  { route: 'POST /notification_deliveries/{id}/redeliver', request: (_v, as) => ({ method: 'POST', url: api(`/notification_deliveries/${victimNotifications.deliveryId}/redeliver`), headers: as, ...json({}) }), with: ['key'], status: 404, reason: /Notification delivery not found/ },
 ];
 
 /** Receivers, with the attacker's own valid credentials aimed at the victim's company. */
@@ -100,6 +112,19 @@ const WEBHOOK_ATTEMPTS: WebhookAttempt[] = [
   },
 ];
 
+/** An endpoint of the victim with a failed delivery, written directly so no order of the fixture moves. */
+async function victimNotificationRecords(database: Database, masterKey: Buffer, victim: StockedTenant) {
+  const { endpoint } = await createEndpoint(database.db, masterKey, { accountId: victim.accountId, url: 'https://victim.example/hooks' }, new Date());
+  const eventId = `evt_${randomBytes(12).toString('hex')}`;
+  const deliveryId = `dlv_${randomBytes(12).toString('hex')}`;
+  await database.db.insertInto('notification_events').values({ id: eventId, account_id: victim.accountId, type: 'order.paid', order_id: victim.charge.id, data: '{}' }).execute();
+  await database.db
+    .insertInto('notification_deliveries')
+    .values({ id: deliveryId, account_id: victim.accountId, event_id: eventId, endpoint_id: endpoint.id, status: 'failed', attempts: 15, max_attempts: 15, last_error: 'HTTP 500', failed_at: new Date() })
+    .execute();
+  return { endpointId: endpoint.id, deliveryId };
+}
+
 for (const engine of engines()) {
   describe(`cross-account attempts on ${engine.name}`, () => {
     let database: Database;
@@ -117,6 +142,7 @@ for (const engine of engines()) {
       payApp = await startPayApp(database);
       app = payApp.app;
       ({ alpha, beta } = await stockTwoTenants(database, payApp.config));
+      Object.assign(victimNotifications, await victimNotificationRecords(database, payApp.config.masterKey, alpha));
       // The victim's key records its first use (hourly resolution): done before the snapshot.
       assert.equal((await app.inject({ url: api('/products'), headers: bearer(alpha.apiKey) })).statusCode, 200);
       tables = await publicTables(database, { withColumn: 'account_id' });
@@ -150,6 +176,7 @@ for (const engine of engines()) {
         '/checkout_pages',
         `/checkout_pages?product_ids[]=${alpha.productId}`,
         '/orders',
+        '/notification_endpoints',
         `/orders?company_ids[]=${alpha.companyId}`,
         `/orders?cart_page_uuids[]=${alpha.cartPageId}`,
         `/orders?q=${encodeURIComponent(alpha.customerEmail)}`,
@@ -159,7 +186,7 @@ for (const engine of engines()) {
         const res = await app.inject({ url: api(path), headers: asBeta });
         assert.equal(res.statusCode, 200, path);
         const ids = JSON.stringify(res.json());
-        for (const foreign of [alpha.pageId, alpha.charge.uid, alpha.customerEmail, `"id":${alpha.productId},`]) assert.ok(!ids.includes(foreign), `${path} shows ${foreign}`);
+        for (const foreign of [alpha.pageId, alpha.charge.uid, alpha.customerEmail, `"id":${alpha.productId},`, victimNotifications.endpointId]) assert.ok(!ids.includes(foreign), `${path} shows ${foreign}`);
       }
       const own = await app.inject({ url: api(`/orders?q=${encodeURIComponent(alpha.customerEmail)}`), headers: bearer(alpha.apiKey) });
       assert.ok(JSON.stringify(own.json()).includes(alpha.charge.uid), 'control: the victim finds its own order');
