@@ -217,6 +217,9 @@ for (const engine of engines()) {
       assert.equal(kept.json().data.length, 1, 'the delivery history outlives DELETE');
       assert.equal(kept.json().data[0].status, 'delivered');
       assert.ok((await call(tenant, { url: '/notification_endpoints' })).json().some((item: { id: string; enabled: boolean }) => item.id === created.id && !item.enabled));
+      assert.deepEqual((await call(tenant, { url: '/notification_endpoints?enabled=false' })).json().map((item: { id: string }) => item.id), [created.id]);
+      assert.deepEqual((await call(tenant, { url: '/notification_endpoints?enabled=true' })).json(), []);
+      assert.equal((await call(tenant, { url: '/notification_endpoints?enabled=maybe' })).statusCode, 422);
     });
 
     test('failed deliveries are listed with their attempts and last error, and redelivered through the API', async () => {

@@ -20,8 +20,10 @@ export function findEndpointByUrl(db: Kysely<DB>, accountId: string, url: string
   return db.selectFrom('notification_endpoints').selectAll().where('account_id', '=', accountId).where('url', '=', url).executeTakeFirst();
 }
 
-export function listEndpoints(db: Kysely<DB>, accountId: string): Promise<EndpointRow[]> {
-  return db.selectFrom('notification_endpoints').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+export function listEndpoints(db: Kysely<DB>, accountId: string, options: { enabled?: boolean } = {}): Promise<EndpointRow[]> {
+  let query = db.selectFrom('notification_endpoints').selectAll().where('account_id', '=', accountId);
+  if (options.enabled !== undefined) query = query.where('enabled', '=', options.enabled);
+  return query.orderBy('created_at').orderBy('id').execute();
 }
 
 /** The account's enabled endpoints, with what decides whether one wants an event (company and types). */

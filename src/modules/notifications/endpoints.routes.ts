@@ -16,6 +16,7 @@ import {
   EmptyBody,
   EndpointCreateBody,
   EndpointIdParams,
+  EndpointListQuery,
   EndpointPatchBody,
   EndpointSchema,
   EndpointWithSecretSchema,
@@ -141,10 +142,11 @@ export function registerNotificationEndpointRoutes(parent: FastifyInstance, { co
         tags: TAGS,
         security: SECURITY,
         description: 'Every endpoint of the account, disabled ones included, oldest first (not paginated, like the catalog lists).',
-        response: { 200: Type.Array(EndpointSchema), ...errorResponses(401) },
+        querystring: EndpointListQuery,
+        response: { 200: Type.Array(EndpointSchema), ...errorResponses(401, 422) },
       },
     },
-    async (request) => (await listEndpoints(db, requireAccount(request))).map(endpointResource),
+    async (request) => (await listEndpoints(db, requireAccount(request), { enabled: request.query.enabled })).map(endpointResource),
   );
 
   app.get(

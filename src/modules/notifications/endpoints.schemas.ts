@@ -77,6 +77,11 @@ export const EndpointWithSecretSchema = Type.Object(
   },
 );
 
+export const EndpointListQuery = Type.Object(
+  { enabled: Type.Optional(Type.Boolean({ description: 'only enabled (true) or disabled (false) endpoints' })) },
+  { additionalProperties: false },
+);
+
 export const DeliveryListQuery = Type.Object(
   {
     status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')])),
