@@ -101,6 +101,8 @@ for (const engine of engines()) {
       const refusals: Array<[object, string, RegExp]> = [
         [{ url: 'ftp://erp.example.com/hooks' }, 'body/url', /http or https/],
         [{ url: 'not a url' }, 'body/url', /not a URL/],
+        [{ url: 'HTTPS://erp.example.com/hooks' }, 'body/url', /http or https/],
+        [{ url: ' https://erp.example.com/hooks' }, 'body/url', /http or https/],
         [{ url: 'https://user:pw@erp.example.com/hooks' }, 'body/url', /credentials/],
         [{ url: 'https://erp.example.com/x', event_types: ['order.shipped'] }, 'body/event_types', /unknown event type order\.shipped/],
         [{ url: 'https://erp.example.com/x', event_types: ['*', 'order.paid'] }, 'body/event_types', /cannot be combined/],

@@ -31,7 +31,8 @@ export function endpointUrlProblem(url: string): string | undefined {
   } catch {
     return 'is not a URL';
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'must be an http or https URL';
+  // Checked on the text too: the parser accepts `HTTP://` or leading spaces, which the table's CHECK refuses.
+  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !/^https?:\/\//.test(url)) return 'must be an http or https URL';
   if (parsed.username || parsed.password) return 'must not carry credentials';
   if (url.length > 2048) return 'is longer than 2048 characters';
   return undefined;
