@@ -6,6 +6,7 @@ import { buildApp } from '../../src/app.ts';
 import type { Database } from '../../src/db/database.ts';
 import { startSandboxes, type RunningSandboxes } from '../../src/gateways/sandbox/server.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import { createEndpoint } from '../../src/modules/notifications/endpoints.service.ts';
 import { bearer, LogCapture, testConfig } from '../support/app.ts';
 import { publicTables, snapshot, type Snapshot } from '../support/db-snapshot.ts';
 import { engines } from '../support/engines.ts';
@@ -23,7 +24,7 @@ import { legalRequest, malformedRequest, requestUrl, type KnownValues } from './
 const RUNS = Number(process.env.FUZZ_RUNS || 30);
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 
-function knownValues(shop: StockedTenant): KnownValues {
+function knownValues(shop: StockedTenant, endpointId: string): KnownValues {
   const product = [shop.productId];
   return {
     '/products/{id}': { id: product },
@@ -46,6 +47,9 @@ function knownValues(shop: StockedTenant): KnownValues {
     '/coupons/{code}/validate': { code: [shop.couponCode], product_id: [String(shop.productId)] },
     '/companies/{id}/available_schedules': { id: [String(shop.companyId)] },
     '/payments/{id}/refund': { id: [shop.paymentId] },
+    '/notification_endpoints/{id}': { id: [endpointId] },
+    '/notification_endpoints/{id}/rotate_secret': { id: [endpointId] },
+    '/notification_endpoints/{id}/deliveries': { id: [endpointId] },
     '/webhooks/{company_id}/gateway_b': { company_id: [shop.companyId] },
     '/webhooks/{company_id}/bank': { company_id: [shop.companyId] },
     body: {
@@ -99,7 +103,9 @@ for (const engine of engines()) {
       app = await buildApp({ config, database, logger: createLogger('warn', logs), gatewayUrls });
       base = await app.listen({ port: 0, host: '127.0.0.1' });
       const { alpha } = await stockTwoTenants(database, config);
-      known = knownValues(alpha);
+      // An endpoint of the key's account, so that its routes are reached with a real id too.
+      const { endpoint } = await createEndpoint(database.db, config.masterKey, { accountId: alpha.accountId, url: 'https://hooks.example.com/fuzz' }, new Date());
+      known = knownValues(alpha, endpoint.id);
       headers = { ...bearer(alpha.apiKey), ...alpha.origin };
       const document = await (await fetch(`${base}/api/v1/openapi.json`)).json();
       operations = readOperations(document as Parameters<typeof readOperations>[0]);
