@@ -1,6 +1,6 @@
 import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 
 const base: Options = { allErrors: true, strict: false, removeAdditional: false, useDefaults: true };
 
@@ -20,3 +20,11 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;
   return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
 };
+
+/**
+ * preValidation hook of a POST whose fields are all optional: a request without a body is validated as
+ * `{}`. A JSON `null` body is not absent and stays a validation error.
+ */
+export async function absentBodyAsEmpty(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined) request.body = {};
+}

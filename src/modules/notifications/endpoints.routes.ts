@@ -5,6 +5,7 @@ import type { AppContext } from '../../app.ts';
 import { requireAccount } from '../../http/auth.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { absentBodyAsEmpty } from '../../http/validation.ts';
 import { ownedCompanyIds } from '../accounts/accounts.repo.ts';
 import { findDeliveryOfAccount, listDeliveriesOfEndpoint, type DeliveryRow } from './deliveries.repo.ts';
 import { findEndpointByUrl, findEndpointOfAccount, listEndpoints, type EndpointRow } from './endpoints.repo.ts';
@@ -223,9 +224,7 @@ export function registerNotificationEndpointRoutes(parent: FastifyInstance, { co
     {
       config: { access: 'key' },
       // Every field is optional, so a request without a body rotates with the default grace period.
-      preValidation: async (request) => {
-        if (request.body === undefined) request.body = {};
-      },
+      preValidation: absentBodyAsEmpty,
       schema: {
         tags: TAGS,
         security: SECURITY,
@@ -272,9 +271,7 @@ export function registerNotificationEndpointRoutes(parent: FastifyInstance, { co
     '/notification_deliveries/:id/redeliver',
     {
       config: { access: 'key' },
-      preValidation: async (request) => {
-        if (request.body === undefined) request.body = {};
-      },
+      preValidation: absentBodyAsEmpty,
       schema: {
         tags: TAGS,
         security: SECURITY,

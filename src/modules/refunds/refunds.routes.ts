@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../app.ts';
 import { requireAccount } from '../../http/auth.ts';
 import { errorResponses } from '../../http/schemas.ts';
+import { absentBodyAsEmpty } from '../../http/validation.ts';
 import { RefundBody, RefundDone, RefundParams } from './refunds.schemas.ts';
 import { refundPayment } from './refunds.service.ts';
 
@@ -19,9 +20,7 @@ export function registerRefundRoutes(parent: FastifyInstance, context: AppContex
       config: { access: 'key', idempotency: byApiKey },
       // Every field is optional, so a request without a body is a full refund with the defaults.
       // A body of JSON `null` is malformed, not absent: it must never refund everything.
-      preValidation: async (request) => {
-        if (request.body === undefined) request.body = {};
-      },
+      preValidation: absentBodyAsEmpty,
       schema: {
         tags: ['Payments'],
         security: [{ apiKey: [] }],
