@@ -55,7 +55,8 @@ export type FoundRefund = { refundId: string; amountCents: number };
 
 /** The closed set of effects an inbound gateway event can have, whatever the gateway calls it. */
 export type PaymentAction =
-  | { kind: 'payment_paid'; gatewayId: string; paidAt: Date; amountCents?: number }
+  /** `paymentUid`: our payment's uid as the gateway echoes it back (charge metadata), when the event carries it. */
+  | { kind: 'payment_paid'; gatewayId: string; paidAt: Date; amountCents?: number; paymentUid?: string }
   | { kind: 'payment_failed'; gatewayId: string; reason: string }
   | { kind: 'payment_cancelled'; gatewayId: string }
   | { kind: 'payment_expired'; gatewayId: string }

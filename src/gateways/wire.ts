@@ -53,3 +53,12 @@ export function headerValue(headers: Record<string, string | string[] | undefine
 }
 
 export type WebhookHeaders = Record<string, string | string[] | undefined>;
+
+/**
+ * Our payment's uid as a gateway echoes it back in a charge's metadata (`payment_uid`, as the clients send it),
+ * for an event about a charge whose gateway id we never learnt (the charge call timed out). Only a uuid counts.
+ */
+export function ourReference(metadata: unknown): { paymentUid?: string } {
+  const uid = stringAt(metadata, 'payment_uid');
+  return uid && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(uid) ? { paymentUid: uid } : {};
+}

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import type { GatewayName } from '../../src/gateways/port.ts';
 import { RELEASE_PAID_ORDER_JOB } from '../../src/modules/payments/paid-order-release.ts';
 import { VOID_ORPHAN_JOB } from '../../src/modules/payments/orphan-capture.ts';
 import { RECONCILE_RETRY_MS, RECONCILE_WINDOW_MS, reconcilePayment, voidOrphanCapture } from '../../src/modules/payments/payment-jobs.service.ts';
+import { signatureHeader } from '../../src/gateways/gateway-b/index.ts';
 import { engines } from '../support/engines.ts';
+import { runWebhookJobs, storeCredentials } from '../support/webhooks-fixtures.ts';
 import { cardHashC, CARDS, confirmationTokenB, insertPage, ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 
 /** The sandboxes' late-approval card: the charge is approved after the hold, when the client has given up. */
@@ -119,6 +122,33 @@ for (const engine of engines()) {
       assert.equal(charge.refunded_cents, charge.amount_cents); // the gateway's cancel of a captured charge refunds it in full
       // A second run (a duplicate job) finds nothing to do.
       assert.equal(await voidOrphanCapture(database.db, deps(), ref(late!.id), new Date()), 'skipped');
+    });
+
+    test('gateway_b: the paid event of a capture whose call timed out names our payment uid; it is applied at once, the gateway id learnt from it', async () => {
+      const { gatewayB: secret } = await storeCredentials(database, pay.config, merchant);
+      const payment = await timedOut('gateway_b', APPROVED_LATE);
+      const charge = await waitForLedger('gateway_b', payment.uid);
+      const now = Math.floor(Date.now() / 1000);
+      const event = (intent: string, uid: string) => JSON.stringify({
+        id: `evt_${randomUUID().replaceAll('-', '')}`, object: 'event', created: now, type: 'payment_intent.succeeded',
+        data: { object: { id: intent, object: 'payment_intent', amount: payment.amount_cents, amount_received: payment.amount_cents, status: 'succeeded', metadata: { company_id: String(merchant.companyId), payment_uid: uid } } },
+      });
+      const deliver = async (body: string) => {
+        const res = await pay.app.inject({ method: 'POST', url: `/api/v1/webhooks/${merchant.companyId}/gateway_b`, headers: { 'content-type': 'application/json', 'gateway-b-signature': signatureHeader(secret, body, now) }, payload: body });
+        assert.equal(res.statusCode, 200, res.body);
+        await runWebhookJobs(database);
+      };
+      // An event naming a uid that is not a payment waiting for its answer changes nothing.
+      await deliver(event('pi_unknown_late', randomUUID()));
+      assert.equal((await row(payment.id)).status, 'pending');
+      await deliver(event(charge.id, payment.uid));
+      const after = await row(payment.id);
+      assert.deepEqual({ status: after.status, gatewayId: after.gateway_id, order: after.order_status }, { status: 'paid', gatewayId: charge.id, order: 'paid' });
+      const learnt = await database.db.selectFrom('order_events').select('cause').where('payment_id', '=', payment.id).where('type', '=', 'payment.reconciled').execute();
+      assert.equal(learnt.length, 1);
+      assert.match(learnt[0]!.cause, /named the charge by our reference/);
+      // Reconciliation, when its job runs, finds the payment settled.
+      assert.equal(await reconcilePayment(database.db, deps(), ref(payment.id), new Date()), 'skipped');
     });
 
     test('a gateway that cannot be reached fails nothing: the job throws and the worker retries it', async () => {

@@ -13,7 +13,7 @@ import type {
   RemoteStatus,
   SavedMethodCharge,
 } from '../port.ts';
-import { arrayAt, dateAt, integerAt, isObject, objectAt, stringAt } from '../wire.ts';
+import { arrayAt, dateAt, integerAt, isObject, objectAt, ourReference, stringAt } from '../wire.ts';
 import type { GatewayACharge, GatewayACustomer, GatewayAOrder, GatewayAOrderRequest, GatewayAPayment } from './types.ts';
 
 /** Metadata travels as text: gateway_a keeps string values only. */
@@ -124,7 +124,7 @@ function chargeAction(type: string, gatewayId: string, data: Record<string, unkn
   const transaction = objectAt(data, 'last_transaction');
   switch (type) {
     case 'charge.paid':
-      return { kind: 'payment_paid', gatewayId, paidAt: dateAt(data, 'paid_at') ?? dateAt(data, 'updated_at') ?? new Date(), amountCents: integerAt(data, 'paid_amount') ?? integerAt(data, 'amount') };
+      return { kind: 'payment_paid', gatewayId, paidAt: dateAt(data, 'paid_at') ?? dateAt(data, 'updated_at') ?? new Date(), amountCents: integerAt(data, 'paid_amount') ?? integerAt(data, 'amount'), ...ourReference(objectAt(data, 'metadata')) };
     case 'charge.payment_failed':
       if (stringAt(transaction, 'status') === 'expired') return { kind: 'payment_expired', gatewayId };
       return { kind: 'payment_failed', gatewayId, reason: stringAt(transaction, 'acquirer_message') ?? 'payment failed' };

@@ -1,6 +1,6 @@
 import { WebhookPayloadError } from '../errors.ts';
 import type { BoletoCharge, BoletoIssued, Buyer, CardCharge, CardOutcome, InboundEvent, PaymentAction, PaymentMetadata, PixCharge, PixIssued, RemoteStatus, SavedMethodCharge } from '../port.ts';
-import { arrayAt, dateAt, integerAt, isObject, objectAt, stringAt, type JsonObject } from '../wire.ts';
+import { arrayAt, dateAt, integerAt, isObject, objectAt, ourReference, stringAt, type JsonObject } from '../wire.ts';
 import type { GatewayBCharge, GatewayBPaymentIntent } from './types.ts';
 
 /** The `code` of a pix or boleto that lapsed unpaid. */
@@ -125,7 +125,7 @@ function eventAction(type: string, object: JsonObject, created: Date): PaymentAc
   const error = objectAt(object, 'last_payment_error');
   switch (type) {
     case 'payment_intent.succeeded':
-      return { kind: 'payment_paid', gatewayId: intentId, paidAt: created, amountCents: integerAt(object, 'amount_received') };
+      return { kind: 'payment_paid', gatewayId: intentId, paidAt: created, amountCents: integerAt(object, 'amount_received'), ...ourReference(objectAt(object, 'metadata')) };
     case 'payment_intent.payment_failed':
       if (stringAt(error, 'code') === ATTEMPT_EXPIRED) return { kind: 'payment_expired', gatewayId: intentId };
       return { kind: 'payment_failed', gatewayId: intentId, reason: stringAt(error, 'message') ?? 'payment failed' };

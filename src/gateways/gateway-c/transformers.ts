@@ -1,7 +1,7 @@
 import qs from 'qs';
 import { WebhookPayloadError } from '../errors.ts';
 import type { BoletoCharge, BoletoIssued, Buyer, CardCharge, CardOutcome, InboundEvent, PaymentAction, PaymentMetadata, PixCharge, PixIssued, RemoteStatus, SavedMethodCharge } from '../port.ts';
-import { dateAt, integerAt, isObject, objectAt, stringAt, type JsonObject } from '../wire.ts';
+import { dateAt, integerAt, isObject, objectAt, ourReference, stringAt, type JsonObject } from '../wire.ts';
 import type { GatewayCCustomer, GatewayCTransaction, GatewayCTransactionRequest } from './types.ts';
 
 type Base = { amountCents: number; description: string; buyer: Buyer; metadata: PaymentMetadata; idempotencyKey: string };
@@ -99,7 +99,7 @@ function statusAction(status: string, gatewayId: string, postback: JsonObject): 
   const transaction = objectAt(postback, 'transaction');
   switch (status) {
     case 'paid':
-      return { kind: 'payment_paid', gatewayId, paidAt: dateAt(transaction, 'date_updated') ?? new Date(), amountCents: integerAt(transaction, 'paid_amount') };
+      return { kind: 'payment_paid', gatewayId, paidAt: dateAt(transaction, 'date_updated') ?? new Date(), amountCents: integerAt(transaction, 'paid_amount'), ...ourReference(objectAt(transaction, 'metadata') ?? objectAt(postback, 'metadata')) };
     case 'refused':
       return { kind: 'payment_failed', gatewayId, reason: stringAt(transaction, 'acquirer_response_message') ?? 'refused' };
     case 'expired':

@@ -5,7 +5,7 @@ import { recordReportedRefund } from '../refunds/refund-recording.ts';
 import { claimCouponForOrder } from '../coupons/coupon-usage.ts';
 import { settleOrder, type OrderRow } from './order-settlement.ts';
 import { enqueuePaidOrderRelease } from './paid-order-release.ts';
-import { findOrderRow, findPaymentByGatewayId } from './pay.repo.ts';
+import { adoptGatewayId, findOrderRow, findPaymentByGatewayId, findUnansweredPayment } from './pay.repo.ts';
 import { transitionPayment, type PaymentStatus } from './payment-status.ts';
 
 export type AppliedAction = { applied: boolean; paymentId?: number; reason?: string };
@@ -26,10 +26,25 @@ export function applyPaymentAction(db: Kysely<DB>, input: ActionInput): Promise<
   return db.isTransaction ? applyInTransaction(db, input) : db.transaction().execute((trx) => applyInTransaction(trx, input));
 }
 
+/**
+ * A capture confirmed by the gateway before we learnt its id (the charge call timed out, reconciliation has
+ * not run yet): the event names our payment uid in the charge's metadata, so the gateway id is recorded here
+ * and the event applies now rather than waiting for reconciliation.
+ */
+async function adoptedByReference(trx: Kysely<DB>, input: ActionInput) {
+  const { action } = input;
+  if (action.kind !== 'payment_paid' || !action.paymentUid) return undefined;
+  const payment = await findUnansweredPayment(trx, input.gateway, action.paymentUid, input.accountId);
+  if (!payment) return undefined;
+  const how = `${input.gateway}: a payment event named the charge by our reference`;
+  if (!(await adoptGatewayId(trx, payment, { gatewayId: action.gatewayId, how, data: {} }, input.at))) return undefined;
+  return { ...payment, gateway_id: action.gatewayId };
+}
+
 async function applyInTransaction(trx: Kysely<DB>, input: ActionInput): Promise<AppliedAction> {
   const { action, at } = input;
   if (action.kind === 'ignored') return { applied: false, reason: action.reason };
-  const payment = await findPaymentByGatewayId(trx, input.gateway, action.gatewayId, input.accountId);
+  const payment = (await findPaymentByGatewayId(trx, input.gateway, action.gatewayId, input.accountId)) ?? (await adoptedByReference(trx, input));
   if (!payment) return { applied: false, reason: 'unknown payment' };
   const base = { accountId: payment.account_id, paymentId: payment.id, at };
   const settle = (cause: string, order?: OrderRow) => settleOrder(trx, { accountId: payment.account_id, orderId: payment.order_id, cause, paymentId: payment.id, at, ...(order ? { order } : {}) });

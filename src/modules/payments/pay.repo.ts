@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { DB, Payments } from '../../db/schema.ts';
+import { appendOrderEvent } from '../orders/order-events.repo.ts';
 
 /* Contexts are found by their unguessable uuid; everything after that is filtered by account. */
 
@@ -130,6 +131,24 @@ export function findPaymentByGatewayId(db: Kysely<DB>, gateway: string, gatewayI
   let query = db.selectFrom('payments').selectAll().where('gateway', '=', gateway).where('gateway_id', '=', gatewayId);
   if (accountId) query = query.where('account_id', '=', accountId);
   return query.executeTakeFirst();
+}
+
+/** A payment of `gateway` by our uid that has no gateway id yet (its charge call got no answer). */
+export function findUnansweredPayment(db: Kysely<DB>, gateway: string, uid: string, accountId?: string) {
+  let query = db.selectFrom('payments').selectAll().where('gateway', '=', gateway).where('uid', '=', uid).where('gateway_id', 'is', null);
+  if (accountId) query = query.where('account_id', '=', accountId);
+  return query.executeTakeFirst();
+}
+
+/**
+ * Records the gateway id of a payment that had none, with a `payment.reconciled` event saying how it was
+ * learnt; a no-op when another path recorded it first. Returns whether this call set it.
+ */
+export async function adoptGatewayId(db: Kysely<DB>, payment: { account_id: string; id: number; order_id: number }, found: { gatewayId: string; how: string; data: Record<string, unknown> }, at: Date): Promise<boolean> {
+  const rows = await db.updateTable('payments').set({ gateway_id: found.gatewayId, updated_at: at }).where('account_id', '=', payment.account_id).where('id', '=', payment.id).where('gateway_id', 'is', null).returning('id').execute();
+  if (rows.length === 0) return false;
+  await appendOrderEvent(db, { accountId: payment.account_id, orderId: payment.order_id, paymentId: payment.id, type: 'payment.reconciled', cause: found.how, data: { gateway_id: found.gatewayId, ...found.data }, at });
+  return true;
 }
 
 export function findOrderRow(db: Kysely<DB>, accountId: string, orderId: number) {

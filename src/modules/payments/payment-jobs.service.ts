@@ -2,11 +2,11 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { FoundCharge, GatewayName, RemoteStatus } from '../../gateways/port.ts';
 import { enqueueJob } from '../../jobs/outbox.ts';
-import { appendOrderEvent } from '../orders/order-events.repo.ts';
 import { transitionOrder } from '../orders/order-status.ts';
 import { applyPaymentAction } from './gateway-actions.ts';
 import { recordVoided } from './pay-finish.ts';
 import { settleOrder } from './order-settlement.ts';
+import { adoptGatewayId } from './pay.repo.ts';
 import { payIdempotencyKey } from './pay-gateway-call.ts';
 import { resolveGateway, type GatewayDeps, type ResolvedGateway } from './pay-gateways.ts';
 import { RECONCILE_JOB } from './payment-record.ts';
@@ -159,10 +159,7 @@ export async function recoverIntent(db: Kysely<DB>, deps: GatewayDeps, ref: JobR
 export async function applyRemoteStatus(db: Kysely<DB>, payment: PaymentRow, found: FoundCharge, now: Date): Promise<boolean> {
   const kind = ACTION_OF[found.status];
   await db.transaction().execute(async (trx) => {
-    if (!payment.gateway_id) {
-      await trx.updateTable('payments').set({ gateway_id: found.gatewayId, updated_at: now }).where('account_id', '=', payment.account_id).where('id', '=', payment.id).where('gateway_id', 'is', null).returning('id').execute();
-      await appendOrderEvent(trx, { accountId: payment.account_id, orderId: payment.order_id, paymentId: payment.id, type: 'payment.reconciled', cause: 'reconciliation found the charge by its reference', data: { gateway_id: found.gatewayId, remote_status: found.status }, at: now });
-    }
+    if (!payment.gateway_id) await adoptGatewayId(trx, payment, { gatewayId: found.gatewayId, how: 'reconciliation found the charge by its reference', data: { remote_status: found.status } }, now);
     if (!kind) return;
     const gatewayId = found.gatewayId;
     const action = kind === 'payment_paid' ? { kind, gatewayId, paidAt: now } : kind === 'payment_failed' ? { kind, gatewayId, reason: 'reconciled' } : { kind, gatewayId };
