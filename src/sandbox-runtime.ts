@@ -1,8 +1,7 @@
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
-import { GATEWAY_NAMES } from './gateways/registry.ts';
 import type { GatewayName } from './gateways/port.ts';
-import { startSandboxes, type WebhookTarget } from './gateways/sandbox/server.ts';
+import { sandboxGatewayUrls, startSandboxes, type WebhookTarget } from './gateways/sandbox/server.ts';
 import { unseal } from './lib/crypto.ts';
 
 const REFRESH_MS = 5_000;
@@ -44,7 +43,7 @@ export async function startLocalSandboxes(
   };
   const sandboxes = await startSandboxes({ port: listen.port ?? 0, host: listen.host ?? '127.0.0.1', webhookTargets: targetFor });
   return {
-    urls: Object.fromEntries(GATEWAY_NAMES.map((name) => [name, sandboxes.baseUrlFor(name)])) as Record<GatewayName, string>,
+    urls: sandboxGatewayUrls(sandboxes),
     close: async () => {
       clearInterval(timer);
       await sandboxes.close();

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { pino } from 'pino';
 import type { Database } from '../../src/db/database.ts';
 import type { Worker } from '../../src/jobs/worker.ts';
-import { createWorker } from '../../src/runtime.ts';
-import { assertNoCardNumbers, fillCard, payWithCard, launchChromium, openTab, screenshot, startCheckoutServer, TEST_CARDS, type CheckoutServer } from '../support/browser.ts';
+import { assertNoCardNumbers, fillCard, payWithCard, launchChromium, openTab, screenshot, startCheckoutServer, startServerWorker, TEST_CARDS, type CheckoutServer } from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 
 const browser = await launchChromium();
@@ -18,10 +16,7 @@ for (const engine of engines()) {
     before(async () => {
       database = await engine.open();
       server = await startCheckoutServer(database);
-      // As in `checkout serve`: the worker applies the acknowledged webhook, woken by the receiver in this process.
-      const gatewayUrls = { gateway_a: server.sandboxes.baseUrlFor('gateway_a'), gateway_b: server.sandboxes.baseUrlFor('gateway_b'), gateway_c: server.sandboxes.baseUrlFor('gateway_c') };
-      worker = createWorker(database, pino({ level: 'silent' }), { masterKey: server.config.masterKey, gatewayUrls, clock: () => new Date(), notifications: { publicUrl: server.origin, allowPrivateNetworks: false } });
-      worker.start();
+      worker = startServerWorker(database, server);
     });
     after(async () => {
       await worker.stop();

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { pino } from 'pino';
 import type { Database } from '../../src/db/database.ts';
 import type { Worker } from '../../src/jobs/worker.ts';
-import { createWorker } from '../../src/runtime.ts';
-import { launchChromium, openTab, screenshot, startCheckoutServer, type CheckoutServer } from '../support/browser.ts';
+import { launchChromium, openTab, screenshot, startCheckoutServer, startServerWorker, type CheckoutServer } from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 
 const browser = await launchChromium();
@@ -19,10 +17,7 @@ for (const engine of engines()) {
     before(async () => {
       database = await engine.open();
       server = await startCheckoutServer(database);
-      // The service's worker applies the acknowledged webhook (woken by the receiver) and releases the offer of the order it paid.
-      const gatewayUrls = { gateway_a: server.sandboxes.baseUrlFor('gateway_a'), gateway_b: server.sandboxes.baseUrlFor('gateway_b'), gateway_c: server.sandboxes.baseUrlFor('gateway_c') };
-      worker = createWorker(database, pino({ level: 'silent' }), { masterKey: server.config.masterKey, gatewayUrls, clock: () => new Date(), notifications: { publicUrl: server.origin, allowPrivateNetworks: false } });
-      worker.start();
+      worker = startServerWorker(database, server);
     });
     after(async () => {
       await worker.stop();

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import type { Database } from '../../src/db/database.ts';
-import { startSandboxes, type RunningSandboxes } from '../../src/gateways/sandbox/server.ts';
+import { type RunningSandboxes, sandboxGatewayUrls, startSandboxes } from '../../src/gateways/sandbox/server.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createEndpoint } from '../../src/modules/notifications/endpoints.service.ts';
 import { bearer, LogCapture, testConfig } from '../support/app.ts';
@@ -99,7 +99,7 @@ for (const engine of engines()) {
       database = await engine.open();
       sandboxes = await startSandboxes({ port: 0, webhookTargets: () => undefined });
       const config = testConfig();
-      const gatewayUrls = { gateway_a: sandboxes.baseUrlFor('gateway_a'), gateway_b: sandboxes.baseUrlFor('gateway_b'), gateway_c: sandboxes.baseUrlFor('gateway_c') };
+      const gatewayUrls = sandboxGatewayUrls(sandboxes);
       app = await buildApp({ config, database, logger: createLogger('warn', logs), gatewayUrls });
       base = await app.listen({ port: 0, host: '127.0.0.1' });
       const { alpha } = await stockTwoTenants(database, config);

@@ -11,6 +11,7 @@ import { createMerchant, ORIGIN, startPayApp, tokenA, type Merchant, type PayApp
 import { paidCardOrder } from '../refunds/refund-fixtures.ts';
 import { drainDeliveries, testClock, type TestClock } from './fixtures.ts';
 import { Receiver, type Received } from './receiver.ts';
+import { sandboxGatewayUrls } from '../../src/gateways/sandbox/server.ts';
 
 type RefundData = { id: string; payment_id: number; amount: number; gateway_refund_id: string; type: string; refunded_at: string };
 type Body = { id: string; type: string; created_at: string; data: { order: { uid: string; status: string; link: string; payments: Array<{ status: string }> }; subscription?: { id: string; status: string }; refund?: RefundData } };
@@ -33,7 +34,7 @@ for (const engine of engines()) {
       const url = await receiver.start();
       receiver.options.secrets = [(await createEndpoint(database.db, pay.config.masterKey, { accountId: merchant.accountId, url }, new Date())).secret];
       // The service's own worker, with every handler, on the test's clock.
-      const gatewayUrls = { gateway_a: pay.sandboxes.baseUrlFor('gateway_a'), gateway_b: pay.sandboxes.baseUrlFor('gateway_b'), gateway_c: pay.sandboxes.baseUrlFor('gateway_c') };
+      const gatewayUrls = sandboxGatewayUrls(pay.sandboxes);
       worker = createWorker(database, pino({ level: 'silent' }), { masterKey: pay.config.masterKey, gatewayUrls, clock: clock.now, notifications: { publicUrl: pay.config.publicUrl, allowPrivateNetworks: true } });
     });
     after(async () => {

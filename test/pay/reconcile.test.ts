@@ -9,7 +9,8 @@ import { RECONCILE_RETRY_MS, RECONCILE_WINDOW_MS, reconcilePayment, voidOrphanCa
 import { signatureHeader } from '../../src/gateways/gateway-b/index.ts';
 import { engines } from '../support/engines.ts';
 import { runWebhookJobs, storeCredentials } from '../support/webhooks-fixtures.ts';
-import { cardHashC, CARDS, confirmationTokenB, insertPage, ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
+import { cardFieldsFor, cardPagesByGateway, CARDS, insertPage, ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
+import { sandboxGatewayUrls } from '../../src/gateways/sandbox/server.ts';
 
 /** The sandboxes' late-approval card: the charge is approved after the hold, when the client has given up. */
 const APPROVED_LATE = '4000000000000267';
@@ -23,20 +24,15 @@ for (const engine of engines()) {
     let database: Database;
     let pay: PayApp;
     let merchant: Merchant;
-    const pages = {} as Record<GatewayName, string>;
+    let pages: Record<GatewayName, string>;
 
     usePayMerchant(engine, async (setup) => {
       ({ database, pay, merchant } = setup);
-      pages.gateway_a = merchant.pageId;
-      for (const gateway of ['gateway_b', 'gateway_c'] as const) pages[gateway] = await insertPage(database.db, merchant, { gateway, products: [merchant.productId], plans: [merchant.cardPlanId] });
+      pages = await cardPagesByGateway(database, merchant);
     });
 
-    const deps = () => ({ masterKey: pay.config.masterKey, gatewayUrls: { gateway_a: pay.sandboxes.baseUrlFor('gateway_a'), gateway_b: pay.sandboxes.baseUrlFor('gateway_b'), gateway_c: pay.sandboxes.baseUrlFor('gateway_c') } });
-    const cardFields = async (gateway: GatewayName, number: string) => {
-      if (gateway === 'gateway_a') return { credit_card_0_token: await tokenA(pay.sandboxes, number) };
-      if (gateway === 'gateway_b') return { confirmation_token_id: await confirmationTokenB(pay.sandboxes, number) };
-      return { credit_card_0_token: await cardHashC(database, pay.sandboxes, merchant, number) };
-    };
+    const deps = () => ({ masterKey: pay.config.masterKey, gatewayUrls: sandboxGatewayUrls(pay.sandboxes) });
+    const cardFields = (gateway: GatewayName, number: string) => cardFieldsFor(database, pay.sandboxes, merchant, gateway, number);
     /** Pays with `number`; the call times out (504) and leaves one pending payment without a gateway id. */
     const timedOut = async (gateway: GatewayName, number: string) => {
       const before = await database.db.selectFrom('payments').select('id').where('account_id', '=', merchant.accountId).orderBy('id', 'desc').executeTakeFirst();

@@ -11,6 +11,7 @@ import { renewSubscription } from '../../src/modules/payments/subscription-renew
 import { createWorker } from '../../src/runtime.ts';
 import { engines } from '../support/engines.ts';
 import { ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
+import { sandboxGatewayUrls } from '../../src/gateways/sandbox/server.ts';
 
 /** The sandboxes' late-approval card: charged after the hold (2 s here), when the client (1 s) has given up. */
 const APPROVED_LATE = '4000000000000267';
@@ -34,7 +35,7 @@ for (const engine of engines()) {
       worker = createWorker(database, pino({ level: 'silent' }), { masterKey: pay.config.masterKey, gatewayUrls: urls(), clock: () => now, notifications: { publicUrl: pay.config.publicUrl, allowPrivateNetworks: false } });
     });
 
-    const urls = () => ({ gateway_a: pay.sandboxes.baseUrlFor('gateway_a'), gateway_b: pay.sandboxes.baseUrlFor('gateway_b'), gateway_c: pay.sandboxes.baseUrlFor('gateway_c') });
+    const urls = () => sandboxGatewayUrls(pay.sandboxes);
     const deps = () => ({ masterKey: pay.config.masterKey, gatewayUrls: urls() });
     const unreachable = () => ({ masterKey: pay.config.masterKey, gatewayUrls: { gateway_a: 'http://127.0.0.1:9/gateway_a' } });
 

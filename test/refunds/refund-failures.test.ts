@@ -3,8 +3,8 @@ import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import type { GatewayName } from '../../src/gateways/port.ts';
 import { engines } from '../support/engines.ts';
-import { cardHashC, confirmationTokenB, insertPage, orderEventsOf, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
-import { payOnPage, remoteStatus } from './refund-fixtures.ts';
+import { cardPagesByGateway, orderEventsOf, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
+import { paidByCard, remoteStatus } from './refund-fixtures.ts';
 
 /**
  * Refund failures come from the real sandboxes over HTTP: the `next_refund` sandbox action makes a charge's
@@ -15,24 +15,14 @@ for (const engine of engines()) {
     let database: Database;
     let pay: PayApp;
     let merchant: Merchant;
-    const pages = {} as Record<GatewayName, string>;
+    let pages: Record<GatewayName, string>;
 
     usePayMerchant(engine, async (setup) => {
       ({ database, pay, merchant } = setup);
-      pages.gateway_a = merchant.pageId;
-      for (const gateway of ['gateway_b', 'gateway_c'] as const) pages[gateway] = await insertPage(database.db, merchant, { gateway, products: [merchant.productId], plans: [merchant.cardPlanId] });
+      pages = await cardPagesByGateway(database, merchant);
     });
 
-    const cardFields = async (gateway: GatewayName) => {
-      if (gateway === 'gateway_a') return { credit_card_0_token: await tokenA(pay.sandboxes) };
-      if (gateway === 'gateway_b') return { confirmation_token_id: await confirmationTokenB(pay.sandboxes) };
-      return { credit_card_0_token: await cardHashC(database, pay.sandboxes, merchant) };
-    };
-    const paidOn = async (gateway: GatewayName) => {
-      const paid = await payOnPage(pay, database, merchant, pages[gateway], { payment_plan_id: `${merchant.cardPlanId}-1`, ...(await cardFields(gateway)) });
-      assert.equal(paid.json.order_status, 'paid', JSON.stringify(paid.json));
-      return { paymentId: paid.paymentIds[0]!, gatewayId: paid.gatewayIds[0]!, orderUid: paid.orderUid };
-    };
+    const paidOn = (gateway: GatewayName) => paidByCard(pay, database, merchant, pages[gateway], gateway);
     const arm = async (gateway: GatewayName, gatewayId: string, behaviour: string) => {
       const res = await fetch(`${pay.sandboxes.baseUrlFor(gateway)}/sandbox/charges/${gatewayId}/next_refund`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ behaviour }) });
       assert.equal(res.status, 200, await res.text());

@@ -1,9 +1,10 @@
 /** Fixtures of the refund and upsell tests: paid orders through the real pay flow, gateway reads. */
 
+import assert from 'node:assert/strict';
 import type { Database } from '../../src/db/database.ts';
 import type { GatewayName, RemoteStatus } from '../../src/gateways/port.ts';
 import { createGateway } from '../../src/gateways/registry.ts';
-import { ORIGIN, KEYS, tokenA, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
+import { cardFieldsFor, ORIGIN, KEYS, tokenA, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
 
 export type PaidOrder = { orderUid: string; gatewayIds: string[]; paymentIds: number[]; offer?: string };
 
@@ -22,6 +23,13 @@ export async function payOnPage(pay: PayApp, database: Database, merchant: Merch
     : [];
   const order = rows[0] ? await database.db.selectFrom('orders').select('uid').where('id', '=', rows[0].order_id).executeTakeFirstOrThrow() : undefined;
   return { status: res.statusCode, json, orderUid: order?.uid ?? '', gatewayIds, paymentIds: rows.map((row) => row.id), ...(typeof json.offer === 'string' ? { offer: json.offer } : {}) };
+}
+
+/** A paid card order on `pageId`, a page of `gateway`, with the card field that gateway's client side makes. */
+export async function paidByCard(pay: PayApp, database: Database, merchant: Merchant, pageId: string, gateway: GatewayName): Promise<{ paymentId: number; gatewayId: string; orderUid: string }> {
+  const paid = await payOnPage(pay, database, merchant, pageId, { payment_plan_id: `${merchant.cardPlanId}-1`, ...(await cardFieldsFor(database, pay.sandboxes, merchant, gateway)) });
+  assert.equal(paid.json.order_status, 'paid', JSON.stringify(paid.json));
+  return { paymentId: paid.paymentIds[0]!, gatewayId: paid.gatewayIds[0]!, orderUid: paid.orderUid };
 }
 
 /** A card order paid on gateway_a with the approved card. */

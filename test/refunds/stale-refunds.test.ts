@@ -7,8 +7,9 @@ import { paymentJobHandlers } from '../../src/jobs/payment-jobs.ts';
 import { RECONCILE_REFUND_JOB, reconcileStaleRefund, refundReference } from '../../src/modules/refunds/refund-reconciliation.ts';
 import { STALE_RESERVATION_MS } from '../../src/modules/refunds/refund-recording.ts';
 import { engines } from '../support/engines.ts';
-import { cardHashC, confirmationTokenB, insertPage, orderEventsOf, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
-import { payOnPage } from './refund-fixtures.ts';
+import { cardPagesByGateway, orderEventsOf, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
+import { paidByCard } from './refund-fixtures.ts';
+import { sandboxGatewayUrls } from '../../src/gateways/sandbox/server.ts';
 
 /**
  * A refund request that dies between its reservation and its commit or release leaves a pending refund
@@ -21,26 +22,16 @@ for (const engine of engines()) {
     let database: Database;
     let pay: PayApp;
     let merchant: Merchant;
-    const pages = {} as Record<GatewayName, string>;
+    let pages: Record<GatewayName, string>;
 
     usePayMerchant(engine, async (setup) => {
       ({ database, pay, merchant } = setup);
-      pages.gateway_a = merchant.pageId;
-      for (const gateway of ['gateway_b', 'gateway_c'] as const) pages[gateway] = await insertPage(database.db, merchant, { gateway, products: [merchant.productId], plans: [merchant.cardPlanId] });
+      pages = await cardPagesByGateway(database, merchant);
       await sql`CREATE FUNCTION test_injected_failure() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$`.execute(database.db);
     });
 
-    const deps = () => ({ masterKey: pay.config.masterKey, gatewayUrls: { gateway_a: pay.sandboxes.baseUrlFor('gateway_a'), gateway_b: pay.sandboxes.baseUrlFor('gateway_b'), gateway_c: pay.sandboxes.baseUrlFor('gateway_c') } });
-    const cardFields = async (gateway: GatewayName) => {
-      if (gateway === 'gateway_a') return { credit_card_0_token: await tokenA(pay.sandboxes) };
-      if (gateway === 'gateway_b') return { confirmation_token_id: await confirmationTokenB(pay.sandboxes) };
-      return { credit_card_0_token: await cardHashC(database, pay.sandboxes, merchant) };
-    };
-    const paidOn = async (gateway: GatewayName) => {
-      const paid = await payOnPage(pay, database, merchant, pages[gateway], { payment_plan_id: `${merchant.cardPlanId}-1`, ...(await cardFields(gateway)) });
-      assert.equal(paid.json.order_status, 'paid', JSON.stringify(paid.json));
-      return { paymentId: paid.paymentIds[0]!, gatewayId: paid.gatewayIds[0]!, orderUid: paid.orderUid };
-    };
+    const deps = () => ({ masterKey: pay.config.masterKey, gatewayUrls: sandboxGatewayUrls(pay.sandboxes) });
+    const paidOn = (gateway: GatewayName) => paidByCard(pay, database, merchant, pages[gateway], gateway);
     const refund = (paymentId: number, payload: Record<string, unknown>) =>
       pay.app.inject({ method: 'POST', url: `/api/v1/payments/${paymentId}/refund`, headers: { authorization: `Bearer ${merchant.apiKey}` }, payload });
     /** The refund request dies after its reservation: every later write of its refund row fails. */

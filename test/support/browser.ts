@@ -11,11 +11,13 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { buildApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
-import { startSandboxes, type RunningSandboxes, type WebhookTarget } from '../../src/gateways/sandbox/server.ts';
+import { sandboxGatewayUrls, startSandboxes, type RunningSandboxes, type WebhookTarget } from '../../src/gateways/sandbox/server.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { ensureDemoCharges, type DemoCharges } from '../../src/modules/accounts/demo-charges.ts';
 import { demoMerchantDocument } from '../../src/modules/accounts/demo-merchant.ts';
 import { applyMerchant, type ApplyResult } from '../../src/modules/accounts/merchant-apply.ts';
+import type { Worker } from '../../src/jobs/worker.ts';
+import { createWorker } from '../../src/runtime.ts';
 import { testConfig } from './app.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -68,6 +70,17 @@ export type CheckoutServer = {
 const secret = (purpose: string) => createHash('sha256').update(`browser-tests:${purpose}`).digest('hex');
 
 /** The demo merchant plus a gateway_b page; its allowed hosts include 127.0.0.1, where the app listens. */
+/**
+ * The worker `checkout serve` runs beside the API, started on `server`'s database and sandboxes: it applies
+ * acknowledged webhooks (woken by the receiver in this process) and releases what a paid order unlocks.
+ */
+export function startServerWorker(database: Database, server: CheckoutServer): Worker {
+  const gatewayUrls = sandboxGatewayUrls(server.sandboxes);
+  const worker = createWorker(database, createLogger('silent'), { masterKey: server.config.masterKey, gatewayUrls, clock: () => new Date(), notifications: { publicUrl: server.origin, allowPrivateNetworks: false } });
+  worker.start();
+  return worker;
+}
+
 export async function startCheckoutServer(database: Database): Promise<CheckoutServer> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
@@ -80,7 +93,7 @@ export async function startCheckoutServer(database: Database): Promise<CheckoutS
     config,
     database,
     logger: createLogger('silent'),
-    gatewayUrls: { gateway_a: sandboxes.baseUrlFor('gateway_a'), gateway_b: sandboxes.baseUrlFor('gateway_b'), gateway_c: sandboxes.baseUrlFor('gateway_c') },
+    gatewayUrls: sandboxGatewayUrls(sandboxes),
   });
   await app.listen({ port, host: '127.0.0.1' });
   const document = demoMerchantDocument(secret);

@@ -8,7 +8,7 @@ import type { Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import type { GatewayName } from '../../src/gateways/port.ts';
 import { createGateway } from '../../src/gateways/registry.ts';
-import { startSandboxes, type RunningSandboxes } from '../../src/gateways/sandbox/server.ts';
+import { type RunningSandboxes, sandboxGatewayUrls, startSandboxes } from '../../src/gateways/sandbox/server.ts';
 import { containsCardNumber } from '../../src/lib/card-numbers.ts';
 import { seal } from '../../src/lib/crypto.ts';
 import { createLogger } from '../../src/lib/logger.ts';
@@ -46,7 +46,7 @@ export async function startPayApp(database: Database): Promise<PayApp> {
     database,
     logger: createLogger('silent'),
     clock: () => fixed ?? new Date(),
-    gatewayUrls: { gateway_a: sandboxes.baseUrlFor('gateway_a'), gateway_b: sandboxes.baseUrlFor('gateway_b'), gateway_c: sandboxes.baseUrlFor('gateway_c') },
+    gatewayUrls: sandboxGatewayUrls(sandboxes),
   });
   await app.ready();
   const clients = new Map<GatewayName, ReturnType<typeof createGateway>>();
@@ -215,6 +215,20 @@ async function rawCardHashC(database: Database, sandboxes: SandboxUrls, tenant: 
     .execute();
   const plaintext = `card_number=${number}&card_holder_name=${encodeURIComponent('MARIA DA SILVA')}&card_expiration_date=1231&card_cvv=123`;
   return `${key.id}_${publicEncrypt({ key: key.public_key, padding: constants.RSA_PKCS1_PADDING }, Buffer.from(plaintext)).toString('base64')}`;
+}
+
+/** A card page of the merchant on each gateway: its own page for gateway_a, a new one each for gateway_b and gateway_c. */
+export async function cardPagesByGateway(database: Database, merchant: Merchant): Promise<Record<GatewayName, string>> {
+  const pages = { gateway_a: merchant.pageId } as Record<GatewayName, string>;
+  for (const gateway of ['gateway_b', 'gateway_c'] as const) pages[gateway] = await insertPage(database.db, merchant, { gateway, products: [merchant.productId], plans: [merchant.cardPlanId] });
+  return pages;
+}
+
+/** The card field each gateway's client side makes for `number`: a gateway_a token, a gateway_b confirmation token, a gateway_c card hash. */
+export async function cardFieldsFor(database: Database, sandboxes: SandboxUrls, merchant: Merchant, gateway: GatewayName, number: string = CARDS.approved): Promise<Record<string, string>> {
+  if (gateway === 'gateway_a') return { credit_card_0_token: await tokenA(sandboxes, number) };
+  if (gateway === 'gateway_b') return { confirmation_token_id: await confirmationTokenB(sandboxes, number) };
+  return { credit_card_0_token: await cardHashC(database, sandboxes, merchant, number) };
 }
 
 export function orderEventsOf(database: Database, orderUid: string) {

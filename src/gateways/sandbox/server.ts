@@ -42,6 +42,11 @@ export type RunningSandboxes = {
 const GATEWAYS = { gateway_a: createGatewayASandbox, gateway_b: createGatewayBSandbox, gateway_c: createGatewayCSandbox } as const;
 const MAX_BODY_BYTES = 1_048_576;
 
+/** Every gateway's sandbox base URL, as the service's `gatewayUrls` setting takes them. */
+export function sandboxGatewayUrls(sandboxes: Pick<RunningSandboxes, 'baseUrlFor'>): Record<GatewayName, string> {
+  return Object.fromEntries((Object.keys(GATEWAYS) as GatewayName[]).map((name) => [name, sandboxes.baseUrlFor(name)])) as Record<GatewayName, string>;
+}
+
 /** Serves the three gateway sandboxes from one HTTP server, each under its own path prefix. */
 export async function startSandboxes(options: SandboxOptions): Promise<RunningSandboxes> {
   const host = options.host ?? '127.0.0.1';
