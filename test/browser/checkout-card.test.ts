@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
-import { assertNoCardNumbers, payWithCard, launchChromium, openTab, screenshot, startCheckoutServer, TEST_CARDS, type CheckoutServer } from '../support/browser.ts';
+import { assertNoCardNumbers, payWithCard, launchChromium, openTab, screenshot, useCheckoutServer, TEST_CARDS, type CheckoutServer } from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 
 const browser = await launchChromium();
@@ -11,14 +11,7 @@ for (const engine of engines()) {
   describe(`hosted checkout page, card on gateway_a (${engine.name})`, () => {
     let database: Database;
     let server: CheckoutServer;
-    before(async () => {
-      database = await engine.open();
-      server = await startCheckoutServer(database);
-    });
-    after(async () => {
-      await server.close();
-      await database.close();
-    });
+    useCheckoutServer(engine, (setup) => ({ database, server } = setup));
     const pageUrl = (slug: string) => `${server.origin}/pay/${server.merchant.checkout_pages[slug]}`;
 
     test('renders branding, products, methods and installments in pt-BR, with a CSP nonce and noindex', async () => {

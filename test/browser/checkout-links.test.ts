@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
-import { assertNoCardNumbers, fillCard, launchChromium, openTab, screenshot, startCheckoutServer, TEST_CARDS, type CheckoutServer } from '../support/browser.ts';
+import { assertNoCardNumbers, fillCard, launchChromium, openTab, screenshot, useCheckoutServer, TEST_CARDS, type CheckoutServer } from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 
 const browser = await launchChromium();
@@ -11,14 +11,7 @@ for (const engine of engines()) {
   describe(`hosted cart and charge links (${engine.name})`, () => {
     let database: Database;
     let server: CheckoutServer;
-    before(async () => {
-      database = await engine.open();
-      server = await startCheckoutServer(database);
-    });
-    after(async () => {
-      await server.close();
-      await database.close();
-    });
+    useCheckoutServer(engine, (setup) => ({ database, server } = setup));
 
     test('a cart link (POST /carts/{id}) shows the items and the prefilled buyer, and takes a card on gateway_b', async () => {
       const created = await fetch(`${server.origin}/api/v1/carts/${server.merchant.cart_pages.carrinho}`, {

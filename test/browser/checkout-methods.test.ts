@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
-import type { Worker } from '../../src/jobs/worker.ts';
-import { assertNoCardNumbers, fillCard, payWithCard, launchChromium, openTab, screenshot, startCheckoutServer, startServerWorker, TEST_CARDS, type CheckoutServer } from '../support/browser.ts';
+import { assertNoCardNumbers, fillCard, payWithCard, launchChromium, openTab, screenshot, useCheckoutServer, TEST_CARDS, type CheckoutServer } from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 
 const browser = await launchChromium();
@@ -12,17 +11,8 @@ for (const engine of engines()) {
   describe(`hosted checkout page: pix, boleto, coupon, declined card (${engine.name})`, () => {
     let database: Database;
     let server: CheckoutServer;
-    let worker: Worker;
-    before(async () => {
-      database = await engine.open();
-      server = await startCheckoutServer(database);
-      worker = startServerWorker(database, server);
-    });
-    after(async () => {
-      await worker.stop();
-      await server.close();
-      await database.close();
-    });
+    // As in `checkout serve`: the worker applies acknowledged webhooks, woken by the receiver in this process.
+    useCheckoutServer(engine, (setup) => ({ database, server } = setup), { worker: true });
     const pageUrl = (slug: string) => `${server.origin}/pay/${server.merchant.checkout_pages[slug]}`;
 
     /** Confirms a pix at the sandbox, as the buyer's bank would: the sandbox delivers gateway_a's real webhook to POST /api/v1/webhooks, and the worker applies it. */

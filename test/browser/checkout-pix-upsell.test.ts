@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
-import type { Worker } from '../../src/jobs/worker.ts';
-import { launchChromium, openTab, screenshot, startCheckoutServer, startServerWorker, type CheckoutServer } from '../support/browser.ts';
+import { launchChromium, openTab, screenshot, useCheckoutServer, type CheckoutServer } from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 
 const browser = await launchChromium();
@@ -13,17 +12,8 @@ for (const engine of engines()) {
   describe(`hosted checkout page: the upsell offer of a pix paid later (${engine.name})`, () => {
     let database: Database;
     let server: CheckoutServer;
-    let worker: Worker;
-    before(async () => {
-      database = await engine.open();
-      server = await startCheckoutServer(database);
-      worker = startServerWorker(database, server);
-    });
-    after(async () => {
-      await worker.stop();
-      await server.close();
-      await database.close();
-    });
+    // As in `checkout serve`: the worker applies acknowledged webhooks, woken by the receiver in this process.
+    useCheckoutServer(engine, (setup) => ({ database, server } = setup), { worker: true });
 
     test('pix confirmed by the sandbox\'s real webhook: the page turns to paid, shows the offer, and one click creates the upsell order with its own pix', async () => {
       const { page, requests } = await openTab(browser.context, server.origin);

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { buildApp } from '../../src/app.ts';
@@ -19,6 +20,7 @@ import { applyMerchant, type ApplyResult } from '../../src/modules/accounts/merc
 import type { Worker } from '../../src/jobs/worker.ts';
 import { createWorker } from '../../src/runtime.ts';
 import { testConfig } from './app.ts';
+import type { EngineCase } from './engines.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
@@ -70,6 +72,29 @@ export type CheckoutServer = {
 const secret = (purpose: string) => createHash('sha256').update(`browser-tests:${purpose}`).digest('hex');
 
 /** The demo merchant plus a gateway_b page; its allowed hosts include 127.0.0.1, where the app listens. */
+export type CheckoutSuite = { database: Database; server: CheckoutServer };
+
+/**
+ * A suite's database of `engine` and a checkout server on it, closed after the suite; with `worker`, also the
+ * worker `checkout serve` runs beside the API (see startServerWorker).
+ */
+export function useCheckoutServer(engine: EngineCase, ready: (setup: CheckoutSuite) => void, options: { worker?: boolean } = {}): void {
+  let setup: CheckoutSuite | undefined;
+  let worker: Worker | undefined;
+  before(async () => {
+    const database = await engine.open();
+    const server = await startCheckoutServer(database);
+    if (options.worker) worker = startServerWorker(database, server);
+    setup = { database, server };
+    ready(setup);
+  });
+  after(async () => {
+    await worker?.stop();
+    await setup?.server.close();
+    await setup?.database.close();
+  });
+}
+
 /**
  * The worker `checkout serve` runs beside the API, started on `server`'s database and sandboxes: it applies
  * acknowledged webhooks (woken by the receiver in this process) and releases what a paid order unlocks.
