@@ -8,6 +8,7 @@ import { maintenanceHandlers, scheduleMaintenance } from './jobs/maintenance.ts'
 import { paymentJobHandlers, type PaymentJobDeps } from './jobs/payment-jobs.ts';
 import { deliverySettings, notificationDeadJobHandlers, notificationJobHandlers, type DeliverySettings } from './modules/notifications/delivery.job.ts';
 import { scheduleDueRenewals } from './modules/payments/subscription-renewal.ts';
+import { sweepPendingRefunds } from './modules/refunds/pending-refund-sweep.ts';
 import { webhookJobHandlers } from './modules/webhooks/webhook-jobs.ts';
 import { Worker, type JobHandler } from './jobs/worker.ts';
 import { startLocalSandboxes } from './sandbox-runtime.ts';
@@ -25,12 +26,12 @@ export function jobHandlers(deps: WorkerDeps): Record<string, JobHandler> {
   return {
     ...maintenanceHandlers(deps.clock),
     ...paymentJobHandlers(deps),
-    ...webhookJobHandlers({ clock: deps.clock }),
+    ...webhookJobHandlers({ masterKey: deps.masterKey, clock: deps.clock }),
     ...notificationJobHandlers({ ...deps.notifications, masterKey: deps.masterKey, clock: deps.clock }),
   };
 }
 
-/** A worker with every handler; each tick schedules maintenance and sweeps due subscription renewals. */
+/** A worker with every handler; each tick schedules maintenance, sweeps due subscription renewals and pending refunds without a reconciliation job. */
 export function createWorker(database: Database, logger: Logger, deps: WorkerDeps, options: { leaseMs?: number; pollIntervalMs?: number } = {}): Worker {
   return new Worker({
     database,
@@ -43,6 +44,7 @@ export function createWorker(database: Database, logger: Logger, deps: WorkerDep
     onTick: async () => {
       await scheduleMaintenance(database, deps.clock);
       await scheduleDueRenewals(database.db, deps.clock());
+      await sweepPendingRefunds(database.db, deps.clock());
     },
   });
 }

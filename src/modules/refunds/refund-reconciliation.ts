@@ -16,6 +16,12 @@ export const refundReference = (refundUid: string) => `refund:${refundUid}`;
 type RefundRef = { accountId: string; refundUid: string };
 
 /**
+ * The dedup key of a refund's `refunds.reconcile` job: `attempt` 0 is the one written with the reservation
+ * (and by the pending-refund sweep), 1 the one a job that ran too early leaves for later.
+ */
+export const reconcileRefundKey = (refundUid: string, attempt = 0) => `${RECONCILE_REFUND_JOB}:${refundUid}${attempt ? `:${attempt}` : ''}`;
+
+/**
  * Written with every refund reservation, in its transaction, to run once the reservation is stale. A
  * request that dies between its reservation and its commit or release (a crash, the database failing
  * then) would otherwise keep the amount reserved forever; by then the job finds the refund settled and
@@ -29,7 +35,7 @@ export function enqueueRefundReconciliation(trx: Executor, ref: RefundRef, reser
     accountId: ref.accountId,
     runAt,
     maxAttempts: RECONCILE_REFUND_ATTEMPTS,
-    dedupKey: `${RECONCILE_REFUND_JOB}:${ref.refundUid}${attempt ? `:${attempt}` : ''}`,
+    dedupKey: reconcileRefundKey(ref.refundUid, attempt),
   });
 }
 
