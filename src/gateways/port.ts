@@ -47,16 +47,23 @@ export type RemoteStatus = 'pending' | 'waiting_payment' | 'paid' | 'failed' | '
 
 /** Our own references of a charge request: the payment uid (in the metadata) and the idempotency key sent. */
 export type ChargeReference = { paymentUid: string; idempotencyKey: string };
-/** A charge the gateway found by our reference. */
-export type FoundCharge = { gatewayId: string; status: RemoteStatus };
+/**
+ * A charge as a lookup found it (by our reference, or by its gateway id). `savedMethod`: the card the gateway
+ * keeps for later charges of this charge's buyer, when it keeps one (gateway_a and gateway_b only when the
+ * charge asked to save it; gateway_c keeps every card it charges, so the caller decides whether it wanted it).
+ */
+export type FoundCharge = { gatewayId: string; status: RemoteStatus; savedMethod?: SavedMethod };
 
 /** A refund the gateway found by the reference it was made under. */
 export type FoundRefund = { refundId: string; amountCents: number };
 
 /** The closed set of effects an inbound gateway event can have, whatever the gateway calls it. */
 export type PaymentAction =
-  /** `paymentUid`: our payment's uid as the gateway echoes it back (charge metadata), when the event carries it. */
-  | { kind: 'payment_paid'; gatewayId: string; paidAt: Date; amountCents?: number; paymentUid?: string }
+  /**
+   * `paymentUid`: our payment's uid as the gateway echoes it back (charge metadata), when the event carries it.
+   * `savedMethod`: the card the gateway keeps for later charges, as far as the event names it (see `FoundCharge`).
+   */
+  | { kind: 'payment_paid'; gatewayId: string; paidAt: Date; amountCents?: number; paymentUid?: string; savedMethod?: SavedMethod }
   | { kind: 'payment_failed'; gatewayId: string; reason: string }
   | { kind: 'payment_cancelled'; gatewayId: string }
   | { kind: 'payment_expired'; gatewayId: string }
@@ -89,6 +96,8 @@ export interface PaymentGateway {
   /** The idempotency key doubles as the refund's reference at the gateway, by which `findRefund` finds it. */
   refund(account: GatewayAccount, gatewayId: string, amountCents: number, idempotencyKey: string): Promise<{ refundId: string }>;
   fetchStatus(account: GatewayAccount, gatewayId: string): Promise<RemoteStatus>;
+  /** The charge with this gateway id as the gateway sees it now: its status and the card it keeps for later charges. */
+  fetchCharge(account: GatewayAccount, gatewayId: string): Promise<FoundCharge>;
   /** The charge a request with these references made, if the gateway has one: what a call that timed out may still have created. */
   findCharge(account: GatewayAccount, reference: ChargeReference): Promise<FoundCharge | undefined>;
   /** The refund of this charge made under `reference` (a refund call's idempotency key), if the gateway made it: what a refund call whose answer was lost may have done. */

@@ -54,7 +54,12 @@ describe('gateway_a client against its sandbox', { timeout: 60_000 }, () => {
     assert.equal(body.data.metadata.company_id, String(COMPANY_ID));
     const event = client.parseWebhook(body);
     assert.equal(event.eventId, body.id);
-    assert.deepEqual(event.actions, [{ kind: 'payment_paid', gatewayId: outcome.gatewayId, paidAt: new Date(body.data.paid_at), amountCents: 10_000 }]);
+    // The event carries the whole charge, with the card saved with it.
+    assert.deepEqual(event.actions, [{ kind: 'payment_paid', gatewayId: outcome.gatewayId, paidAt: new Date(body.data.paid_at), amountCents: 10_000, savedMethod: outcome.savedMethod }]);
+    // So do the lookups: by the charge's id, and by our reference.
+    assert.deepEqual(await client.fetchCharge(account(), outcome.gatewayId!), { gatewayId: outcome.gatewayId, status: 'paid', savedMethod: outcome.savedMethod });
+    const reference = { paymentUid: body.data.metadata.payment_uid, idempotencyKey: 'unused' };
+    assert.deepEqual(await client.findCharge(account(), reference), { gatewayId: outcome.gatewayId, status: 'paid', savedMethod: outcome.savedMethod });
 
     const order = await harness.receiver.next((hook) => JSON.parse(hook.rawBody).type === 'order.paid');
     assert.equal(client.parseWebhook(JSON.parse(order.rawBody)).actions[0]!.kind, 'ignored');
@@ -63,6 +68,10 @@ describe('gateway_a client against its sandbox', { timeout: 60_000 }, () => {
     assert.equal(again.status, 'paid');
     assert.notEqual(again.gatewayId, outcome.gatewayId);
     assert.equal(await client.fetchStatus(account(), again.gatewayId!), 'paid');
+    // A card not asked to be saved is none: a charge of a saved card, or a charge without save_card.
+    assert.deepEqual(await client.fetchCharge(account(), again.gatewayId!), { gatewayId: again.gatewayId, status: 'paid' });
+    const unsaved = await client.chargeCard(account(), await cardCharge(CARDS.approved));
+    assert.deepEqual(await client.fetchCharge(account(), unsaved.gatewayId!), { gatewayId: unsaved.gatewayId, status: 'paid' });
   });
 
   test('a declined card is declined with the charge id, and charge.payment_failed maps to payment_failed', async () => {

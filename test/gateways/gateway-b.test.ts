@@ -72,6 +72,12 @@ describe('gateway_b client against its sandbox', { timeout: 60_000 }, () => {
     assert.equal(event.type, 'payment_intent.succeeded');
     const [action] = event.actions;
     assert.ok(action?.kind === 'payment_paid' && action.gatewayId === outcome.gatewayId && action.amountCents === 10_000);
+    // An event never expands the intent's payment method: the saved card comes by its reference alone.
+    assert.deepEqual(action.savedMethod, { reference: outcome.savedMethod.reference, brand: null, last4: null, expMonth: null, expYear: null });
+    // The lookups expand it: the saved card with its details, by the intent's id and by the search over our reference.
+    assert.deepEqual(await client.fetchCharge(account(), outcome.gatewayId), { gatewayId: outcome.gatewayId, status: 'paid', savedMethod: outcome.savedMethod });
+    const paymentUid = (JSON.parse(webhook.rawBody) as { data: { object: { metadata: { payment_uid: string } } } }).data.object.metadata.payment_uid;
+    assert.deepEqual(await client.findCharge(account(), { paymentUid, idempotencyKey: 'unused' }), { gatewayId: outcome.gatewayId, status: 'paid', savedMethod: outcome.savedMethod });
 
     const tampered = webhook.rawBody.replace('"amount": 10000', '"amount": 1');
     assert.notEqual(tampered, webhook.rawBody);
@@ -82,6 +88,8 @@ describe('gateway_b client against its sandbox', { timeout: 60_000 }, () => {
     assert.equal(again.status, 'paid');
     assert.notEqual(again.gatewayId, outcome.gatewayId);
     assert.equal(await client.fetchStatus(account(), again.gatewayId!), 'paid');
+    // An intent that did not ask to save its card (`setup_future_usage`) names none.
+    assert.deepEqual(await client.fetchCharge(account(), again.gatewayId!), { gatewayId: again.gatewayId, status: 'paid' });
   });
 
   test('a declined card is declined with the intent id, and payment_intent.payment_failed maps to payment_failed', async () => {

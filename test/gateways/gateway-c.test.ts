@@ -85,11 +85,19 @@ describe('gateway_c client against its sandbox', { timeout: 60_000 }, () => {
     assert.equal(event.type, 'transaction_status_changed');
     const [action] = event.actions;
     assert.ok(action?.kind === 'payment_paid' && action.gatewayId === outcome.gatewayId && action.amountCents === 10_000);
+    // The postback carries the transaction's card; so do the lookups, by id and by the reference_key.
+    assert.deepEqual(action.savedMethod, outcome.savedMethod);
+    assert.deepEqual(await client.fetchCharge(account(), outcome.gatewayId), { gatewayId: outcome.gatewayId, status: 'paid', savedMethod: outcome.savedMethod });
+    assert.deepEqual(await client.findCharge(account(), { paymentUid: 'unused', idempotencyKey: transaction.reference_key }), { gatewayId: outcome.gatewayId, status: 'paid', savedMethod: outcome.savedMethod });
 
     const again = await client.chargeSavedMethod(account(), { amountCents: 2_000, installments: 1, methodReference: outcome.savedMethod.reference, buyer: BUYER, description: 'Upsell', metadata: metadata(), idempotencyKey: idempotencyKey() });
     assert.equal(again.status, 'paid');
     assert.notEqual(again.gatewayId, outcome.gatewayId);
     assert.equal(await client.fetchStatus(account(), again.gatewayId!), 'paid');
+    // gateway_c keeps every card it charges, so a lookup names one even for a charge that did not ask: the caller decides.
+    const unasked = await client.chargeCard(account(), await cardCharge(CARDS.approved));
+    assert.ok(unasked.status === 'paid' && unasked.savedMethod === undefined);
+    assert.match((await client.fetchCharge(account(), unasked.gatewayId)).savedMethod?.reference ?? '', /^card_/);
   });
 
   test('declined and insufficient-funds cards are refused transactions', async () => {

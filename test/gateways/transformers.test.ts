@@ -34,6 +34,16 @@ describe('gateway_a mapping', () => {
     assert.equal(a.webhookCompanyId({}), null);
   });
 
+  test('a paid charge names a saved card only when the card has an id; lookups do the same', () => {
+    const card = { first_six_digits: '411111', last_four_digits: '1111', brand: 'visa', holder_name: 'M', exp_month: 12, exp_year: 2031 };
+    const saved = { reference: 'card_1', brand: 'visa', last4: '1111', expMonth: 12, expYear: 2031 };
+    const paidEvent = (withId: boolean) => a.inboundEventFrom({ id: 'hook_1', type: 'charge.paid', data: { id: 'ch_1', paid_at: '2026-05-01T10:00:00Z', metadata: {}, last_transaction: { status: 'captured', card: withId ? { ...card, id: 'card_1' } : card } } }).actions[0];
+    assert.deepEqual(paidEvent(true), { kind: 'payment_paid', gatewayId: 'ch_1', paidAt: new Date('2026-05-01T10:00:00Z'), amountCents: undefined, savedMethod: saved });
+    assert.equal((paidEvent(false) as { savedMethod?: unknown }).savedMethod, undefined);
+    assert.deepEqual(a.foundChargeFrom(charge({ id: 'ch_1', last_transaction: { status: 'captured', card: { ...card, id: 'card_1' } } as GatewayACharge['last_transaction'] })), { gatewayId: 'ch_1', status: 'paid', savedMethod: saved });
+    assert.deepEqual(a.foundChargeFrom(charge({ id: 'ch_2', payment_method: 'pix' })), { gatewayId: 'ch_2', status: 'paid' });
+  });
+
   test('requests carry the metadata as text and the buyer as a customer', () => {
     const request = a.boletoOrderRequest({ amountCents: 100, dueDate: '2030-01-02', buyer: { name: 'Empresa', email: 'e@x.com', document: '11.222.333/0001-81' }, description: 'd', metadata: { companyId: 7, orderUid: 'o', paymentUid: 'p' }, idempotencyKey: 'k' });
     assert.deepEqual(request.metadata, { company_id: '7', order_uid: 'o', payment_uid: 'p' });
@@ -64,6 +74,17 @@ describe('gateway_b mapping', () => {
     assert.throws(() => b.inboundEventFrom({ id: 'evt_1', data: {} }), WebhookPayloadError);
   });
 
+  test('an intent that saved its card (setup_future_usage) names its payment method: with the card when expanded, by reference in events', () => {
+    const method = { id: 'pm_1', object: 'payment_method', type: 'card', card: { brand: 'visa', last4: '4242', exp_month: 3, exp_year: 2032, funding: 'credit' }, created: 1 } as const;
+    const saving = intent({ id: 'pi_1', payment_method_types: ['card'], setup_future_usage: 'off_session', payment_method: method });
+    assert.deepEqual(b.foundChargeFrom(saving), { gatewayId: 'pi_1', status: 'paid', savedMethod: { reference: 'pm_1', brand: 'visa', last4: '4242', expMonth: 3, expYear: 2032 } });
+    assert.deepEqual(b.foundChargeFrom({ ...saving, setup_future_usage: null }), { gatewayId: 'pi_1', status: 'paid' });
+    const event = (fields: Record<string, unknown>) => b.inboundEventFrom({ id: 'evt_1', type: 'payment_intent.succeeded', created: 1_770_000_000, data: { object: { id: 'pi_1', object: 'payment_intent', amount_received: 100, payment_method_types: ['card'], payment_method: 'pm_1', ...fields } } }).actions[0] as { savedMethod?: unknown };
+    assert.deepEqual(event({ setup_future_usage: 'off_session' }).savedMethod, { reference: 'pm_1', brand: null, last4: null, expMonth: null, expYear: null });
+    assert.equal(event({ setup_future_usage: null }).savedMethod, undefined);
+    assert.equal(event({ setup_future_usage: 'off_session', payment_method_types: ['pix'] }).savedMethod, undefined);
+  });
+
   test('the card form asks for installments only above one and saves the card only when asked', () => {
     const base = { amountCents: 100, installments: 1, confirmationTokenId: 'ctoken_1', saveForLater: false, buyer: { name: 'A', email: 'a@x.com' }, description: 'd', metadata: { companyId: 7, orderUid: 'o', paymentUid: 'p' }, idempotencyKey: 'k' };
     const single = b.cardIntentForm(base);
@@ -91,5 +112,16 @@ describe('gateway_c mapping', () => {
     assert.equal(c.inboundEventFrom('postback_id=po_3&event=subscription_status_changed&id=1&current_status=paid').actions[0]!.kind, 'ignored');
     assert.throws(() => c.inboundEventFrom('event=transaction_status_changed&id=1&current_status=paid'), WebhookPayloadError);
     assert.throws(() => c.inboundEventFrom('postback_id=po_4&event=transaction_status_changed&id=1&current_status=refunded'), WebhookPayloadError);
+  });
+
+  test('a paid card postback names its card (transaction[card]); a refused card or a pix names none', () => {
+    const card = 'transaction%5Bcard%5D%5Bid%5D=card_9&transaction%5Bcard%5D%5Bbrand%5D=visa&transaction%5Bcard%5D%5Blast_digits%5D=0267&transaction%5Bcard%5D%5Bexpiration_date%5D=1231';
+    const postback = (method: string, extra: string) => `postback_id=po_1&event=transaction_status_changed&id=7000001&current_status=paid&transaction%5Bpayment_method%5D=${method}&transaction%5Bdate_updated%5D=2026-05-01T10%3A00%3A00.000Z&${extra}`;
+    const savedOf = (raw: string) => (c.inboundEventFrom(raw).actions[0] as { savedMethod?: unknown }).savedMethod;
+    assert.deepEqual(savedOf(postback('credit_card', `${card}&transaction%5Bcard%5D%5Bvalid%5D=true`)), { reference: 'card_9', brand: 'visa', last4: '0267', expMonth: 12, expYear: 2031 });
+    assert.equal(savedOf(postback('credit_card', `${card}&transaction%5Bcard%5D%5Bvalid%5D=false`)), undefined);
+    assert.equal(savedOf(postback('pix', card)), undefined);
+    const transaction = { id: 7000001, status: 'paid', payment_method: 'credit_card', card: { object: 'card', id: 'card_9', brand: 'visa', holder_name: 'M', first_digits: '400000', last_digits: '0267', expiration_date: '1231', valid: true } } as GatewayCTransaction;
+    assert.deepEqual(c.foundChargeFrom(transaction), { gatewayId: '7000001', status: 'paid', savedMethod: { reference: 'card_9', brand: 'visa', last4: '0267', expMonth: 12, expYear: 2031 } });
   });
 });

@@ -1,5 +1,6 @@
 /** Shared fixtures of the webhook receiver tests: an app on a real port, sandboxes that deliver to it, credentials. */
 
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
@@ -91,10 +92,12 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs 
  * What the worker does after a receiver's 200: runs the due `webhooks.process_event` jobs (claim, apply,
  * mark done, or schedule the retry of a failure) until none is due. Jobs of other types stay queued.
  * `clock` is the worker's "now": one ahead of the real clock makes retries scheduled with backoff due.
- * Returns how many job runs were made.
+ * `masterKey` is the app's, for a paid event whose card is kept (sealed with it, charged later by the app);
+ * without one a throwaway key stands in. Returns how many job runs were made.
  */
-export async function runWebhookJobs(database: Database, options: { clock?: () => Date } = {}): Promise<number> {
-  const worker = new Worker({ database, handlers: webhookJobHandlers(), types: [PROCESS_EVENT_JOB], logger: createLogger('silent'), ...(options.clock ? { clock: options.clock } : {}) });
+export async function runWebhookJobs(database: Database, options: { clock?: () => Date; masterKey?: Buffer } = {}): Promise<number> {
+  const handlers = webhookJobHandlers({ masterKey: options.masterKey ?? randomBytes(32) });
+  const worker = new Worker({ database, handlers, types: [PROCESS_EVENT_JOB], logger: createLogger('silent'), ...(options.clock ? { clock: options.clock } : {}) });
   let runs = 0;
   for (let batch = 0; batch < 100; batch++) {
     const ran = await worker.runOnce();

@@ -53,7 +53,7 @@ for (const engine of engines()) {
     /** The job's handler run directly, outside any claim: what a second worker racing the first would do. */
     const runHandler = async (eventRowId: number) => {
       const job = await jobOf(eventRowId);
-      await webhookJobHandlers()[PROCESS_EVENT_JOB]!({ id: job.id, type: job.type, payload: job.payload, accountId: job.account_id, attempts: 1 }, { database });
+      await webhookJobHandlers({ masterKey: hooks.config.masterKey })[PROCESS_EVENT_JOB]!({ id: job.id, type: job.type, payload: job.payload, accountId: job.account_id, attempts: 1 }, { database });
     };
     /** The worker's first run of the event's job fails on the injected trigger; the job is queued again with backoff. */
     const failsOnce = async (eventRowId: number) => {

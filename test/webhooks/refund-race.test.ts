@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
+import type { Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import type { GatewayName } from '../../src/gateways/port.ts';
 import { createGateway } from '../../src/gateways/registry.ts';
@@ -28,7 +29,7 @@ import { runWebhookJobs, storeCredentials, waitFor } from '../support/webhooks-f
 for (const engine of engines()) {
   describe(`refund webhooks racing refund requests on ${engine.name}`, { timeout: 120_000 }, () => {
     let database: Database;
-    let hooks: { app: FastifyInstance; merchant: Merchant; sandboxes: LocalSandboxes };
+    let hooks: { app: FastifyInstance; config: Config; merchant: Merchant; sandboxes: LocalSandboxes };
     let relay: Server;
     let pageB: string;
     /** When set, the relay runs the due webhook jobs after the receiver's answer and before passing it on. */
@@ -57,7 +58,7 @@ for (const engine of engines()) {
       });
       await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
       relayUrl = `http://127.0.0.1:${(relay.address() as { port: number }).port}`;
-      hooks = { app, merchant, sandboxes };
+      hooks = { app, config, merchant, sandboxes };
       pageB = await insertPage(database.db, hooks.merchant, { gateway: 'gateway_b', products: [hooks.merchant.productId], plans: [hooks.merchant.cardPlanId] });
     });
     after(async () => {
@@ -98,7 +99,7 @@ for (const engine of engines()) {
     const later = () => new Date(Date.now() + 60 * 60_000);
     const runJob = async (eventRowId: number) => {
       const job = await database.db.selectFrom('jobs').selectAll().where('type', '=', PROCESS_EVENT_JOB).where('dedup_key', '=', `${PROCESS_EVENT_JOB}:${eventRowId}`).executeTakeFirstOrThrow();
-      await webhookJobHandlers()[PROCESS_EVENT_JOB]!({ id: job.id, type: job.type, payload: job.payload, accountId: job.account_id, attempts: 1 }, { database });
+      await webhookJobHandlers({ masterKey: hooks.config.masterKey })[PROCESS_EVENT_JOB]!({ id: job.id, type: job.type, payload: job.payload, accountId: job.account_id, attempts: 1 }, { database });
     };
 
     for (const gateway of ['gateway_a', 'gateway_b'] as const) {

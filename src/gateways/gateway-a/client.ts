@@ -23,10 +23,10 @@ import {
   boletoOrderRequest,
   cardOrderRequest,
   cardOutcomeFrom,
+  foundChargeFrom,
   inboundEventFrom,
   pixIssuedFrom,
   pixOrderRequest,
-  remoteStatusFrom,
   savedMethodOrderRequest,
 } from './transformers.ts';
 import type { GatewayACharge, GatewayAOrder, GatewayAOrderRequest, GatewayARefundResult } from './types.ts';
@@ -74,7 +74,12 @@ export class GatewayAClient implements PaymentGateway {
   }
 
   async fetchStatus(account: GatewayAccount, gatewayId: string): Promise<RemoteStatus> {
-    return remoteStatusFrom(this.#charge(await this.#send(account, 'GET', `/charges/${encodeURIComponent(gatewayId)}`)));
+    return (await this.fetchCharge(account, gatewayId)).status;
+  }
+
+  /** `GET /charges/{id}`: the last transaction's card has an `id` when it was saved (`save_card`). */
+  async fetchCharge(account: GatewayAccount, gatewayId: string): Promise<FoundCharge> {
+    return foundChargeFrom(this.#charge(await this.#send(account, 'GET', `/charges/${encodeURIComponent(gatewayId)}`)));
   }
 
   /** `GET /orders?code=<payment uid>`: our payment uid is the order's code. */
@@ -82,7 +87,7 @@ export class GatewayAClient implements PaymentGateway {
     const response = await this.#send(account, 'GET', `/orders?code=${encodeURIComponent(reference.paymentUid)}`);
     const list = this.#expect<{ data: GatewayAOrder[] }>(response, (body) => arrayAt(body, 'data').every((order) => arrayAt(order, 'charges').every(isChargeShape)));
     const charge = list.data.find((order) => order.code === reference.paymentUid)?.charges[0];
-    return charge ? { gatewayId: charge.id, status: remoteStatusFrom(charge) } : undefined;
+    return charge ? foundChargeFrom(charge) : undefined;
   }
 
   /** The charge lists its refunds, each with the `code` it was made under. */

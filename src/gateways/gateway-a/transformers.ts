@@ -5,12 +5,14 @@ import type {
   Buyer,
   CardCharge,
   CardOutcome,
+  FoundCharge,
   InboundEvent,
   PaymentAction,
   PaymentMetadata,
   PixCharge,
   PixIssued,
   RemoteStatus,
+  SavedMethod,
   SavedMethodCharge,
 } from '../port.ts';
 import { arrayAt, dateAt, integerAt, isObject, objectAt, ourReference, stringAt } from '../wire.ts';
@@ -64,13 +66,20 @@ export function firstCharge(order: GatewayAOrder): GatewayACharge {
   return charge;
 }
 
+/** The card of a charge's transaction when the gateway saved it (`save_card`): only a saved card has an `id`. */
+export function savedMethodFrom(transaction: unknown): SavedMethod | undefined {
+  const card = objectAt(transaction, 'card');
+  const reference = stringAt(card, 'id');
+  if (!reference) return undefined;
+  return { reference, brand: stringAt(card, 'brand') ?? null, last4: stringAt(card, 'last_four_digits') ?? null, expMonth: integerAt(card, 'exp_month') ?? null, expYear: integerAt(card, 'exp_year') ?? null };
+}
+
 export function cardOutcomeFrom(order: GatewayAOrder): CardOutcome {
   const charge = firstCharge(order);
   const transaction = charge.last_transaction;
   if (charge.status === 'paid') {
-    const card = transaction.card;
-    if (!card?.id) return { status: 'paid', gatewayId: charge.id };
-    return { status: 'paid', gatewayId: charge.id, savedMethod: { reference: card.id, brand: card.brand, last4: card.last_four_digits, expMonth: card.exp_month, expYear: card.exp_year } };
+    const savedMethod = savedMethodFrom(transaction);
+    return savedMethod ? { status: 'paid', gatewayId: charge.id, savedMethod } : { status: 'paid', gatewayId: charge.id };
   }
   const code = transaction.acquirer_return_code === '51' ? 'insufficient_funds' : 'declined';
   return { status: 'declined', gatewayId: charge.id, code, message: transaction.acquirer_message ?? 'The card was not authorised' };
@@ -108,6 +117,12 @@ export function remoteStatusFrom(charge: GatewayACharge): RemoteStatus {
   }
 }
 
+/** A charge as a lookup sees it: its status and the card saved with it. */
+export function foundChargeFrom(charge: GatewayACharge): FoundCharge {
+  const savedMethod = charge.payment_method === 'credit_card' ? savedMethodFrom(charge.last_transaction) : undefined;
+  return { gatewayId: charge.id, status: remoteStatusFrom(charge), ...(savedMethod ? { savedMethod } : {}) };
+}
+
 /** The effects of a gateway_a webhook; order events repeat their charge's and are ignored. */
 export function inboundEventFrom(body: unknown): InboundEvent {
   const eventId = stringAt(body, 'id');
@@ -123,8 +138,12 @@ export function inboundEventFrom(body: unknown): InboundEvent {
 function chargeAction(type: string, gatewayId: string, data: Record<string, unknown>): PaymentAction {
   const transaction = objectAt(data, 'last_transaction');
   switch (type) {
-    case 'charge.paid':
-      return { kind: 'payment_paid', gatewayId, paidAt: dateAt(data, 'paid_at') ?? dateAt(data, 'updated_at') ?? new Date(), amountCents: integerAt(data, 'paid_amount') ?? integerAt(data, 'amount'), ...ourReference(objectAt(data, 'metadata')) };
+    case 'charge.paid': {
+      // The event carries the whole charge: a card saved with it comes with its id, brand, last digits and expiry.
+      const savedMethod = savedMethodFrom(transaction);
+      const paidAt = dateAt(data, 'paid_at') ?? dateAt(data, 'updated_at') ?? new Date();
+      return { kind: 'payment_paid', gatewayId, paidAt, amountCents: integerAt(data, 'paid_amount') ?? integerAt(data, 'amount'), ...ourReference(objectAt(data, 'metadata')), ...(savedMethod ? { savedMethod } : {}) };
+    }
     case 'charge.payment_failed':
       if (stringAt(transaction, 'status') === 'expired') return { kind: 'payment_expired', gatewayId };
       return { kind: 'payment_failed', gatewayId, reason: stringAt(transaction, 'acquirer_message') ?? 'payment failed' };

@@ -25,10 +25,10 @@ import {
   cardIntentForm,
   cardOutcomeFrom,
   declinedFrom,
+  foundChargeFrom,
   inboundEventFrom,
   pixIntentForm,
   pixIssuedFrom,
-  remoteStatusFrom,
   savedMethodIntentForm,
   type IntentForm,
 } from './transformers.ts';
@@ -78,20 +78,25 @@ export class GatewayBClient implements PaymentGateway {
   }
 
   async fetchStatus(account: GatewayAccount, gatewayId: string): Promise<RemoteStatus> {
-    const path = `/v1/payment_intents/${encodeURIComponent(gatewayId)}?${qs.stringify({ expand: ['latest_charge'] }, { arrayFormat: 'brackets' })}`;
-    return remoteStatusFrom(this.#intent(await this.#send(account, 'GET', path)));
+    return (await this.fetchCharge(account, gatewayId)).status;
   }
 
-  /** The search API over the payment uid in the metadata, with each intent's latest charge expanded. */
+  /** The intent with its latest charge (refunds, disputes) and its payment method (the card it saved) expanded. */
+  async fetchCharge(account: GatewayAccount, gatewayId: string): Promise<FoundCharge> {
+    const path = `/v1/payment_intents/${encodeURIComponent(gatewayId)}?${qs.stringify({ expand: ['latest_charge', 'payment_method'] }, { arrayFormat: 'brackets' })}`;
+    return foundChargeFrom(this.#intent(await this.#send(account, 'GET', path)));
+  }
+
+  /** The search API over the payment uid in the metadata, with each intent's latest charge and payment method expanded. */
   async findCharge(account: GatewayAccount, reference: ChargeReference): Promise<FoundCharge | undefined> {
     const query = `metadata['payment_uid']:'${reference.paymentUid.replace(/'/g, "\\'")}'`;
-    const path = `/v1/payment_intents/search?${qs.stringify({ query, expand: ['data.latest_charge'] }, { arrayFormat: 'brackets' })}`;
+    const path = `/v1/payment_intents/search?${qs.stringify({ query, expand: ['data.latest_charge', 'data.payment_method'] }, { arrayFormat: 'brackets' })}`;
     const response = await this.#send(account, 'GET', path);
     const failure = failureOf(response);
     if (response.status >= 400 || failure) throw new GatewayRequestError(this.name, response.status, requestErrorCode(response.status), failure?.message ?? `gateway_b answered ${response.status}`);
     if (stringAt(response.body, 'object') !== 'search_result') throw new GatewayUnavailableError(this.name, 'error', 'gateway_b answered without a search_result');
     const intent = (response.body as { data: GatewayBPaymentIntent[] }).data.find((item) => item.metadata?.payment_uid === reference.paymentUid);
-    return intent ? { gatewayId: intent.id, status: remoteStatusFrom(intent) } : undefined;
+    return intent ? foundChargeFrom(intent) : undefined;
   }
 
   /** The refunds of the intent, each with the reference it was made under in its metadata. */

@@ -1,5 +1,5 @@
 import { WebhookPayloadError } from '../errors.ts';
-import type { BoletoCharge, BoletoIssued, Buyer, CardCharge, CardOutcome, InboundEvent, PaymentAction, PaymentMetadata, PixCharge, PixIssued, RemoteStatus, SavedMethodCharge } from '../port.ts';
+import type { BoletoCharge, BoletoIssued, Buyer, CardCharge, CardOutcome, FoundCharge, InboundEvent, PaymentAction, PaymentMetadata, PixCharge, PixIssued, RemoteStatus, SavedMethod, SavedMethodCharge } from '../port.ts';
 import { arrayAt, dateAt, integerAt, isObject, objectAt, ourReference, stringAt, type JsonObject } from '../wire.ts';
 import type { GatewayBCharge, GatewayBPaymentIntent } from './types.ts';
 
@@ -58,14 +58,34 @@ export function boletoIntentForm(charge: BoletoCharge): IntentForm {
   };
 }
 
+/**
+ * The card an intent saved for later off-session charges (`setup_future_usage: off_session`): its payment
+ * method, with the card's brand, last digits and expiry when the payment method came expanded. Events never
+ * expand it (Stripe-style), so an intent from a webhook gives the reference alone.
+ */
+export function savedMethodFrom(intent: unknown): SavedMethod | undefined {
+  if (stringAt(intent, 'setup_future_usage') !== 'off_session') return undefined;
+  const expanded = objectAt(intent, 'payment_method');
+  const reference = expanded ? stringAt(expanded, 'id') : stringAt(intent, 'payment_method');
+  if (!reference) return undefined;
+  if (expanded && stringAt(expanded, 'type') !== 'card') return undefined;
+  const card = objectAt(expanded, 'card');
+  return { reference, brand: stringAt(card, 'brand') ?? null, last4: stringAt(card, 'last4') ?? null, expMonth: integerAt(card, 'exp_month') ?? null, expYear: integerAt(card, 'exp_year') ?? null };
+}
+
 export function cardOutcomeFrom(intent: GatewayBPaymentIntent): CardOutcome {
   if (intent.status === 'succeeded') {
     const method = intent.payment_method;
-    if (intent.setup_future_usage !== 'off_session' || !isObject(method) || !method.card) return { status: 'paid', gatewayId: intent.id };
-    const { card } = method;
-    return { status: 'paid', gatewayId: intent.id, savedMethod: { reference: method.id, brand: card.brand, last4: card.last4, expMonth: card.exp_month, expYear: card.exp_year } };
+    const savedMethod = isObject(method) && method.card ? savedMethodFrom(intent) : undefined;
+    return savedMethod ? { status: 'paid', gatewayId: intent.id, savedMethod } : { status: 'paid', gatewayId: intent.id };
   }
   return declinedFrom(intent.id, intent.last_payment_error);
+}
+
+/** An intent as a lookup sees it (asked with `expand[]=payment_method`): its status and the card it saved. */
+export function foundChargeFrom(intent: GatewayBPaymentIntent): FoundCharge {
+  const savedMethod = intent.payment_method_types.includes('card') ? savedMethodFrom(intent) : undefined;
+  return { gatewayId: intent.id, status: remoteStatusFrom(intent), ...(savedMethod ? { savedMethod } : {}) };
 }
 
 export function declinedFrom(gatewayId: string | null, error: { decline_code?: string; message: string } | null): CardOutcome {
@@ -124,8 +144,10 @@ function eventAction(type: string, object: JsonObject, created: Date): PaymentAc
   if (!intentId) return { kind: 'ignored', reason: `${type} names no payment intent` };
   const error = objectAt(object, 'last_payment_error');
   switch (type) {
-    case 'payment_intent.succeeded':
-      return { kind: 'payment_paid', gatewayId: intentId, paidAt: created, amountCents: integerAt(object, 'amount_received'), ...ourReference(objectAt(object, 'metadata')) };
+    case 'payment_intent.succeeded': {
+      const savedMethod = arrayAt(object, 'payment_method_types').includes('card') ? savedMethodFrom(object) : undefined;
+      return { kind: 'payment_paid', gatewayId: intentId, paidAt: created, amountCents: integerAt(object, 'amount_received'), ...ourReference(objectAt(object, 'metadata')), ...(savedMethod ? { savedMethod } : {}) };
+    }
     case 'payment_intent.payment_failed':
       if (stringAt(error, 'code') === ATTEMPT_EXPIRED) return { kind: 'payment_expired', gatewayId: intentId };
       return { kind: 'payment_failed', gatewayId: intentId, reason: stringAt(error, 'message') ?? 'payment failed' };

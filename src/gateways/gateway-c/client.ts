@@ -23,10 +23,10 @@ import {
   boletoTransactionRequest,
   cardOutcomeFrom,
   cardTransactionRequest,
+  foundChargeFrom,
   inboundEventFrom,
   pixIssuedFrom,
   pixTransactionRequest,
-  remoteStatusFrom,
   savedMethodTransactionRequest,
 } from './transformers.ts';
 import type { GatewayCCardHashKey, GatewayCRefundRequest, GatewayCTransaction, GatewayCTransactionRequest } from './types.ts';
@@ -82,8 +82,13 @@ export class GatewayCClient implements PaymentGateway {
   }
 
   async fetchStatus(account: GatewayAccount, gatewayId: string): Promise<RemoteStatus> {
+    return (await this.fetchCharge(account, gatewayId)).status;
+  }
+
+  /** `GET /transactions/{id}`: the transaction with its card (gateway_c keeps every card it charges, by `card.id`). */
+  async fetchCharge(account: GatewayAccount, gatewayId: string): Promise<FoundCharge> {
     const url = `${this.#transactionUrl(account, gatewayId, '')}?api_key=${encodeURIComponent(account.secretKey)}`;
-    return remoteStatusFrom(this.#transaction(await this.#send('GET', url)));
+    return foundChargeFrom(this.#transaction(await this.#send('GET', url)));
   }
 
   /** `GET /transactions?reference_key=…`: the idempotency key travels as the transaction's reference_key. */
@@ -92,7 +97,7 @@ export class GatewayCClient implements PaymentGateway {
     const response = await this.#send('GET', url);
     const list = this.#expect<GatewayCTransaction[]>(response, (body) => Array.isArray(body) && body.every((item) => stringAt(item, 'object') === 'transaction'));
     const transaction = list.find((item) => item.reference_key === reference.idempotencyKey);
-    return transaction ? { gatewayId: String(transaction.id), status: remoteStatusFrom(transaction) } : undefined;
+    return transaction ? foundChargeFrom(transaction) : undefined;
   }
 
   /** The transaction lists its refunds, each with the `reference_key` it was made under. */

@@ -1,6 +1,6 @@
 import qs from 'qs';
 import { WebhookPayloadError } from '../errors.ts';
-import type { BoletoCharge, BoletoIssued, Buyer, CardCharge, CardOutcome, InboundEvent, PaymentAction, PaymentMetadata, PixCharge, PixIssued, RemoteStatus, SavedMethodCharge } from '../port.ts';
+import type { BoletoCharge, BoletoIssued, Buyer, CardCharge, CardOutcome, FoundCharge, InboundEvent, PaymentAction, PaymentMetadata, PixCharge, PixIssued, RemoteStatus, SavedMethod, SavedMethodCharge } from '../port.ts';
 import { dateAt, integerAt, isObject, objectAt, ourReference, stringAt, type JsonObject } from '../wire.ts';
 import type { GatewayCCustomer, GatewayCTransaction, GatewayCTransactionRequest } from './types.ts';
 
@@ -42,15 +42,23 @@ export function boletoTransactionRequest(apiKey: string, charge: BoletoCharge): 
   return transactionRequest(apiKey, charge, { payment_method: 'boleto', boleto_expiration_date: charge.dueDate });
 }
 
+/**
+ * The card of a transaction (or of a postback's `transaction[card]`), which gateway_c keeps for later charges by
+ * its `id`; expiry `MMYY`. A card the acquirer refused (`valid` false) is none.
+ */
+export function savedMethodFrom(card: unknown): SavedMethod | undefined {
+  const reference = stringAt(card, 'id');
+  if (!reference || !isObject(card) || card.valid === false || card.valid === 'false') return undefined;
+  const expiry = /^(\d{2})(\d{2})$/.exec(stringAt(card, 'expiration_date') ?? '');
+  return { reference, brand: stringAt(card, 'brand') ?? null, last4: stringAt(card, 'last_digits') ?? null, expMonth: expiry ? Number(expiry[1]) : null, expYear: expiry ? 2000 + Number(expiry[2]) : null };
+}
+
 /** gateway_c keeps every card it charged; the port reports it only when the caller asked to keep it. */
 export function cardOutcomeFrom(transaction: GatewayCTransaction, keepCard: boolean): CardOutcome {
   const gatewayId = String(transaction.id);
   if (transaction.status === 'paid') {
-    const { card } = transaction;
-    if (!keepCard || !card) return { status: 'paid', gatewayId };
-    const expMonth = Number(card.expiration_date.slice(0, 2));
-    const expYear = 2000 + Number(card.expiration_date.slice(2, 4));
-    return { status: 'paid', gatewayId, savedMethod: { reference: card.id, brand: card.brand, last4: card.last_digits, expMonth, expYear } };
+    const savedMethod = keepCard ? savedMethodFrom(transaction.card) : undefined;
+    return savedMethod ? { status: 'paid', gatewayId, savedMethod } : { status: 'paid', gatewayId };
   }
   const code = transaction.acquirer_response_code === '1016' ? 'insufficient_funds' : 'declined';
   return { status: 'declined', gatewayId, code, message: transaction.acquirer_response_message ?? 'The card was refused' };
@@ -83,6 +91,12 @@ export function remoteStatusFrom(transaction: GatewayCTransaction): RemoteStatus
   return REMOTE_STATUSES[transaction.status];
 }
 
+/** A transaction as a lookup sees it: its status and its card, which gateway_c keeps whether or not the charge wanted it kept. */
+export function foundChargeFrom(transaction: GatewayCTransaction): FoundCharge {
+  const savedMethod = transaction.payment_method === 'credit_card' ? savedMethodFrom(transaction.card) : undefined;
+  return { gatewayId: String(transaction.id), status: remoteStatusFrom(transaction), ...(savedMethod ? { savedMethod } : {}) };
+}
+
 /** Accepts the postback as its raw form-encoded text or as the object a form parser made of it. */
 export function inboundEventFrom(body: unknown): InboundEvent {
   const postback: unknown = typeof body === 'string' || Buffer.isBuffer(body) ? qs.parse(body.toString(), { depth: 3, parameterLimit: 200 }) : body;
@@ -98,8 +112,12 @@ export function inboundEventFrom(body: unknown): InboundEvent {
 function statusAction(status: string, gatewayId: string, postback: JsonObject): PaymentAction {
   const transaction = objectAt(postback, 'transaction');
   switch (status) {
-    case 'paid':
-      return { kind: 'payment_paid', gatewayId, paidAt: dateAt(transaction, 'date_updated') ?? new Date(), amountCents: integerAt(transaction, 'paid_amount'), ...ourReference(objectAt(transaction, 'metadata') ?? objectAt(postback, 'metadata')) };
+    case 'paid': {
+      // The postback carries the transaction's card (`transaction[card][id]`, brand, last digits, expiry).
+      const savedMethod = stringAt(transaction, 'payment_method') === 'credit_card' ? savedMethodFrom(objectAt(transaction, 'card')) : undefined;
+      const paidAt = dateAt(transaction, 'date_updated') ?? new Date();
+      return { kind: 'payment_paid', gatewayId, paidAt, amountCents: integerAt(transaction, 'paid_amount'), ...ourReference(objectAt(transaction, 'metadata') ?? objectAt(postback, 'metadata')), ...(savedMethod ? { savedMethod } : {}) };
+    }
     case 'refused':
       return { kind: 'payment_failed', gatewayId, reason: stringAt(transaction, 'acquirer_response_message') ?? 'refused' };
     case 'expired':

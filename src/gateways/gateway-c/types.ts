@@ -97,6 +97,8 @@ export type GatewayCPostback = {
     payment_method: GatewayCPaymentMethod;
     date_updated: string;
     acquirer_response_message?: string;
+    /** A card transaction's card, as in the transaction (`transaction[card][id]`, the id it is charged again by). */
+    card?: { object: 'card'; id: string; brand: string; holder_name: string; first_digits: string; last_digits: string; expiration_date: string; valid: string };
     metadata: Record<string, string>;
   };
   refund?: { id: string; amount: string };

@@ -93,6 +93,9 @@ export function postbackFor(charge: SandboxCharge, event: ChargeEvent): GatewayC
     },
   };
   if (charge.failure) postback.transaction.acquirer_response_message = charge.failure.message;
+  const card = transactionView(charge).card;
+  // Form values are text: the card travels as `transaction[card][…]` strings.
+  if (card) postback.transaction.card = { ...card, valid: String(card.valid) };
   if (event.kind === 'refunded') postback.refund = { id: event.refund.id, amount: String(event.refund.amountCents) };
   if (event.kind === 'disputed' && charge.dispute) postback.chargeback = { id: charge.dispute.id, amount: String(charge.dispute.amountCents) };
   return postback;

@@ -4,13 +4,18 @@ import type { GatewayName, PaymentAction } from '../../gateways/port.ts';
 import { recordReportedRefund } from '../refunds/refund-recording.ts';
 import { claimCouponForOrder } from '../coupons/coupon-usage.ts';
 import { settleOrder, type OrderRow } from './order-settlement.ts';
+import { keepLateCard } from './late-card.ts';
 import { enqueuePaidOrderRelease } from './paid-order-release.ts';
 import { adoptGatewayId, findOrderRow, findPaymentByGatewayId, findUnansweredPayment } from './pay.repo.ts';
 import { transitionPayment, type PaymentStatus } from './payment-status.ts';
 
 export type AppliedAction = { applied: boolean; paymentId?: number; reason?: string };
 
-export type ActionInput = { gateway: GatewayName; action: PaymentAction; accountId?: string; at: Date };
+/**
+ * `masterKey` seals a card that a paid action names for later charges (`keepLateCard`); the webhook pipeline and
+ * reconciliation always pass it, and a card that must be kept without it is an error rather than lost.
+ */
+export type ActionInput = { gateway: GatewayName; action: PaymentAction; accountId?: string; at: Date; masterKey?: Buffer };
 
 /**
  * Applies one gateway effect (from a webhook, or a status fetched by reconciliation) to the payment with
@@ -52,6 +57,8 @@ async function applyInTransaction(trx: Kysely<DB>, input: ActionInput): Promise<
     case 'payment_paid': {
       const moved = await transitionPayment(trx, { ...base, to: 'paid', cause: `${input.gateway}: payment confirmed`, at: action.paidAt });
       if (!moved.changed) return { applied: false, paymentId: payment.id, reason: 'already settled' };
+      // A card captured after its pay request stopped waiting keeps the card its request asked the gateway to save.
+      await keepLateCard(trx, input.masterKey, payment, action.savedMethod, at);
       // A pix or boleto confirmed later claims the order's coupon use (a no-op when the intent already holds
       // it). Claiming changes no order column, so settling uses the same row.
       const order = await findOrderRow(trx, payment.account_id, payment.order_id);

@@ -12,6 +12,7 @@ import { resolveGateway, type GatewayDeps } from './pay-gateways.ts';
 import { recordIntent, type IntentPayment } from './pay-intent.ts';
 import { findOrderItems, findOrderRow, findPayCompany, findPaymentsWithOrderStatus } from './pay.repo.ts';
 import { compensateSplit, finishPaidOrder } from './pay-finish.ts';
+import { asksToKeepCard } from './late-card.ts';
 import { recordGatewayAnswer, type RecordedAnswer, type RecordedPayment } from './payment-record.ts';
 
 export type PayDeps = GatewayDeps & { publicUrl: string };
@@ -72,7 +73,7 @@ async function checkedSchedule(db: Kysely<DB>, context: PayContext, scheduledAt:
  */
 export async function takePayment(db: Kysely<DB>, deps: PayDeps, context: PayContext, body: PayBody, now: Date): Promise<PayOutcome> {
   const quote = context.pricingContext
-    ? await quoteOptionInContext(db, context.pricingContext, context.query, body.payment_plan_id, now)
+    ? await quoteOptionInContext(db, context.pricingContext, context.query, body.payment_plan_id, now, context.pricingReads)
     : await quoteOption(db, context.query, body.payment_plan_id, now);
   const gatewayName = body.gateway ?? context.defaultGateway;
   const gateway = await resolveGateway(db, deps, context, gatewayName);
@@ -88,7 +89,7 @@ export async function takePayment(db: Kysely<DB>, deps: PayDeps, context: PayCon
     extras: { ...(body.observation !== undefined ? { observation: body.observation } : {}), ...(body.tags !== undefined ? { tags: body.tags } : {}), ...(body.meta ? { meta: body.meta } : {}) },
   });
   const buyer = { name: intent.customer.name, email: intent.customer.email, document: intent.customer.identification, phone: intent.customer.phone };
-  const saveForLater = isSubscription || context.upsellProductId !== null;
+  const saveForLater = asksToKeepCard({ hasSubscription: isSubscription, upsellProductId: context.upsellProductId });
   const recordedOf = (payment: IntentPayment): RecordedPayment => ({ id: payment.id, uid: payment.uid, accountId: context.accountId, companyId: context.companyId, orderId: intent.orderId, customerId: intent.customer.id, gateway: gateway.name });
   const record = (payment: IntentPayment, answer: GatewayAnswer, at: Date) => db.transaction().execute((trx) => recordGatewayAnswer(trx, deps.masterKey, recordedOf(payment), answer, at));
 

@@ -23,7 +23,7 @@ async function applyActions(deps: WebhookDeps, event: StoredEvent, actions: Paym
     acted = true;
     const name = gateway === 'by_payment' ? await findPaymentGateway(deps.db, accountId ?? '', action.gatewayId) : gateway;
     if (!name) continue;
-    await deps.applyAction(deps.db, { gateway: name as GatewayName, action, accountId, at: deps.clock() });
+    await deps.applyAction(deps.db, { gateway: name as GatewayName, action, accountId, at: deps.clock(), masterKey: deps.masterKey });
   }
   return acted ? 'processed' : 'ignored';
 }

@@ -10,7 +10,7 @@ import { invalidPayload, parseJson } from './payloads.ts';
 import { parsePlatformEvent } from './platform-events.ts';
 import { acknowledgeEvent, type Acknowledgement, type WebhookDeps } from './webhooks.service.ts';
 
-export type ReceiverDeps = WebhookDeps & { masterKey: Buffer };
+export type ReceiverDeps = WebhookDeps;
 export type Delivery = { headers: WebhookHeaders; rawBody: Buffer };
 
 /** A gateway parser's refusal of the body shape becomes a 422. */

@@ -10,8 +10,11 @@ export const PROCESS_EVENT_JOB = 'webhooks.process_event';
 export const TOPIC_SAFETY_NET_DELAY_MS = 60_000;
 
 export type ApplyAction = typeof applyPaymentAction;
-/** While an event is processed, `db` is the transaction that also marks it. */
-export type WebhookDeps = { db: Kysely<DB>; clock: () => Date; applyAction: ApplyAction };
+/**
+ * While an event is processed, `db` is the transaction that also marks it. `masterKey` seals what an event
+ * makes secret at rest (a card a paid event names for later charges) and opens stored webhook credentials.
+ */
+export type WebhookDeps = { db: Kysely<DB>; clock: () => Date; applyAction: ApplyAction; masterKey: Buffer };
 export type Receipt = { eventId: number; duplicate: boolean; status: string; error?: string };
 export type Acknowledgement = { duplicate: boolean; status: 'received' };
 
