@@ -178,7 +178,7 @@ function start(form: HTMLFormElement): void {
     const result = answer.body;
     const chargeDone = kind === 'charge' ? { ...settings, redirectUrl: result.redirect_url ?? '' } : settings;
     if (result.pix_qr_code) return showPix(chargeDone, result);
-    if (result.bank_slip_url) return showBoleto(result.bank_slip_url);
+    if (result.bank_slip_url) return showBoleto(chargeDone, result.bank_slip_url);
     if (kind === 'charge' && result.status !== 'paid') {
       return showErrors([{ field: 'card0-number', message: result.status === 'failed' ? 'O cartão foi recusado pelo banco emissor. Confira os dados ou use outro cartão.' : 'O pagamento está em análise.' }]);
     }

@@ -1,5 +1,6 @@
-import { getJson, postJson } from './api.ts';
+import { postJson } from './api.ts';
 import { announce, byId, element } from './dom.ts';
+import { BOLETO_POLL, PIX_POLL, watchPayment, type PollSchedule } from './status-poll.ts';
 
 export type Settings = { redirectUrl: string; upsellName: string };
 
@@ -18,20 +19,19 @@ const redirectSoon = (url: string) => {
   setTimeout(() => location.assign(url), 1500);
 };
 
-type UpsellMethod = 'card' | 'pix';
+type UpsellMethod = 'card' | 'pix' | 'boleto';
+const UPSELL_HOW: Record<UpsellMethod, string> = { card: 'no mesmo cartão', pix: 'com um novo Pix', boleto: 'com um novo boleto' };
 
 /**
- * The one-click upsell offer (POST /upsell). A card original is charged again on the same card; a pix
- * original gets a new pix for the offer, shown in place. `answered` runs once the buyer has said no or the
- * offer was added without a new payment to show.
+ * The one-click upsell offer (POST /upsell). A card original is charged again on the same card; a pix or
+ * boleto original gets a new pix or boleto for the offer, shown in place.
  */
 function upsellBox(settings: Settings, offer: string, method: UpsellMethod): HTMLElement {
   const accept = element('button', { type: 'button', id: 'accept-upsell' }, `Sim, quero ${settings.upsellName}`);
   const decline = element('button', { type: 'button', id: 'decline-upsell', class: 'secondary' }, 'Não, obrigado');
   const outcome = element('p', { id: 'upsell-status', role: 'status', 'aria-live': 'polite' });
   const box = element('div', { id: 'upsell', role: 'region', 'aria-labelledby': 'upsell-heading' });
-  const how = method === 'card' ? 'no mesmo cartão' : 'com um novo Pix';
-  box.append(element('h3', { id: 'upsell-heading' }, 'Oferta especial para você'), element('p', {}, `Adicione ${settings.upsellName} ao seu pedido com um clique, ${how}.`), accept, ' ', decline, outcome);
+  box.append(element('h3', { id: 'upsell-heading' }, 'Oferta especial para você'), element('p', {}, `Adicione ${settings.upsellName} ao seu pedido com um clique, ${UPSELL_HOW[method]}.`), accept, ' ', decline, outcome);
   accept.addEventListener('click', async () => {
     accept.disabled = true;
     const answer = await postJson('/api/v1/upsell', { offer });
@@ -42,7 +42,7 @@ function upsellBox(settings: Settings, offer: string, method: UpsellMethod): HTM
     }
     // The offer's own pix or boleto is the next thing to pay; it carries no further offer.
     if (answer.body?.pix_qr_code_url) return showPix({ ...settings, upsellName: '' }, answer.body);
-    if (answer.body?.bank_slip_url) return showBoleto(answer.body.bank_slip_url);
+    if (answer.body?.bank_slip_url) return showBoleto({ ...settings, upsellName: '' }, answer.body.bank_slip_url);
     outcome.textContent = answer.body?.order_status === 'refused' ? 'O cartão recusou a oferta; nada foi cobrado.' : 'Oferta adicionada ao seu pedido!';
     redirectSoon(settings.redirectUrl);
   });
@@ -81,71 +81,82 @@ function countdown(target: HTMLElement, expiresAt: string, expired: () => void):
   return () => clearInterval(timer);
 }
 
-/** How many polls after a pix is paid wait for its upsell offer (the service releases it moments after the payment). */
-const OFFER_POLLS = 15;
+/** How the view of a pix or boleto changes as its poll learns what became of the payment. */
+type PaymentView = { paid(): void; lapsed(): void; gaveUp(): void };
 
 /**
- * The Pix QR inline with a countdown, polling the payment until it is paid (or lapses). On a page with an
- * upsell, the poll goes on after the payment until `/pay/status` reports the offer, which is then shown as
- * for a card; without one in time, the page redirects as it would have.
+ * Polls the payment a pix or boleto view shows (`/pay/status/{uid}`, the last segment of its page's URL).
+ * Once paid, on a page with an upsell product the poll goes on until the status carries the offer, shown
+ * under the confirmation as after a card (accepting it gives a new payment of the same method); without
+ * an offer in time, or without an upsell product, the page redirects as after a card.
  */
-export function showPix(settings: Settings, result: { pix_qr_code?: string; pix_qr_code_url?: string; pix_expires_at?: string }, pollMs = 2000): void {
+function followPayment(settings: Settings, url: string, schedule: PollSchedule, method: 'pix' | 'boleto', view: PaymentView): void {
+  watchPayment(uidOfUrl(url), schedule, Boolean(settings.upsellName), {
+    paid: view.paid,
+    offer: (offer) => byId('result')!.append(upsellBox(settings, offer, method)),
+    settled: () => redirectSoon(settings.redirectUrl),
+    lapsed: view.lapsed,
+    gaveUp: view.gaveUp,
+  });
+}
+
+/** Turns a pix or boleto view into the confirmation: its heading, its status line, the announcement. */
+function showConfirmed(status: HTMLElement, text: string): void {
+  byId('result-heading')!.textContent = 'Pagamento confirmado';
+  status.textContent = text;
+  status.classList.add('success');
+  announce('Pagamento confirmado.', 'success');
+}
+
+/** The Pix QR inline with a countdown, polling the payment every 2 s until it is paid (or lapses); see followPayment. */
+export function showPix(settings: Settings, result: { pix_qr_code?: string; pix_qr_code_url?: string; pix_expires_at?: string }): void {
   const status = element('p', { id: 'pix-status', class: 'status' }, 'Aguardando pagamento…');
   const timer = element('p', { id: 'pix-countdown', 'aria-live': 'off' });
   const qr = element('img', { class: 'qr', id: 'pix-qr', alt: 'QR Code Pix do pagamento', width: '256', height: '256', src: `data:image/png;base64,${result.pix_qr_code ?? ''}` });
   const link = element('a', { href: result.pix_qr_code_url ?? '#', target: '_blank', rel: 'noopener' }, 'Abrir o Pix copia e cola');
-  show('Pague com Pix', element('p', {}, 'Abra o aplicativo do seu banco, escolha Pix e escaneie o QR Code.'), qr, timer, element('p', {}, ''), link, status);
+  const how = element('p', {}, 'Abra o aplicativo do seu banco, escolha Pix e escaneie o QR Code.');
+  show('Pague com Pix', how, qr, timer, element('p', {}, ''), link, status);
   announce('Pix gerado. Aguardando pagamento.');
-  const uid = uidOfUrl(result.pix_qr_code_url ?? '');
-  let stopped = false;
-  let paid = false;
-  let offerPolls = 0;
   const stopCountdown = countdown(timer, result.pix_expires_at ?? new Date().toISOString(), () => void 0);
-  const poll = async () => {
-    if (stopped) return;
-    const answer = await getJson(`/pay/status/${uid}`);
-    const state = answer.body?.status;
-    if (state === 'paid') {
-      if (!paid) {
-        paid = true;
-        stopCountdown();
-        qr.hidden = true;
-        timer.hidden = true;
-        link.hidden = true;
-        byId('result-heading')!.textContent = 'Pagamento confirmado';
-        status.textContent = 'Pago! Recebemos o seu Pix.';
-        status.classList.add('success');
-        announce('Pagamento confirmado.', 'success');
-      }
-      const offer = answer.body?.offer;
-      if (settings.upsellName && typeof offer === 'string') {
-        stopped = true;
-        byId('result')!.append(upsellBox(settings, offer, 'pix'));
-        return;
-      }
-      if (!settings.upsellName || ++offerPolls > OFFER_POLLS) {
-        stopped = true;
-        redirectSoon(settings.redirectUrl);
-        return;
-      }
-      setTimeout(poll, pollMs);
-      return;
-    }
-    if (state === 'cancelled' || state === 'failed') {
-      stopped = true;
+  followPayment(settings, result.pix_qr_code_url ?? '', PIX_POLL, 'pix', {
+    paid: () => {
+      stopCountdown();
+      for (const part of [how, qr, timer, link]) part.hidden = true;
+      showConfirmed(status, 'Pago! Recebemos o seu Pix.');
+    },
+    lapsed: () => {
       stopCountdown();
       qr.hidden = true;
       status.textContent = 'Este Pix expirou sem pagamento. Recarregue a página para gerar outro.';
       announce(status.textContent);
-      return;
-    }
-    setTimeout(poll, pollMs);
-  };
-  setTimeout(poll, pollMs);
+    },
+    gaveUp: () => stopCountdown(),
+  });
 }
 
-export function showBoleto(url: string): void {
+/**
+ * The boleto link, polling the payment with backoff for 30 minutes (BOLETO_POLL): a boleto paid meanwhile
+ * turns the view to the confirmation and, on a page with an upsell product, shows the offer; see followPayment.
+ */
+export function showBoleto(settings: Settings, url: string): void {
   const link = element('a', { href: url, id: 'boleto-link', class: 'button', target: '_blank', rel: 'noopener' }, 'Abrir o boleto para imprimir');
-  show('Boleto gerado', element('p', {}, 'Pague o boleto em qualquer banco ou lotérica até o vencimento. A confirmação leva até 3 dias úteis.'), link);
+  const status = element('p', { id: 'boleto-status', class: 'status' }, 'Aguardando pagamento…');
+  const how = element('p', {}, 'Pague o boleto em qualquer banco ou lotérica até o vencimento. A confirmação leva até 3 dias úteis.');
+  show('Boleto gerado', how, link, status);
   announce('Boleto gerado.');
+  followPayment(settings, url, BOLETO_POLL, 'boleto', {
+    paid: () => {
+      how.hidden = true;
+      link.hidden = true;
+      showConfirmed(status, 'Pago! Recebemos o pagamento do seu boleto.');
+    },
+    lapsed: () => {
+      link.hidden = true;
+      status.textContent = 'Este boleto venceu sem pagamento. Recarregue a página para gerar outro.';
+      announce(status.textContent);
+    },
+    gaveUp: () => {
+      status.textContent = 'Assim que o banco confirmar o pagamento (em até 3 dias úteis), o pedido será liberado. Você já pode fechar esta página.';
+    },
+  });
 }
