@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type Kysely, type OnConflictBuilder, type QueryCreator, type Selectable, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { DB, Jobs } from '../db/schema.ts';
 
 /** A pool handle or an open transaction: an outbox row is written by whichever caused it. */
@@ -31,13 +31,36 @@ export async function insertJob(executor: Executor, job: NewJob): Promise<boolea
       max_attempts: job.maxAttempts,
       dedup_key: job.dedupKey,
     })
-    // The predicate repeats jobs_dedup_idx verbatim (no parameters) so PostgreSQL can always infer the partial index.
-    .onConflict((oc) =>
-      oc.column('dedup_key').where(sql<boolean>`dedup_key IS NOT NULL AND status IN ('queued', 'running')`).doNothing(),
-    )
+    .onConflict(skipWhileLive)
     .returning('id')
     .execute();
   return rows.length > 0;
+}
+
+// The predicate repeats jobs_dedup_idx verbatim (no parameters) so PostgreSQL can always infer the partial index.
+const skipWhileLive = (oc: OnConflictBuilder<DB, 'jobs'>) => oc.column('dedup_key').where(sql<boolean>`dedup_key IS NOT NULL AND status IN ('queued', 'running')`).doNothing();
+
+/**
+ * One job per row of `source`, a CTE of the same statement (rows it inserts), with the dedup rule of
+ * `insertJob`: `source` gives each job's payload (jsonb) and dedup key, the rest is the same for all.
+ */
+export function insertJobsFrom(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the CTEs in scope differ per statement
+  db: QueryCreator<any>,
+  job: { type: string; accountId: string | null; runAt: Date },
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+  source: SelectQueryBuilder<any, any, { payload: unknown; dedup_key: string | null }>,
+) {
+  const creator = db as QueryCreator<DB>;
+  return creator
+    .insertInto('jobs')
+    .columns(['type', 'payload', 'account_id', 'run_at', 'dedup_key'])
+    .expression(
+      creator
+        .selectFrom(source.as('due'))
+        .select([sql<string>`${job.type}::text`.as('type'), sql.ref<string>('due.payload').as('payload'), sql<string | null>`${job.accountId}::uuid`.as('account_id'), sql<Date>`${job.runAt}::timestamptz`.as('run_at'), sql.ref<string | null>('due.dedup_key').as('dedup_key')]),
+    )
+    .onConflict(skipWhileLive);
 }
 
 export function claimReadyJobs(

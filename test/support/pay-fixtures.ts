@@ -8,7 +8,7 @@ import type { Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import type { GatewayName } from '../../src/gateways/port.ts';
 import { createGateway } from '../../src/gateways/registry.ts';
-import { type RunningSandboxes, sandboxGatewayUrls, startSandboxes } from '../../src/gateways/sandbox/server.ts';
+import { type RunningSandboxes, sandboxGatewayUrls, startSandboxes, type WebhookTargets } from '../../src/gateways/sandbox/server.ts';
 import { containsCardNumber } from '../../src/lib/card-numbers.ts';
 import { seal } from '../../src/lib/crypto.ts';
 import { createLogger } from '../../src/lib/logger.ts';
@@ -36,9 +36,12 @@ export type SandboxUrls = Pick<RunningSandboxes, 'baseUrlFor'>;
 
 export type PayApp = { app: FastifyInstance; config: Config; sandboxes: RunningSandboxes; setNow(now: Date | undefined): void; close(): Promise<void> };
 
-/** The app with sandboxes on port 0 (charge calls held 2 s) and gateway clients that give up after 1 s. */
-export async function startPayApp(database: Database): Promise<PayApp> {
-  const sandboxes = await startSandboxes({ port: 0, webhookTargets: () => undefined, holdMs: 2000 });
+/**
+ * The app with sandboxes on port 0 (charge calls held 2 s) and gateway clients that give up after 1 s. The
+ * sandboxes deliver no webhooks unless `webhookTargets` says where.
+ */
+export async function startPayApp(database: Database, options: { webhookTargets?: WebhookTargets } = {}): Promise<PayApp> {
+  const sandboxes = await startSandboxes({ port: 0, webhookTargets: options.webhookTargets ?? (() => undefined), holdMs: 2000 });
   const config = testConfig();
   let fixed: Date | undefined;
   const app = await buildApp({
@@ -296,11 +299,11 @@ export type PayMerchant = { database: Database; pay: PayApp; merchant: Merchant 
  * The hooks of a suite that pays against one merchant: before, the engine's database, the pay app and the
  * merchant, handed to `ready` (which may add its own setup); after, the app and the database are closed.
  */
-export function usePayMerchant(engine: EngineCase, ready: (setup: PayMerchant) => unknown): void {
+export function usePayMerchant(engine: EngineCase, ready: (setup: PayMerchant) => unknown, options: { webhookTargets?: WebhookTargets } = {}): void {
   let setup: PayMerchant | undefined;
   before(async () => {
     const database = await engine.open();
-    const pay = await startPayApp(database);
+    const pay = await startPayApp(database, options);
     setup = { database, pay, merchant: await createMerchant(database, pay.config) };
     await ready(setup);
   });

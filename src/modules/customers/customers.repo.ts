@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import type { Customers, DB } from '../../db/schema.ts';
 
 /** Customer columns a request may write; undefined means "leave as stored" on an update. */
@@ -42,6 +42,11 @@ export async function upsertCustomer(
   columns: CustomerColumns,
   now: Date,
 ): Promise<CustomerRow> {
+  return upsertCustomerQuery(db, scope, columns, now).executeTakeFirstOrThrow();
+}
+
+/** The upsert as a query, for a statement that goes on to use the customer (a pay intent's CTE). */
+export function upsertCustomerQuery(db: QueryCreator<DB>, scope: { accountId: string; companyId: number }, columns: CustomerColumns, now: Date) {
   const given = (Object.keys(columns) as Array<keyof CustomerColumns>).filter(
     (key): key is UpdatableColumn => key !== 'email' && key !== 'meta' && columns[key] !== undefined,
   );
@@ -65,8 +70,7 @@ export async function upsertCustomer(
         updated_at: eb.ref('excluded.updated_at'),
       })),
     )
-    .returningAll()
-    .executeTakeFirstOrThrow();
+    .returningAll();
 }
 
 export function findCustomer(db: Kysely<DB>, accountId: string, id: number) {

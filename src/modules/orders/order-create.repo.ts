@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely } from 'kysely';
+import { sql, type Insertable, type InsertObject, type Kysely, type QueryCreator } from 'kysely';
 import type { DB, OrderItems, Orders, Payments } from '../../db/schema.ts';
 import { insertTransitionEvent } from './order-events.repo.ts';
 
@@ -33,20 +33,28 @@ export function findPaymentPlans(db: Kysely<DB>, accountId: string, ids: number[
 }
 
 /** Inserts an order and its `order.created` event (to `pending`) in one statement; returns the order's id. */
-export async function insertOrderWithEvent(db: Kysely<DB>, values: Insertable<Orders>, event: { cause: string; data: Record<string, unknown>; at: Date }): Promise<number> {
-  const created = await db
+export async function insertOrderWithEvent(db: Kysely<DB>, values: Insertable<Orders>, event: OrderCreatedEvent): Promise<number> {
+  const created = await withCreatedOrder(db, values, event).selectFrom('created').select('id').executeTakeFirstOrThrow();
+  return created.id;
+}
+
+export type OrderCreatedEvent = { cause: string; data: Record<string, unknown>; at: Date };
+
+/**
+ * Adds the CTEs `created` (the order, returning its id) and `created_logged` (its `order.created` event,
+ * returning the event's id, so that a later CTE reading it is written after it) to a statement; a value of
+ * `values` may be an expression over the statement's earlier CTEs (its customer).
+ */
+export function withCreatedOrder(db: QueryCreator<DB>, values: Insertable<Orders> | InsertObject<DB, 'orders'>, event: OrderCreatedEvent) {
+  return db
     .with('created', (qb) => qb.insertInto('orders').values(values).returning('id'))
-    .with('logged', (qb) =>
+    .with('created_logged', (qb) =>
       insertTransitionEvent(
         qb,
-        { accountId: values.account_id, type: 'order.created', cause: event.cause, toStatus: 'pending', paymentId: null, data: event.data, at: event.at },
+        { accountId: values.account_id as string, type: 'order.created', cause: event.cause, toStatus: 'pending', paymentId: null, data: event.data, at: event.at },
         qb.selectFrom('created').select(['created.id as order_id', sql<string | null>`null::text`.as('from_status')]),
-      ),
-    )
-    .selectFrom('created')
-    .select('id')
-    .executeTakeFirstOrThrow();
-  return created.id;
+      ).returning('order_events.id'),
+    );
 }
 
 export async function insertOrderItems(db: Kysely<DB>, rows: Insertable<OrderItems>[]): Promise<void> {

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type QueryCreator, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type QueryCreator, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 
 export type OrderEvent = {
@@ -41,6 +41,23 @@ export type TransitionEvent = { accountId: string; type: string; cause: string; 
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the CTEs in scope differ per transition
 export function insertTransitionEvent(db: QueryCreator<any>, event: TransitionEvent, source: SelectQueryBuilder<any, any, { order_id: number; from_status: string | null }>) {
+  return insertEventRows(db, event, source, { paymentId: sql<number | null>`${event.paymentId}::bigint`, data: sql<string>`${JSON.stringify(event.data)}::jsonb` });
+}
+
+/** A data-modifying CTE's rows as events: `source` also gives each row's payment and data (rows the same statement inserted). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the CTEs in scope differ per statement
+export function insertRowEvents(db: QueryCreator<any>, event: Omit<TransitionEvent, 'paymentId' | 'data'>, source: SelectQueryBuilder<any, any, { order_id: number; from_status: string | null; payment_id: number | null; data: unknown }>) {
+  return insertEventRows(db, event, source, { paymentId: sql.ref<number | null>('changed.payment_id'), data: sql.ref<string>('changed.data') });
+}
+
+function insertEventRows(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+  db: QueryCreator<any>,
+  event: Omit<TransitionEvent, 'paymentId' | 'data'>,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+  source: SelectQueryBuilder<any, any, { order_id: number; from_status: string | null }>,
+  perRow: { paymentId: RawBuilder<number | null>; data: RawBuilder<string> },
+) {
   return (db as QueryCreator<DB>)
     .insertInto('order_events')
     .columns(['account_id', 'order_id', 'type', 'cause', 'from_status', 'to_status', 'payment_id', 'data', 'created_at'])
@@ -54,8 +71,8 @@ export function insertTransitionEvent(db: QueryCreator<any>, event: TransitionEv
           sql<string>`${event.cause}::text`.as('cause'),
           'changed.from_status',
           sql<string>`${event.toStatus}::text`.as('to_status'),
-          sql<number | null>`${event.paymentId}::bigint`.as('payment_id'),
-          sql<string>`${JSON.stringify(event.data)}::jsonb`.as('data'),
+          perRow.paymentId.as('payment_id'),
+          perRow.data.as('data'),
           sql<Date>`${event.at}::timestamptz`.as('created_at'),
         ]),
     );

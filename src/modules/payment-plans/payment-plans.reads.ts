@@ -24,6 +24,17 @@ export function databaseReads(db: Kysely<DB>): PricingReads {
   };
 }
 
+/** Database reads, except a page's products: the rows the caller already read of that page (a pay flow reads them for its order lines too). */
+export function readsWithPageProducts(db: Kysely<DB>, page: { accountId: string; pageId: string }, rows: PageProductRow[]): PricingReads {
+  const direct = databaseReads(db);
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return {
+    ...direct,
+    pageProducts: (accountId, pageId, ids) =>
+      accountId === page.accountId && pageId === page.pageId ? Promise.resolve(ids.flatMap((id) => byId.get(id) ?? [])) : direct.pageProducts(accountId, pageId, ids),
+  };
+}
+
 /** A checkout page as the display cache holds it; `answers` are the responses priced from it (payment-plans.answers.ts). */
 export type PageSnapshot = { page: CheckoutPageRow; products: Map<number, PageProductRow>; plans: PlanRow[]; answers: Map<string, unknown> };
 

@@ -45,12 +45,15 @@ export function findCharge(db: Kysely<DB>, uid: string) {
     .executeTakeFirst();
 }
 
-/** Kept products on a checkout page (those among `ids` when given), with the page's quantity limits. */
+/**
+ * Kept products on a checkout page (those among `ids` when given), with the page's quantity limits and
+ * what an order line copies of them (a pay flow reads them once, for its lines and its quote).
+ */
 export function listPageProducts(db: Kysely<DB>, accountId: string, pageId: string, ids?: number[]) {
   let query = db
     .selectFrom('checkout_page_products as cpp')
     .innerJoin('products as p', (join) => join.onRef('p.id', '=', 'cpp.product_id').onRef('p.account_id', '=', 'cpp.account_id'))
-    .select(['p.id', 'p.value_cents', 'cpp.allow_quantity', 'cpp.max_quantity'])
+    .select(['p.id', 'p.value_cents', 'cpp.allow_quantity', 'cpp.max_quantity', 'p.name', 'p.unit_name', 'p.subscription', 'p.interval', 'p.interval_count'])
     .where('cpp.account_id', '=', accountId)
     .where('cpp.checkout_page_id', '=', pageId)
     .where('p.deleted_at', 'is', null);

@@ -128,9 +128,9 @@ export async function quoteOption(
 }
 
 /** `quoteOption` for a context already resolved (and whose access was already asserted). */
-export async function quoteOptionInContext(db: Kysely<DB>, context: PricingContext, query: PricingQuery, optionId: string, now: Date): Promise<PaymentPlanQuote> {
+export async function quoteOptionInContext(db: Kysely<DB>, context: PricingContext, query: PricingQuery, optionId: string, now: Date, reads: PricingReads = databaseReads(db)): Promise<PaymentPlanQuote> {
   const wanted = parseOptionId(optionId);
-  const offer = await pricePaymentPlans(db, context, query, now);
+  const offer = await pricePaymentPlans(db, context, query, now, reads);
   const plan = offer.plans.find((candidate) => candidate.id === wanted.planId);
   if (!plan) throw businessRule('payment_plan_id is not offered here');
   const option = plan.options.find((candidate) => candidate.installments === wanted.installments);

@@ -11,8 +11,14 @@ export type OrderRow = Awaited<ReturnType<typeof findOrderRow>>;
 const SETTLED = new Set(['paid', 'partially_refunded', 'waiting_cancellation']);
 const LIVE = new Set(['pending', 'waiting_payment']);
 
+/** What settling an order looks at: its figures and its payments' statuses and amounts. */
+export type OrderSnapshot = {
+  order: Pick<OrderRow, 'status' | 'total_cents' | 'paid_cents'>;
+  payments: Array<{ id: number; method: string; status: string; amount_cents: number; interest_cents: number }>;
+};
+
 /** The order's figures and its payments' amounts in one read (a row per payment, or one with no payment). */
-async function orderWithPayments(trx: Kysely<DB>, accountId: string, orderId: number) {
+async function orderWithPayments(trx: Kysely<DB>, accountId: string, orderId: number): Promise<OrderSnapshot> {
   const rows = await trx
     .selectFrom('orders')
     .leftJoin('payments', (join) => join.onRef('payments.order_id', '=', 'orders.id').onRef('payments.account_id', '=', 'orders.account_id'))
@@ -36,12 +42,15 @@ async function orderWithPayments(trx: Kysely<DB>, accountId: string, orderId: nu
  * - a pix or boleto is waiting → waiting_payment;
  * - nothing settled and nothing live → back to pending (payable again), giving back the coupon use and the
  *   booked slot the attempt held.
- * `order`: the order's row when the caller already read it in this transaction.
+ * `order`: the order's row when the caller already read it in this transaction; `snapshot`: the order and its
+ * payments when the payment's transition read them (`withOrder`).
  */
-export async function settleOrder(trx: Kysely<DB>, request: { accountId: string; orderId: number; cause: string; paymentId: number; at: Date; order?: Pick<OrderRow, 'status' | 'total_cents' | 'paid_cents'> }): Promise<OrderStatus> {
-  const { order, payments } = request.order
-    ? { order: request.order, payments: await findPaymentsOfOrder(trx, request.accountId, request.orderId) }
-    : await orderWithPayments(trx, request.accountId, request.orderId);
+export async function settleOrder(trx: Kysely<DB>, request: { accountId: string; orderId: number; cause: string; paymentId: number; at: Date; order?: OrderSnapshot['order']; snapshot?: OrderSnapshot }): Promise<OrderStatus> {
+  const { order, payments } =
+    request.snapshot ??
+    (request.order
+      ? { order: request.order, payments: await findPaymentsOfOrder(trx, request.accountId, request.orderId) }
+      : await orderWithPayments(trx, request.accountId, request.orderId));
   const settled = payments.filter((payment) => SETTLED.has(payment.status));
   const principal = settled.reduce((sum, payment) => sum + payment.amount_cents - payment.interest_cents, 0);
   const paidCents = settled.reduce((sum, payment) => sum + payment.amount_cents, 0);

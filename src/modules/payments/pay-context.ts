@@ -2,9 +2,11 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { businessRule, notFound } from '../../http/errors.ts';
 import { checkoutPagePricingContext, type PricingContext, type PricingQuery } from '../payment-plans/payment-plans.context.ts';
+import { readsWithPageProducts, type PricingReads } from '../payment-plans/payment-plans.reads.ts';
+import { listPageProducts } from '../payment-plans/payment-plans.repo.ts';
 import type { CustomerInput } from './pay-customer.ts';
 import type { OrderLine } from './pay-order.ts';
-import { findOrderProducts, findPayCart, findPayCharge, findPayPage, firstCardGateway, listCartLines, type PayCompany } from './pay.repo.ts';
+import { findPayCart, findPayCharge, findPayPage, firstCardGateway, listCartLines, type PayCompany } from './pay.repo.ts';
 
 /** Everything a pay flow needs to know about where the payment comes from, whichever entry point. */
 export type PayContext = {
@@ -14,6 +16,8 @@ export type PayContext = {
   query: PricingQuery;
   /** The pricing context when the entry point already read it (a checkout page), so the quote need not read it again. */
   pricingContext?: PricingContext;
+  /** The reads the quote uses, when the entry point already read some of them (a checkout page's products). */
+  pricingReads?: PricingReads;
   defaultGateway: string;
   enableTwoCards: boolean;
   requireScheduling: boolean;
@@ -38,11 +42,12 @@ export async function checkoutPageContext(db: Kysely<DB>, pageId: string, body: 
   if (requested.length === 0) throw businessRule('products (or main_product_id) is required', [{ field: 'body/products', message: 'is required' }]);
   const quantities = new Map<number, number>();
   for (const line of requested) quantities.set(line.productId, (quantities.get(line.productId) ?? 0) + line.quantity);
-  const products = new Map((await findOrderProducts(db, page.account_id, [...quantities.keys()])).map((row) => [row.id, row]));
+  const pageProducts = await listPageProducts(db, page.account_id, page.id, [...quantities.keys()]);
+  const products = new Map(pageProducts.map((row) => [row.id, row]));
   const lines: OrderLine[] = [];
   for (const [productId, quantity] of quantities) {
     const product = products.get(productId);
-    if (!product) continue; // the quote refuses products that are not on the page
+    if (!product) continue; // the quote refuses products that are not (live) on the page
     lines.push({
       productId,
       name: product.name,
@@ -61,6 +66,7 @@ export async function checkoutPageContext(db: Kysely<DB>, pageId: string, body: 
     companyId: page.company_id,
     query: { checkout_page_id: page.id, products: Object.fromEntries([...quantities].map(([id, quantity]) => [String(id), quantity])), ...(body.coupon !== undefined ? { coupon: body.coupon } : {}) },
     pricingContext: checkoutPagePricingContext(page),
+    pricingReads: readsWithPageProducts(db, { accountId: page.account_id, pageId: page.id }, pageProducts),
     defaultGateway: page.gateway,
     enableTwoCards: page.enable_two_cards,
     requireScheduling: page.require_scheduling,

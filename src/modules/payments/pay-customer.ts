@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { businessRule } from '../../http/errors.ts';
 import { checkedIdentification } from '../customers/customer-fields.ts';
-import { upsertCustomer, type CustomerColumns, type CustomerRow } from '../customers/customers.repo.ts';
+import type { CustomerColumns } from '../customers/customers.repo.ts';
+import type { IntentCustomer } from './intent-statement.ts';
 import { findCustomerById } from './pay.repo.ts';
 
 /** Who pays: an existing customer by id, or contact fields upserted by email (the body's, else the cart's). */
@@ -17,12 +18,15 @@ export type CustomerInput = {
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
 
-/** The customer of the payment, on `trx`; 422 when none can be determined or the id is not the company's. */
-export async function resolvePayCustomer(trx: Kysely<DB>, scope: { accountId: string; companyId: number }, input: CustomerInput, now: Date): Promise<CustomerRow> {
+/**
+ * The customer of the payment: the row of `customer_id`, or the contact fields the intent upserts by email;
+ * 422 when none can be determined or the id is not the company's.
+ */
+export async function payCustomerSource(db: Kysely<DB>, scope: { accountId: string; companyId: number }, input: CustomerInput): Promise<IntentCustomer> {
   if (input.customerId !== undefined) {
-    const found = await findCustomerById(trx, scope.accountId, scope.companyId, input.customerId);
+    const found = await findCustomerById(db, scope.accountId, scope.companyId, input.customerId);
     if (!found) throw businessRule('customer_id does not name a customer of this company', [{ field: 'body/customer_id', message: 'unknown customer' }]);
-    return found;
+    return { row: found };
   }
   const prefill = input.prefill ?? {};
   const email = text(input.email) ?? text(prefill.email);
@@ -41,5 +45,5 @@ export async function resolvePayCustomer(trx: Kysely<DB>, scope: { accountId: st
     city: input.address?.city ?? text(prefill.city),
     state: (input.address?.state ?? text(prefill.state))?.toUpperCase(),
   };
-  return upsertCustomer(trx, scope, columns, now);
+  return { upsert: columns };
 }

@@ -5,16 +5,16 @@ import { businessRule } from '../../http/errors.ts';
 import { unseal } from '../../lib/crypto.ts';
 import { consumeCardHashKey } from '../card-hash/card-hash.service.ts';
 import type { CustomerRow } from '../customers/customers.repo.ts';
-import { appendOrderEvent } from '../orders/order-events.repo.ts';
 import type { PaymentPlanQuote } from '../payment-plans/payment-plans.service.ts';
 import { bookSlot } from '../scheduling/scheduling.service.ts';
 import { claimCouponForOrder } from '../coupons/coupon-usage.ts';
 import type { PlannedCard } from './pay-cards.ts';
 import type { PayContext } from './pay-context.ts';
-import { resolvePayCustomer } from './pay-customer.ts';
-import { createPayOrder } from './pay-order.ts';
-import { findCustomerById, findSavedMethod, insertPaymentRow } from './pay.repo.ts';
-import { enqueueIntentRecovery } from './payment-record.ts';
+import { insertIntent, type IntentOrder } from './intent-statement.ts';
+import { payCustomerSource } from './pay-customer.ts';
+import { orderCreatedEvent, payOrderItems, payOrderRow } from './pay-order.ts';
+import { findCustomerById, findCustomerSavedMethod } from './pay.repo.ts';
+import { RECONCILE_DELAY_MS } from './payment-record.ts';
 
 export type IntentPayment = { id: number; uid: string; cardIndex: 0 | 1; amountCents: number; installments: number; savedReference?: string; card?: PlannedCard };
 export type Intent = { orderId: number; orderUid: string; customer: CustomerRow; payments: IntentPayment[] };
@@ -35,74 +35,100 @@ export type IntentInput = {
  * The intent, committed before any gateway call: the customer, the order (or the charge's own), the
  * booked slot, the claimed coupon use, the consumed gateway_c card hash keys and one `pending` payment
  * row per charge, each with its recovery job (in case this process dies before the gateway answers).
- * A refusal here (slot taken, coupon exhausted, key spent) leaves nothing behind.
+ * A saved card is checked to be the customer's first (a read). The rows are one statement (`insertIntent`);
+ * the steps that can refuse the payment as they write (slot taken, coupon exhausted, key spent) run after it
+ * in the same transaction, so a refusal leaves nothing behind. An intent without such steps is the statement alone.
  */
 export async function recordIntent(db: Kysely<DB>, input: IntentInput): Promise<Intent> {
   const { context, quote, now } = input;
   const scope = { accountId: context.accountId, companyId: context.companyId };
-  return db.transaction().execute(async (trx) => {
-    const customer = context.existingOrder
-      ? await chargeCustomer(trx, scope, context.existingOrder.customerId)
-      : await resolvePayCustomer(trx, scope, context.customer, now);
-    const order = context.existingOrder ?? (await createPayOrder(
-      trx,
-      {
-        ...scope,
-        customerId: customer.id,
-        source: context.entry === 'cart' ? 'cart' : 'checkout_page',
-        ...context.orderLinks,
-        paymentPlanId: quote.planId,
-        lines: context.lines,
-        freightCents: context.freightCents,
-        totalCents: quote.baseCents,
-        discountCents: quote.coupon?.discountCents ?? 0,
-        ...(quote.coupon ? { coupon: { id: quote.coupon.id, code: quote.coupon.code } } : {}),
-        ...(input.scheduledAt ? { scheduledAt: input.scheduledAt } : {}),
-        ...input.extras,
-        cause: `POST ${context.entry === 'cart' ? '/carts/{id}/pay' : '/payments'}`,
-      },
-      input.timeZone,
+  const customer = context.existingOrder ? { row: await chargeCustomer(db, scope, context.existingOrder.customerId) } : await payCustomerSource(db, scope, context.customer);
+  const planned = (input.cards.length ? input.cards : [undefined]).map((card) => plannedPayment(input, card));
+  const savedReferences = await savedCardReferences(db, input, 'row' in customer ? { id: customer.row.id } : { email: customer.upsert.email });
+  const order = context.existingOrder ? { uid: context.existingOrder.uid, rows: { id: context.existingOrder.id } } : newOrder(input);
+  const record = async (executor: Kysely<DB>): Promise<Intent> => {
+    const written = await insertIntent(executor, {
+      ...scope,
+      customer,
+      order: order.rows,
+      payments: planned.map((payment) => payment.row),
+      paymentCause: 'payment intent recorded before calling the gateway',
+      recoveryAt: new Date(now.getTime() + RECONCILE_DELAY_MS),
       now,
-    ));
-    if (input.scheduledAt) await bookSlot(trx, { ...scope, scheduledAt: input.scheduledAt, orderId: order.id });
-    if (quote.coupon && !(await claimCouponForOrder(trx, context.accountId, quote.coupon.id, order.id))) {
+    });
+    const orderId = written.orderId;
+    if (input.scheduledAt) await bookSlot(executor, { ...scope, scheduledAt: input.scheduledAt, orderId });
+    if (quote.coupon && !(await claimCouponForOrder(executor, context.accountId, quote.coupon.id, orderId))) {
       throw businessRule('Coupon has reached its usage limit', [{ field: 'body/coupon', message: 'Coupon has reached its usage limit' }]);
     }
-    const planned = input.cards.length ? input.cards : [undefined];
     const payments: IntentPayment[] = [];
-    for (const card of planned) {
-      const share = card?.quote ?? quote;
-      let savedReference: string | undefined;
-      if (card?.savedMethodId) {
-        const saved = await findSavedMethod(trx, context.accountId, customer.id, card.savedMethodId);
-        if (!saved || saved.gateway !== input.gateway) throw businessRule(`credit_card_${card.index}_card_id is not a saved card of this customer on ${input.gateway}`, [{ field: `body/credit_card_${card.index}_card_id`, message: 'unknown saved card' }]);
-        savedReference = unseal(input.masterKey, saved.gateway_reference_encrypted);
-      }
-      if (card?.token && input.gateway === 'gateway_c') await consumeCardHashKey(trx, { ...scope, token: card.token, now });
-      const uid = randomUUID();
-      const id = await insertPaymentRow(trx, {
-        uid,
-        ...{ account_id: context.accountId, company_id: context.companyId },
-        order_id: order.id,
-        gateway: input.gateway,
-        method: quote.paymentMethod,
-        card_index: card?.index ?? 0,
-        status: 'pending',
-        payment_plan_id: share.planId,
-        installments: share.installments,
-        amount_cents: share.totalCents,
-        interest_cents: share.totalCents - (card?.principalCents ?? quote.baseCents) + ((card?.index ?? 0) === 0 ? (quote.overdue?.extraCents ?? 0) : 0),
-        installment_value_cents: share.installmentValueCents,
-        saved_payment_method_id: card?.savedMethodId ?? null,
-        created_at: now,
-        updated_at: now,
-      });
-      await appendOrderEvent(trx, { ...scope, orderId: order.id, paymentId: id, type: 'payment.created', cause: 'payment intent recorded before calling the gateway', toStatus: 'pending', data: { amount_cents: share.totalCents, method: quote.paymentMethod, gateway: input.gateway }, at: now });
-      await enqueueIntentRecovery(trx, { accountId: context.accountId, id }, now);
-      payments.push({ id, uid, cardIndex: card?.index ?? 0, amountCents: share.totalCents, installments: share.installments, ...(savedReference ? { savedReference } : {}), ...(card ? { card } : {}) });
+    for (const [index, { card, uid, row }] of planned.entries()) {
+      const savedReference = card ? savedReferences.get(card.index) : undefined;
+      if (card?.token && input.gateway === 'gateway_c') await consumeCardHashKey(executor, { ...scope, token: card.token, now });
+      payments.push({ id: written.paymentIds[index]!, uid, cardIndex: card?.index ?? 0, amountCents: row.amount_cents, installments: row.installments, ...(savedReference ? { savedReference } : {}), ...(card ? { card } : {}) });
     }
-    return { orderId: order.id, orderUid: order.uid, customer, payments };
-  });
+    return { orderId, orderUid: order.uid, customer: written.customer, payments };
+  };
+  const refusable = input.scheduledAt !== undefined || quote.coupon !== undefined || input.cards.some((card) => card.token && input.gateway === 'gateway_c');
+  return refusable ? db.transaction().execute(record) : record(db);
+}
+
+/** Each saved card the body names, checked to be the paying customer's on this gateway (422 otherwise), unsealed. */
+async function savedCardReferences(db: Kysely<DB>, input: IntentInput, customer: { id: number } | { email: string }): Promise<Map<number, string>> {
+  const references = new Map<number, string>();
+  for (const card of input.cards) {
+    if (!card.savedMethodId) continue;
+    const saved = await findCustomerSavedMethod(db, { accountId: input.context.accountId, companyId: input.context.companyId }, customer, card.savedMethodId);
+    if (!saved || saved.gateway !== input.gateway) throw businessRule(`credit_card_${card.index}_card_id is not a saved card of this customer on ${input.gateway}`, [{ field: `body/credit_card_${card.index}_card_id`, message: 'unknown saved card' }]);
+    references.set(card.index, unseal(input.masterKey, saved.gateway_reference_encrypted));
+  }
+  return references;
+}
+
+function newOrder(input: IntentInput): { uid: string; rows: IntentOrder } {
+  const { context, quote } = input;
+  const draft = {
+    accountId: context.accountId,
+    companyId: context.companyId,
+    source: context.entry === 'cart' ? ('cart' as const) : ('checkout_page' as const),
+    ...context.orderLinks,
+    paymentPlanId: quote.planId,
+    lines: context.lines,
+    freightCents: context.freightCents,
+    totalCents: quote.baseCents,
+    discountCents: quote.coupon?.discountCents ?? 0,
+    ...(quote.coupon ? { coupon: { id: quote.coupon.id, code: quote.coupon.code } } : {}),
+    ...(input.scheduledAt ? { scheduledAt: input.scheduledAt } : {}),
+    ...input.extras,
+    cause: `POST ${context.entry === 'cart' ? '/carts/{id}/pay' : '/payments'}`,
+  };
+  const uid = randomUUID();
+  return { uid, rows: { row: payOrderRow(draft, uid, input.timeZone, input.now), event: orderCreatedEvent(draft, input.now), items: payOrderItems(draft, null) } };
+}
+
+/** A charge's payment row (all but its order), with its uid and the card it charges. */
+function plannedPayment(input: IntentInput, card: PlannedCard | undefined) {
+  const { context, quote, now } = input;
+  const share = card?.quote ?? quote;
+  const uid = randomUUID();
+  const row = {
+    uid,
+    account_id: context.accountId,
+    company_id: context.companyId,
+    gateway: input.gateway,
+    method: quote.paymentMethod,
+    card_index: card?.index ?? 0,
+    status: 'pending',
+    payment_plan_id: share.planId,
+    installments: share.installments,
+    amount_cents: share.totalCents,
+    interest_cents: share.totalCents - (card?.principalCents ?? quote.baseCents) + ((card?.index ?? 0) === 0 ? (quote.overdue?.extraCents ?? 0) : 0),
+    installment_value_cents: share.installmentValueCents,
+    saved_payment_method_id: card?.savedMethodId ?? null,
+    created_at: now,
+    updated_at: now,
+  };
+  return { uid, card, row };
 }
 
 async function chargeCustomer(trx: Kysely<DB>, scope: { accountId: string; companyId: number }, customerId: number | null): Promise<CustomerRow> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
+import type { Insertable, Kysely } from 'kysely';
+import type { DB, Orders } from '../../db/schema.ts';
 import { dateIn } from '../orders/company-calendar.ts';
 import { insertOrderItems, insertOrderWithEvent } from '../orders/order-create.repo.ts';
 
@@ -43,12 +43,18 @@ export type PayOrderDraft = {
 /** Inserts the order, its items and its `order.created` event on `trx`; returns the order's id and uid. */
 export async function createPayOrder(trx: Kysely<DB>, draft: PayOrderDraft, timeZone: string, now: Date): Promise<{ id: number; uid: string }> {
   const uid = randomUUID();
+  const id = await insertOrderWithEvent(trx, { ...payOrderRow(draft, uid, timeZone, now), customer_id: draft.customerId }, orderCreatedEvent(draft, now));
+  await insertOrderItems(trx, payOrderItems(draft, id));
+  return { id, uid };
+}
+
+/** The order's row but its customer (which a pay intent's statement takes from its own customer upsert). */
+export function payOrderRow(draft: Omit<PayOrderDraft, 'customerId'>, uid: string, timeZone: string, now: Date): Omit<Insertable<Orders>, 'customer_id'> {
   const subtotalCents = draft.totalCents - draft.freightCents + draft.discountCents;
-  const id = await insertOrderWithEvent(trx, {
+  return {
     uid,
     account_id: draft.accountId,
     company_id: draft.companyId,
-    customer_id: draft.customerId,
     source: draft.source,
     status: 'pending',
     checkout_page_id: draft.checkoutPageId ?? null,
@@ -69,22 +75,26 @@ export async function createPayOrder(trx: Kysely<DB>, draft: PayOrderDraft, time
     meta: JSON.stringify(draft.meta ?? {}),
     created_at: now,
     updated_at: now,
-  }, { cause: draft.cause, data: { total_cents: draft.totalCents, items: draft.lines.length, ...(draft.coupon ? { coupon_id: draft.coupon.id } : {}) }, at: now });
-  await insertOrderItems(
-    trx,
-    draft.lines.map((line) => ({
-      account_id: draft.accountId,
-      order_id: id,
-      product_id: line.productId,
-      product_name: line.name,
-      unit_name: line.unitName,
-      quantity: line.quantity,
-      unit_value_cents: line.unitCents,
-      total_cents: line.totalCents,
-      subscription: line.subscription,
-      interval: line.interval,
-      cycle: line.subscription ? line.intervalCount : null,
-    })),
-  );
-  return { id, uid };
+  };
+}
+
+export function orderCreatedEvent(draft: Omit<PayOrderDraft, 'customerId'>, at: Date): { cause: string; data: Record<string, unknown>; at: Date } {
+  return { cause: draft.cause, data: { total_cents: draft.totalCents, items: draft.lines.length, ...(draft.coupon ? { coupon_id: draft.coupon.id } : {}) }, at };
+}
+
+/** The order's item rows; `orderId` may be an expression of the statement that inserts the order. */
+export function payOrderItems<Id>(draft: Pick<PayOrderDraft, 'accountId' | 'lines'>, orderId: Id) {
+  return draft.lines.map((line) => ({
+    account_id: draft.accountId,
+    order_id: orderId,
+    product_id: line.productId,
+    product_name: line.name,
+    unit_name: line.unitName,
+    quantity: line.quantity,
+    unit_value_cents: line.unitCents,
+    total_cents: line.totalCents,
+    subscription: line.subscription,
+    interval: line.interval,
+    cycle: line.subscription ? line.intervalCount : null,
+  }));
 }

@@ -119,6 +119,20 @@ export function findSavedMethod(db: Kysely<DB>, accountId: string, customerId: n
     .executeTakeFirst();
 }
 
+/** A live saved card of the company's customer named by id or (before the intent upserts it) by e-mail. */
+export function findCustomerSavedMethod(db: Kysely<DB>, scope: { accountId: string; companyId: number }, customer: { id: number } | { email: string }, id: string) {
+  return db
+    .selectFrom('saved_payment_methods as m')
+    .innerJoin('customers as c', (join) => join.onRef('c.id', '=', 'm.customer_id').onRef('c.account_id', '=', 'm.account_id'))
+    .select(['m.id', 'm.gateway', 'm.gateway_reference_encrypted'])
+    .where('m.account_id', '=', scope.accountId)
+    .where('c.company_id', '=', scope.companyId)
+    .where('id' in customer ? 'c.id' : 'c.email', '=', 'id' in customer ? customer.id : customer.email)
+    .where('m.id', '=', id)
+    .where('m.revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
 export async function insertPaymentRow(db: Kysely<DB>, values: Insertable<Payments>): Promise<number> {
   return (await db.insertInto('payments').values(values).returning('id').executeTakeFirstOrThrow()).id;
 }

@@ -46,7 +46,8 @@ export async function paidOrVoidedAtGateway(db: Kysely<DB>, gateway: ResolvedGat
   const gatewayId = payment.gateway_id!;
   const status = await gateway.client.fetchStatus(gateway.account, gatewayId);
   if (status === 'paid' || status === 'partially_refunded') {
-    await applyRemoteStatus(db, payment, { gatewayId, status }, now);
+    // A pix or boleto names no card to keep, so nothing needs sealing.
+    await applyRemoteStatus(db, undefined, payment, { gatewayId, status }, now);
     return true;
   }
   if (status === 'waiting_payment' || status === 'pending') await gateway.client.voidCharge(gateway.account, gatewayId, `void:${payment.uid}`);
@@ -118,7 +119,7 @@ export async function reconcilePayment(db: Kysely<DB>, deps: GatewayDeps, ref: J
   if (!payment || payment.status !== 'pending') return 'skipped';
   const gateway = await resolveGateway(db, deps, { accountId: payment.account_id, companyId: payment.company_id }, payment.gateway);
   const found = payment.gateway_id
-    ? { gatewayId: payment.gateway_id, status: await gateway.client.fetchStatus(gateway.account, payment.gateway_id) }
+    ? await gateway.client.fetchCharge(gateway.account, payment.gateway_id)
     : await gateway.client.findCharge(gateway.account, { paymentUid: payment.uid, idempotencyKey: payIdempotencyKey(payment.uid) });
   const withinWindow = now.getTime() - payment.created_at.getTime() < RECONCILE_WINDOW_MS;
   const askAgain = () => {
@@ -126,7 +127,7 @@ export async function reconcilePayment(db: Kysely<DB>, deps: GatewayDeps, ref: J
     return enqueueJob(db, { type: RECONCILE_JOB, payload: { account_id: ref.accountId, payment_id: ref.paymentId }, accountId: ref.accountId, runAt, dedupKey: `${RECONCILE_JOB}:${ref.paymentId}:${runAt.toISOString()}` });
   };
   if (found) {
-    const settled = await applyRemoteStatus(db, payment, found, now);
+    const settled = await applyRemoteStatus(db, deps.masterKey, payment, found, now);
     // A charge the gateway is still processing is asked about again; it is never failed from here.
     if (!settled && withinWindow) await askAgain();
     return found.status;
@@ -155,15 +156,20 @@ export async function recoverIntent(db: Kysely<DB>, deps: GatewayDeps, ref: JobR
   return reconcilePayment(db, deps, ref, now);
 }
 
-/** Records the gateway id a lookup found, then applies the charge's status in the same transaction; false when the status settles nothing yet. */
-export async function applyRemoteStatus(db: Kysely<DB>, payment: PaymentRow, found: FoundCharge, now: Date): Promise<boolean> {
+/**
+ * Records the gateway id a lookup found, then applies the charge's status in the same transaction; false when the
+ * status settles nothing yet. A capture applied as paid keeps the card the lookup names when its pay request asked
+ * for it (`keepLateCard`, sealed with `masterKey`).
+ */
+export async function applyRemoteStatus(db: Kysely<DB>, masterKey: Buffer | undefined, payment: PaymentRow, found: FoundCharge, now: Date): Promise<boolean> {
   const kind = ACTION_OF[found.status];
   await db.transaction().execute(async (trx) => {
     if (!payment.gateway_id) await adoptGatewayId(trx, payment, { gatewayId: found.gatewayId, how: 'reconciliation found the charge by its reference', data: { remote_status: found.status } }, now);
     if (!kind) return;
     const gatewayId = found.gatewayId;
-    const action = kind === 'payment_paid' ? { kind, gatewayId, paidAt: now } : kind === 'payment_failed' ? { kind, gatewayId, reason: 'reconciled' } : { kind, gatewayId };
-    await applyPaymentAction(trx, { gateway: payment.gateway as GatewayName, action, accountId: payment.account_id, at: now });
+    const paid = { kind: 'payment_paid' as const, gatewayId, paidAt: now, ...(found.savedMethod ? { savedMethod: found.savedMethod } : {}) };
+    const action = kind === 'payment_paid' ? paid : kind === 'payment_failed' ? { kind, gatewayId, reason: 'reconciled' } : { kind, gatewayId };
+    await applyPaymentAction(trx, { gateway: payment.gateway as GatewayName, action, accountId: payment.account_id, at: now, masterKey });
   });
   return kind !== undefined;
 }

@@ -59,7 +59,7 @@ export type RecordedAnswer = { orderStatus: OrderStatus | undefined; paymentStat
  * moved (a webhook or a reconciliation got there first) or stays pending (gateway unavailable).
  */
 export async function recordGatewayAnswer(trx: Kysely<DB>, masterKey: Buffer, payment: RecordedPayment, answer: GatewayAnswer, at: Date): Promise<RecordedAnswer> {
-  const base = { accountId: payment.accountId, paymentId: payment.id, at };
+  const base = { accountId: payment.accountId, paymentId: payment.id, at, withOrder: true };
   let moved: PaymentTransitionResult;
   switch (answer.kind) {
     case 'paid': {
@@ -80,8 +80,13 @@ export async function recordGatewayAnswer(trx: Kysely<DB>, masterKey: Buffer, pa
       moved = await transitionPayment(trx, { ...base, to: 'failed', cause: 'request refused by the gateway', set: { failure_code: answer.code, failure_message: answer.message.slice(0, 500) } });
       break;
     case 'pix':
-      moved = await transitionPayment(trx, { ...base, to: 'waiting_payment', cause: 'pix issued', set: { gateway_id: answer.gatewayId, pix_code: answer.brCode, pix_expires_at: answer.expiresAt } });
-      await enqueueJob(trx, { type: EXPIRE_PIX_JOB, payload: { account_id: payment.accountId, payment_id: payment.id }, accountId: payment.accountId, runAt: answer.expiresAt, dedupKey: `${EXPIRE_PIX_JOB}:${payment.id}` });
+      moved = await transitionPayment(trx, {
+        ...base,
+        to: 'waiting_payment',
+        cause: 'pix issued',
+        set: { gateway_id: answer.gatewayId, pix_code: answer.brCode, pix_expires_at: answer.expiresAt },
+        causes: { type: EXPIRE_PIX_JOB, payload: { account_id: payment.accountId, payment_id: payment.id }, runAt: answer.expiresAt, dedupKey: `${EXPIRE_PIX_JOB}:${payment.id}` },
+      });
       break;
     case 'boleto':
       moved = await transitionPayment(trx, {
@@ -97,6 +102,7 @@ export async function recordGatewayAnswer(trx: Kysely<DB>, masterKey: Buffer, pa
       await enqueueJob(trx, { type: RECONCILE_JOB, payload: { account_id: payment.accountId, payment_id: payment.id }, accountId: payment.accountId, runAt: new Date(at.getTime() + RECONCILE_DELAY_MS), dedupKey: `${RECONCILE_JOB}:${payment.id}` });
       return { orderStatus: undefined, paymentStatus: undefined };
   }
-  const orderStatus = await settleOrder(trx, { accountId: payment.accountId, orderId: payment.orderId, cause: `payment ${answer.kind}`, paymentId: payment.id, at });
+  const snapshot = moved.changed ? moved.order : undefined;
+  const orderStatus = await settleOrder(trx, { accountId: payment.accountId, orderId: payment.orderId, cause: `payment ${answer.kind}`, paymentId: payment.id, at, ...(snapshot ? { snapshot } : {}) });
   return { orderStatus, paymentStatus: moved.changed ? moved.to : undefined };
 }

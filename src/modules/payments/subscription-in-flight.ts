@@ -57,7 +57,7 @@ export async function settleRenewalInFlight(db: Kysely<DB>, deps: GatewayDeps, s
     ? { gatewayId: payment.gateway_id, status: await gateway.client.fetchStatus(gateway.account, payment.gateway_id) }
     : await gateway.client.findCharge(gateway.account, { paymentUid: payment.uid, idempotencyKey: payIdempotencyKey(payment.uid) });
   if (found && SETTLED_REMOTE.has(found.status)) {
-    await applyRemoteStatus(db, payment, found, now);
+    await applyRemoteStatus(db, deps.masterKey, payment, found, now);
     return (await settleByPayment(db, flight, now)) ?? 'skipped';
   }
   const answer = await submitRenewal(db, deps, sub, flight.attempt, now);
