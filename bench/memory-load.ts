@@ -35,7 +35,7 @@ export type MemoryReport = {
   /** rssLast / rssFirst. */
   ratio: number;
   /** `majorGcs`: the process's count of major (mark-compact) collections so far, from its /metrics. */
-  samples: Array<{ seconds: number; rssMb: number; majorGcs: number }>;
+  samples: Array<{ seconds: number; rssMb: number; majorGcs: number; heapUsedMb: number; externalMb: number }>;
   requests: MixedLoadCounts;
   requestsPerSecond: number;
   p50Ms: number;
@@ -86,9 +86,16 @@ export function rssAt(samples: MemoryReport['samples'], seconds: number, window:
   return Math.min(...inWindow);
 }
 
-async function majorCollections(base: string): Promise<number> {
+/** From the process's own /metrics: its count of major collections, and its JS heap and external memory now. */
+async function heapReadings(base: string): Promise<{ majorGcs: number; heapUsedMb: number; externalMb: number }> {
   const text = await (await fetch(`${base}/metrics`)).text();
-  return Number(/^nodejs_gc_duration_seconds_count\{kind="major"\} (\d+)/m.exec(text)?.[1] ?? 0);
+  const metric = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
+  const mb = (bytes: number) => Number((bytes / 1024 / 1024).toFixed(1));
+  return {
+    majorGcs: metric(/^nodejs_gc_duration_seconds_count\{kind="major"\} (\d+)/m),
+    heapUsedMb: mb(metric(/^nodejs_heap_size_used_bytes (\d+)/m)),
+    externalMb: mb(metric(/^nodejs_external_memory_bytes (\d+)/m)),
+  };
 }
 
 export async function runMemoryLoad(options: MemoryRunOptions): Promise<MemoryReport> {
@@ -123,8 +130,8 @@ export async function runMemoryLoad(options: MemoryRunOptions): Promise<MemoryRe
     const started = performance.now() + options.warmUpSeconds * 1000;
     // The collection count is read first, so a reading counted as after a collection really is.
     const sample = async () => {
-      const majorGcs = await majorCollections(base);
-      samples.push({ seconds: Number(((performance.now() - started) / 1000).toFixed(1)), rssMb: Number(rssMb(pid).toFixed(1)), majorGcs });
+      const heap = await heapReadings(base);
+      samples.push({ seconds: Number(((performance.now() - started) / 1000).toFixed(1)), rssMb: Number(rssMb(pid).toFixed(1)), ...heap });
     };
     const sampler = setInterval(() => void sample().catch(() => {}), options.sampleEverySeconds * 1000);
     const load = await driveMixedLoad({ base, gatewayA: gateways.gateway_a!, demo, seconds: options.warmUpSeconds + options.totalSeconds, concurrency: options.concurrency });
