@@ -18,7 +18,7 @@ export async function startLocalSandboxes(
   database: Database,
   config: Pick<Config, 'masterKey'>,
   serviceUrl: () => string | undefined,
-  listen: { port?: number; host?: string } = {},
+  options: { port?: number; host?: string; webhookAttemptTimeoutMs?: number } = {},
 ): Promise<LocalSandboxes> {
   let credentials = new Map<string, { username: string | null; secret: string }>();
   const refresh = async () => {
@@ -41,7 +41,12 @@ export async function startLocalSandboxes(
     if (gateway === 'gateway_b') return { url: `${base}/api/v1/webhooks/${companyId}/gateway_b`, signingSecret: credential.secret };
     return undefined;
   };
-  const sandboxes = await startSandboxes({ port: listen.port ?? 0, host: listen.host ?? '127.0.0.1', webhookTargets: targetFor });
+  const sandboxes = await startSandboxes({
+    port: options.port ?? 0,
+    host: options.host ?? '127.0.0.1',
+    webhookTargets: targetFor,
+    ...(options.webhookAttemptTimeoutMs !== undefined ? { webhookAttemptTimeoutMs: options.webhookAttemptTimeoutMs } : {}),
+  });
   return {
     urls: sandboxGatewayUrls(sandboxes),
     close: async () => {

@@ -41,7 +41,8 @@ for (const engine of engines()) {
       const merchant = await createMerchant(database, config);
       await storeCredentials(database, config, merchant);
       let relayUrl: string | undefined;
-      const sandboxes = await startLocalSandboxes(database, config, () => relayUrl);
+      // The relay runs the worker inside a delivery: the sandbox waits for that attempt however long a loaded machine takes.
+      const sandboxes = await startLocalSandboxes(database, config, () => relayUrl, { webhookAttemptTimeoutMs: 60_000 });
       const app = await buildApp({ config, database, logger: createLogger('silent'), gatewayUrls: sandboxes.urls });
       const appUrl = await app.listen({ port: 0, host: '127.0.0.1' });
       relay = createServer((request, response) => {
