@@ -24,14 +24,18 @@ export function databaseReads(db: Kysely<DB>): PricingReads {
   };
 }
 
-/** Database reads, except a page's products: the rows the caller already read of that page (a pay flow reads them for its order lines too). */
-export function readsWithPageProducts(db: Kysely<DB>, page: { accountId: string; pageId: string }, rows: PageProductRow[]): PricingReads {
+/**
+ * Database reads, except a page's products and plans: the rows the caller read of that page in the same request
+ * (a pay flow reads them with the page, and uses the products for its order lines too).
+ */
+export function readsWithPageRows(db: Kysely<DB>, page: { accountId: string; pageId: string }, products: PageProductRow[], plans: PlanRow[]): PricingReads {
   const direct = databaseReads(db);
-  const byId = new Map(rows.map((row) => [row.id, row]));
+  const byId = new Map(products.map((row) => [row.id, row]));
+  const isPage = (accountId: string, pageId: string) => accountId === page.accountId && pageId === page.pageId;
   return {
     ...direct,
-    pageProducts: (accountId, pageId, ids) =>
-      accountId === page.accountId && pageId === page.pageId ? Promise.resolve(ids.flatMap((id) => byId.get(id) ?? [])) : direct.pageProducts(accountId, pageId, ids),
+    pageProducts: (accountId, pageId, ids) => (isPage(accountId, pageId) ? Promise.resolve(ids.flatMap((id) => byId.get(id) ?? [])) : direct.pageProducts(accountId, pageId, ids)),
+    planRows: (accountId, source) => (source.kind === 'checkout_page' && isPage(accountId, source.pageId) ? Promise.resolve(plans) : direct.planRows(accountId, source)),
   };
 }
 

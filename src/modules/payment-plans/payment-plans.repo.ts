@@ -1,5 +1,8 @@
-import type { Kysely } from 'kysely';
+import type { Expression, Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+
+/** A filter value, or a reference to the enclosing query's column when the read is a subquery of a larger one. */
+type ValueOrRef<T> = T | Expression<T>;
 
 /* Contexts are found by their unguessable public id (uuid); everything after that is filtered by account. */
 
@@ -50,6 +53,11 @@ export function findCharge(db: Kysely<DB>, uid: string) {
  * what an order line copies of them (a pay flow reads them once, for its lines and its quote).
  */
 export function listPageProducts(db: Kysely<DB>, accountId: string, pageId: string, ids?: number[]) {
+  return pageProductsQuery(db, accountId, pageId, ids).execute();
+}
+
+/** The read of `listPageProducts`, to run or to embed (the pay flow reads it with its page). */
+export function pageProductsQuery(db: Kysely<DB>, accountId: ValueOrRef<string>, pageId: ValueOrRef<string>, ids?: number[]) {
   let query = db
     .selectFrom('checkout_page_products as cpp')
     .innerJoin('products as p', (join) => join.onRef('p.id', '=', 'cpp.product_id').onRef('p.account_id', '=', 'cpp.account_id'))
@@ -58,7 +66,7 @@ export function listPageProducts(db: Kysely<DB>, accountId: string, pageId: stri
     .where('cpp.checkout_page_id', '=', pageId)
     .where('p.deleted_at', 'is', null);
   if (ids) query = query.where('p.id', 'in', ids);
-  return query.execute();
+  return query;
 }
 
 /** Kept products among `ids` of one company. */
@@ -93,6 +101,11 @@ export type PlanSource = { kind: 'checkout_page'; pageId: string } | { kind: 'ca
 
 /** Kept plans of a source, one row per (plan, tax row) with the plan's columns repeated; ordered by plan id. */
 export function listPlanRows(db: Kysely<DB>, accountId: string, source: PlanSource) {
+  return planRowsQuery(db, accountId, source).execute();
+}
+
+/** The read of `listPlanRows`, to run or to embed (the pay flow reads a page's plans with the page). */
+export function planRowsQuery(db: Kysely<DB>, accountId: ValueOrRef<string>, source: PlanSource) {
   let query = db
     .selectFrom('payment_plans as pp')
     .leftJoin('payment_plan_taxes as t', (join) => join.onRef('t.payment_plan_id', '=', 'pp.id').onRef('t.account_id', '=', 'pp.account_id'))
@@ -124,7 +137,7 @@ export function listPlanRows(db: Kysely<DB>, accountId: string, source: PlanSour
   } else {
     query = query.where('pp.company_id', '=', source.companyId);
   }
-  return query.orderBy('pp.id').orderBy('t.installments').execute();
+  return query.orderBy('pp.id').orderBy('t.installments');
 }
 
 export type PlanRow = Awaited<ReturnType<typeof listPlanRows>>[number];

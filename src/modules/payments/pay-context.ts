@@ -2,11 +2,10 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { businessRule, notFound } from '../../http/errors.ts';
 import { checkoutPagePricingContext, type PricingContext, type PricingQuery } from '../payment-plans/payment-plans.context.ts';
-import { readsWithPageProducts, type PricingReads } from '../payment-plans/payment-plans.reads.ts';
-import { listPageProducts } from '../payment-plans/payment-plans.repo.ts';
+import { readsWithPageRows, type PricingReads } from '../payment-plans/payment-plans.reads.ts';
 import type { CustomerInput } from './pay-customer.ts';
 import type { OrderLine } from './pay-order.ts';
-import { findPayCart, findPayCharge, findPayPage, firstCardGateway, listCartLines, type PayCompany } from './pay.repo.ts';
+import { findPayCart, findPayCharge, findPayPage, firstCardGateway, listCartLines, type CompanyGatewayRow, type PayCompany } from './pay.repo.ts';
 
 /** Everything a pay flow needs to know about where the payment comes from, whichever entry point. */
 export type PayContext = {
@@ -29,6 +28,8 @@ export type PayContext = {
   freightCents: number;
   orderLinks: { checkoutPageId?: string; cartPageId?: string; cartId?: string };
   customer: CustomerInput;
+  /** The company's accounts at gateways the entry point read with its own row (a checkout page's gateway; null: none enabled). */
+  gatewayAccounts?: Partial<Record<string, CompanyGatewayRow | null>>;
   /** The company's row when the entry point read it with its own (a checkout page), so the flow need not read it again. */
   company?: PayCompany;
 };
@@ -36,13 +37,14 @@ export type PayContext = {
 
 /** POST /payments: the page's products the body names (or its main product), priced from the database. */
 export async function checkoutPageContext(db: Kysely<DB>, pageId: string, body: { products?: { id: number; quantity: number }[]; main_product_id?: number; coupon?: string }, customer: CustomerInput) {
-  const page = await findPayPage(db, pageId);
-  if (!page) throw notFound('Checkout page');
   const requested = body.products?.length ? body.products.map((item) => ({ productId: item.id, quantity: item.quantity })) : body.main_product_id ? [{ productId: body.main_product_id, quantity: 1 }] : [];
-  if (requested.length === 0) throw businessRule('products (or main_product_id) is required', [{ field: 'body/products', message: 'is required' }]);
   const quantities = new Map<number, number>();
   for (const line of requested) quantities.set(line.productId, (quantities.get(line.productId) ?? 0) + line.quantity);
-  const pageProducts = await listPageProducts(db, page.account_id, page.id, [...quantities.keys()]);
+  // The page, the products named, its plans and its gateway account: one read (no product named: none to read).
+  const page = await findPayPage(db, pageId, quantities.size ? [...quantities.keys()] : [0]);
+  if (!page) throw notFound('Checkout page');
+  if (requested.length === 0) throw businessRule('products (or main_product_id) is required', [{ field: 'body/products', message: 'is required' }]);
+  const pageProducts = page.products;
   const products = new Map(pageProducts.map((row) => [row.id, row]));
   const lines: OrderLine[] = [];
   for (const [productId, quantity] of quantities) {
@@ -66,7 +68,8 @@ export async function checkoutPageContext(db: Kysely<DB>, pageId: string, body: 
     companyId: page.company_id,
     query: { checkout_page_id: page.id, products: Object.fromEntries([...quantities].map(([id, quantity]) => [String(id), quantity])), ...(body.coupon !== undefined ? { coupon: body.coupon } : {}) },
     pricingContext: checkoutPagePricingContext(page),
-    pricingReads: readsWithPageProducts(db, { accountId: page.account_id, pageId: page.id }, pageProducts),
+    pricingReads: readsWithPageRows(db, { accountId: page.account_id, pageId: page.id }, pageProducts, page.plans),
+    gatewayAccounts: { [page.gateway]: page.page_gateway },
     defaultGateway: page.gateway,
     enableTwoCards: page.enable_two_cards,
     requireScheduling: page.require_scheduling,

@@ -1,20 +1,35 @@
-import { sql, type Insertable, type Kysely } from 'kysely';
+import { sql, type Expression, type Insertable, type Kysely } from 'kysely';
+import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { DB, Payments } from '../../db/schema.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
+import { pageProductsQuery, planRowsQuery } from '../payment-plans/payment-plans.repo.ts';
 
 /* Contexts are found by their unguessable uuid; everything after that is filtered by account. */
 
-/** The checkout page with its company's figures the pay flow needs (one read for both). */
-export function findPayPage(db: Kysely<DB>, id: string) {
+/**
+ * The checkout page with everything the pay flow reads of it, in one statement: its company's figures, the
+ * products the body names (`productIds`), its payment plans with their tax rows, and the company's account at
+ * the page's gateway. The products, plans and account are the reads `listPageProducts`, `listPlanRows` and
+ * `findCompanyGateway` make, as subqueries of the page's row.
+ */
+export function findPayPage(db: Kysely<DB>, id: string, productIds: number[]) {
+  const accountId = sql<string>`page.account_id`;
   return db
     .selectFrom('checkout_pages as page')
     .innerJoin('companies as company', (join) => join.onRef('company.id', '=', 'page.company_id').onRef('company.account_id', '=', 'page.account_id'))
     .select(['page.id', 'page.account_id', 'page.company_id', 'page.gateway', 'page.enable_two_cards', 'page.require_scheduling', 'page.upsell_product_id', 'page.redirect_url', 'page.currency', 'page.enable_coupons', 'page.default_payment_plan_id'])
     .select(['company.name as company_name', 'company.time_zone', 'company.pix_expiration_minutes', 'company.boleto_due_days'])
+    .select([
+      jsonArrayFrom(pageProductsQuery(db, accountId, id, productIds)).as('products'),
+      jsonArrayFrom(planRowsQuery(db, accountId, { kind: 'checkout_page', pageId: id })).as('plans'),
+      jsonObjectFrom(companyGatewayQuery(db, accountId, sql<number>`page.company_id`, sql<string>`page.gateway`)).as('page_gateway'),
+    ])
     .where('page.id', '=', id)
     .where('page.deleted_at', 'is', null)
     .executeTakeFirst();
 }
+
+export type PayPage = NonNullable<Awaited<ReturnType<typeof findPayPage>>>;
 
 export function findPayCart(db: Kysely<DB>, id: string) {
   return db
@@ -80,14 +95,20 @@ export function findPayCompany(db: Kysely<DB>, accountId: string, companyId: num
 }
 
 export function findCompanyGateway(db: Kysely<DB>, accountId: string, companyId: number, gateway: string) {
+  return companyGatewayQuery(db, accountId, companyId, gateway).executeTakeFirst();
+}
+
+export type CompanyGatewayRow = NonNullable<Awaited<ReturnType<typeof findCompanyGateway>>>;
+
+/** The company's enabled account at one gateway; the arguments are values, or references when embedded in a larger read. */
+function companyGatewayQuery(db: Kysely<DB>, accountId: string | Expression<string>, companyId: number | Expression<number>, gateway: string | Expression<string>) {
   return db
     .selectFrom('company_gateways')
     .select(['gateway', 'public_key', 'secret_encrypted'])
     .where('account_id', '=', accountId)
     .where('company_id', '=', companyId)
     .where('gateway', '=', gateway)
-    .where('enabled', '=', true)
-    .executeTakeFirst();
+    .where('enabled', '=', true);
 }
 
 /** The company's first enabled card gateway, in the order gateway_a, gateway_b, gateway_c. */
