@@ -2,13 +2,17 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import type { GatewayName } from '../../src/gateways/port.ts';
+import { sandboxGatewayUrls } from '../../src/gateways/sandbox/server.ts';
+import { reconcileStaleRefund } from '../../src/modules/refunds/refund-reconciliation.ts';
+import { STALE_RESERVATION_MS } from '../../src/modules/refunds/refund-recording.ts';
 import { engines } from '../support/engines.ts';
 import { cardPagesByGateway, orderEventsOf, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 import { paidByCard, remoteStatus } from './refund-fixtures.ts';
 
 /**
  * Refund failures come from the real sandboxes over HTTP: the `next_refund` sandbox action makes a charge's
- * next refund call refuse (422), fail (500) or hold until the client gives up (504), once.
+ * next refund call refuse (422), fail (500), hold until the client gives up (504) without refunding, or refund
+ * and then hold (the answer lost), once.
  */
 for (const engine of engines()) {
   describe(`refund failures from the gateway sandboxes on ${engine.name}`, { timeout: 120_000 }, () => {
@@ -22,6 +26,7 @@ for (const engine of engines()) {
       pages = await cardPagesByGateway(database, merchant);
     });
 
+    const deps = () => ({ masterKey: pay.config.masterKey, gatewayUrls: sandboxGatewayUrls(pay.sandboxes) });
     const paidOn = (gateway: GatewayName) => paidByCard(pay, database, merchant, pages[gateway], gateway);
     const arm = async (gateway: GatewayName, gatewayId: string, behaviour: string) => {
       const res = await fetch(`${pay.sandboxes.baseUrlFor(gateway)}/sandbox/charges/${gatewayId}/next_refund`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ behaviour }) });
@@ -34,12 +39,11 @@ for (const engine of engines()) {
     const refundRows = (paymentId: number) => database.db.selectFrom('refunds').select(['status', 'amount_cents', 'gateway_refund_id']).where('payment_id', '=', paymentId).orderBy('id').execute();
 
     for (const gateway of ['gateway_a', 'gateway_b', 'gateway_c'] as const) {
-      test(`${gateway}: a refusal (422), an acquirer error (502) and a timeout (504) record nothing and leave the refundable balance; the retry succeeds`, async () => {
+      test(`${gateway}: a refusal (422) and an acquirer error (502) record nothing and leave the refundable balance; the retry succeeds`, async () => {
         const paid = await paidOn(gateway);
         const cases = [
           ['refuse', 422, 'business_rule_violation', /refused the refund/],
           ['error', 502, 'gateway_error', /nothing was refunded/],
-          ['timeout', 504, 'gateway_timeout', /did not answer the refund in time/],
         ] as const;
         for (const [behaviour, status, code, message] of cases) {
           await arm(gateway, paid.gatewayId, behaviour);
@@ -52,9 +56,9 @@ for (const engine of engines()) {
           assert.deepEqual(await order(paid.orderUid), { status: 'paid', refunded_cents: 0 }, behaviour);
           assert.equal(await remoteStatus(pay, gateway, paid.gatewayId), 'paid', behaviour);
         }
-        assert.deepEqual((await refundRows(paid.paymentId)).map((row) => [row.status, row.gateway_refund_id]), [['failed', null], ['failed', null], ['failed', null]]);
+        assert.deepEqual((await refundRows(paid.paymentId)).map((row) => [row.status, row.gateway_refund_id]), [['failed', null], ['failed', null]]);
         const failures = (await orderEventsOf(database, paid.orderUid)).filter((event) => event.type === 'refund.failed');
-        assert.equal(failures.length, 3);
+        assert.equal(failures.length, 2);
 
         // The whole amount is still refundable, and the next call (nothing armed) goes through.
         const retry = await refund(paid.paymentId, { amount: 10 });
@@ -67,6 +71,50 @@ for (const engine of engines()) {
         assert.deepEqual(await payment(paid.paymentId), { status: 'refunded', refunded_cents: 10_000 });
         const succeeded = (await refundRows(paid.paymentId)).filter((row) => row.status === 'succeeded');
         assert.deepEqual(succeeded.map((row) => row.amount_cents), [1_000, 9_000]);
+      });
+
+      test(`${gateway}: a refund call that times out keeps its amount reserved until reconciliation learns the outcome: released when the gateway made none, recorded once when it did`, async () => {
+        const paid = await paidOn(gateway);
+        const reconcile = async (uid: string) => {
+          const row = await database.db.selectFrom('refunds').select('created_at').where('uid', '=', uid).executeTakeFirstOrThrow();
+          return reconcileStaleRefund(database.db, deps(), { accountId: merchant.accountId, refundUid: uid }, new Date(row.created_at.getTime() + STALE_RESERVATION_MS + 1_000));
+        };
+        const timedOut = async (behaviour: 'timeout' | 'late', amount: number) => {
+          await arm(gateway, paid.gatewayId, behaviour);
+          const res = await refund(paid.paymentId, { amount });
+          assert.equal(res.statusCode, 504, `${behaviour}: ${res.body}`);
+          assert.equal(res.json().code, 'gateway_timeout');
+          assert.match(res.json().message, /outcome is unknown, so the amount stays reserved/);
+          const row = await database.db.selectFrom('refunds').select(['uid', 'status', 'amount_cents']).where('payment_id', '=', paid.paymentId).orderBy('id', 'desc').executeTakeFirstOrThrow();
+          assert.deepEqual({ status: row.status, amount_cents: row.amount_cents }, { status: 'pending', amount_cents: amount * 100 }, behaviour);
+          return row.uid;
+        };
+
+        // Nothing refunded at the gateway: the 10.00 stays reserved, so only the other 90.00 can be refunded meanwhile.
+        const unknownNone = await timedOut('timeout', 10);
+        assert.deepEqual(await payment(paid.paymentId), { status: 'paid', refunded_cents: 1_000 });
+        assert.equal((await refund(paid.paymentId, { amount: 90.01 })).statusCode, 422, 'the reserved amount cannot be refunded a second time');
+        const events = (await orderEventsOf(database, paid.orderUid)).filter((event) => event.type === 'refund.outcome_unknown');
+        assert.equal(events.length, 1);
+        assert.equal(await remoteStatus(pay, gateway, paid.gatewayId), 'paid');
+        assert.equal(await reconcile(unknownNone), 'failed');
+        assert.deepEqual(await payment(paid.paymentId), { status: 'paid', refunded_cents: 0 }, 'released once the gateway says it made no refund');
+
+        // Refunded at the gateway, the answer lost: a retry of the rest cannot take the total past what was captured.
+        const unknownMade = await timedOut('late', 30);
+        assert.equal(await remoteStatus(pay, gateway, paid.gatewayId), 'partially_refunded', 'the gateway did refund');
+        assert.equal((await refund(paid.paymentId, { amount: 70.01 })).statusCode, 422);
+        const rest = await refund(paid.paymentId, {});
+        assert.equal(rest.statusCode, 200, rest.body);
+        assert.deepEqual(await payment(paid.paymentId), { status: 'partially_refunded', refunded_cents: 10_000 });
+        assert.equal(await remoteStatus(pay, gateway, paid.gatewayId), 'refunded', 'the gateway refunded exactly the captured amount');
+        assert.equal(await reconcile(unknownMade), 'succeeded');
+        assert.deepEqual(await payment(paid.paymentId), { status: 'refunded', refunded_cents: 10_000 });
+        assert.deepEqual(await order(paid.orderUid), { status: 'refunded', refunded_cents: 10_000 });
+        const rows = await refundRows(paid.paymentId);
+        assert.deepEqual(rows.map((row) => [row.status, row.amount_cents]), [['failed', 1_000], ['succeeded', 3_000], ['succeeded', 7_000]]);
+        assert.equal(new Set(rows.flatMap((row) => (row.gateway_refund_id ? [row.gateway_refund_id] : []))).size, 2);
+        assert.equal((await orderEventsOf(database, paid.orderUid)).filter((event) => event.type === 'refund.succeeded').length, 2);
       });
     }
 

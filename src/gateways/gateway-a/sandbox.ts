@@ -3,7 +3,7 @@ import { chargeTestCard, consumeToken, newCharge, savedCard, TOKEN_LIFETIME_MS }
 import type { GatewaySandbox, SandboxContext } from '../sandbox/context.ts';
 import { cancelOrRefundAll, refundPart, type ChargeEvent } from '../sandbox/lifecycle.ts';
 import { issueBoleto, issuePix } from '../sandbox/payment-slips.ts';
-import { answerAfterWebhook, takeRefundBehaviour } from '../sandbox/refund-behaviours.ts';
+import { answerRefund, takeRefundBehaviour } from '../sandbox/refund-behaviours.ts';
 import { SandboxError, SandboxRouter, type SandboxRequest } from '../sandbox/router.ts';
 import { companyIdOf, metadataFrom, sandboxId, type SandboxCharge } from '../sandbox/store.ts';
 import { readTestCard } from '../sandbox/test-cards.ts';
@@ -51,10 +51,10 @@ export function createGatewayASandbox(context: SandboxContext): GatewaySandbox {
     return store.idempotent(charge.owner, headerValue(request.headers, 'idempotency-key'), async () => {
       const amount = integerAt(request.body, 'amount');
       if (amount === undefined) throw new SandboxError(422, 'invalid_field', 'The amount is required (cents)', 'amount');
-      const webhookFirst = await takeRefundBehaviour(context, request, charge);
+      const answer = await takeRefundBehaviour(context, request, charge);
       const event = refundPart(charge, amount, context.now(), stringAt(request.body, 'code') ?? null);
       if (event.kind !== 'refunded') throw new SandboxError(500, 'internal_error', 'A refund produced no refund');
-      await answerAfterWebhook(context, webhookFirst, sandbox.notify(charge, event));
+      await answerRefund(context, request, answer, sandbox.notify(charge, event));
       const { refund } = event;
       return { status: 200, body: { ...refundView(refund), charge: chargeView(charge) } };
     });

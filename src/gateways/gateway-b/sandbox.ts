@@ -2,7 +2,7 @@ import { chargeTestCard, consumeToken, newCharge, savedCard } from '../sandbox/c
 import type { GatewaySandbox, SandboxContext } from '../sandbox/context.ts';
 import { cancelOrRefundAll, refundPart, type ChargeEvent } from '../sandbox/lifecycle.ts';
 import { issueBoleto, issuePix } from '../sandbox/payment-slips.ts';
-import { answerAfterWebhook, takeRefundBehaviour } from '../sandbox/refund-behaviours.ts';
+import { answerRefund, takeRefundBehaviour } from '../sandbox/refund-behaviours.ts';
 import { SandboxError, SandboxRouter, type SandboxReply, type SandboxRequest } from '../sandbox/router.ts';
 import { companyIdOf, metadataFrom, refundedCents, sandboxId, type SandboxCharge } from '../sandbox/store.ts';
 import type { TestCard } from '../sandbox/test-cards.ts';
@@ -61,10 +61,10 @@ export function createGatewayBSandbox(context: SandboxContext): GatewaySandbox {
       const charge = store.chargeOf(owner, intentId);
       if (!charge) throw new SandboxError(404, 'resource_missing', `No such payment_intent: '${intentId}'`, 'payment_intent');
       const amount = integerAt(request.body, 'amount') ?? charge.amountCents - refundedCents(charge);
-      const webhookFirst = await takeRefundBehaviour(context, request, charge);
+      const answer = await takeRefundBehaviour(context, request, charge);
       const event = refundPart(charge, amount, context.now(), metadataFrom(objectAt(request.body, 'metadata')).reference ?? null);
       if (event.kind !== 'refunded') throw new SandboxError(500, 'api_error', 'A refund produced no refund');
-      await answerAfterWebhook(context, webhookFirst, sandbox.notify(charge, event));
+      await answerRefund(context, request, answer, sandbox.notify(charge, event));
       return { status: 200, body: refundView(charge, event.refund) };
     });
   });

@@ -3,7 +3,7 @@ import { chargeTestCard, newCharge, savedCard } from '../sandbox/card-flow.ts';
 import type { GatewaySandbox, SandboxContext } from '../sandbox/context.ts';
 import { cancelOrRefundAll, refundPart, type ChargeEvent } from '../sandbox/lifecycle.ts';
 import { issueBoleto, issuePix } from '../sandbox/payment-slips.ts';
-import { answerAfterWebhook, takeRefundBehaviour } from '../sandbox/refund-behaviours.ts';
+import { answerRefund, takeRefundBehaviour } from '../sandbox/refund-behaviours.ts';
 import { SandboxError, SandboxRouter, type SandboxRequest } from '../sandbox/router.ts';
 import { companyIdOf, metadataFrom, sandboxId, type SandboxCharge } from '../sandbox/store.ts';
 import { readTestCard, type TestCard } from '../sandbox/test-cards.ts';
@@ -58,10 +58,10 @@ export function createGatewayCSandbox(context: SandboxContext): GatewaySandbox {
     const charge = transactionOf(context, request, apiKeyOf(request.body));
     return context.store.idempotent(charge.owner, stringAt(request.body, 'reference_key'), async () => {
       const amount = integerAt(request.body, 'amount');
-      const webhookFirst = await takeRefundBehaviour(context, request, charge);
+      const answer = await takeRefundBehaviour(context, request, charge);
       const reference = stringAt(request.body, 'reference_key') ?? null;
       const event = amount === undefined ? cancelOrRefundAll(charge, context.now(), reference) : refundPart(charge, amount, context.now(), reference);
-      await answerAfterWebhook(context, webhookFirst, sandbox.notify(charge, event));
+      await answerRefund(context, request, answer, sandbox.notify(charge, event));
       return { status: 200, body: transactionView(charge) };
     });
   });

@@ -39,8 +39,11 @@ export type SandboxCharge = {
   nextRefund: RefundBehaviour | null;
 };
 
-/** `refuse` (a 4xx refusal), `error` (500), `timeout` (held, then 504), `webhook_first` (refunded, answered after its webhook's first delivery attempt). */
-export const REFUND_BEHAVIOURS = ['refuse', 'error', 'timeout', 'webhook_first'] as const;
+/**
+ * `refuse` (a 4xx refusal), `error` (500), `timeout` (held, then 504, nothing refunded), `webhook_first` (refunded,
+ * answered after its webhook's first delivery attempt), `late` (refunded and its webhook sent, the answer held, then 504).
+ */
+export const REFUND_BEHAVIOURS = ['refuse', 'error', 'timeout', 'webhook_first', 'late'] as const;
 export type RefundBehaviour = (typeof REFUND_BEHAVIOURS)[number];
 
 export type StoredToken = { card: TestCard; createdAt: Date; used: boolean };

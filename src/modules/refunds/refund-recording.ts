@@ -63,8 +63,8 @@ export async function recordSucceededRefund(trx: Kysely<DB>, target: RefundTarge
  *   (`RefundInFlightError`, retried by the worker) instead of counting the money a second time;
  * - a stale pending reservation of the same amount (its request died after calling the gateway): the
  *   webhook settles that reservation, already counted in `refunded_cents`;
- * - otherwise the refund was made elsewhere (the gateway's dashboard, or after we gave up on a timeout):
- *   a new row, and the amount is added to the payment.
+ * - otherwise the refund was made elsewhere (the gateway's dashboard): a new row, and the amount is added
+ *   to the payment.
  * Runs in the caller's transaction; the payment row lock serialises it with reservations and commits.
  */
 export async function recordReportedRefund(

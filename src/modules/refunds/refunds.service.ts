@@ -8,7 +8,7 @@ import { toCents } from '../../lib/money.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
 import { resolveGateway, type GatewayDeps } from '../payments/pay-gateways.ts';
 import { enqueueRefundReconciliation, refundReference } from './refund-reconciliation.ts';
-import { recordSucceededRefund } from './refund-recording.ts';
+import { recordSucceededRefund, STALE_RESERVATION_MS } from './refund-recording.ts';
 import { findAccountPayment, findOrderPaymentByGatewayId, lockPaymentAndOrder, markRefundSucceeded, releaseRefund, reserveRefund, type RefundReservation } from './refunds.repo.ts';
 import type { RefundType } from './refunds.schemas.ts';
 
@@ -46,7 +46,8 @@ async function refundTarget(db: Kysely<DB>, accountId: string, paymentId: number
  * Refunds a captured payment: the amount is reserved on the payment with a pending refund row and its
  * stale-reservation check is queued (one transaction), the gateway is called outside any transaction with the refund uid as idempotency key,
  * then the success is recorded (payment and order statuses, `orders.refunded_cents`) or, when the
- * gateway fails, the reservation is given back and the caller gets 422/502/504.
+ * gateway refuses or fails, the reservation is given back and the caller gets 422/502. When the call gets no
+ * answer (504) the reservation stays: the gateway may have refunded, and its reconciliation settles it.
  */
 export async function refundPayment(db: Kysely<DB>, deps: GatewayDeps, accountId: string, paymentId: number, input: RefundInput, now: Date): Promise<void> {
   const refundedAt = refundDate(input.date, now);
@@ -69,6 +70,12 @@ export async function refundPayment(db: Kysely<DB>, deps: GatewayDeps, accountId
   try {
     gatewayRefundId = (await gateway.client.refund(gateway.account, target.gateway_id, amountCents, refundReference(refund.uid))).refundId;
   } catch (error) {
+    if (error instanceof GatewayUnavailableError && error.kind === 'timeout') {
+      // The gateway may have refunded (its answer lost): the amount stays reserved, so no retry can refund it twice,
+      // until the gateway's refund webhook or the reservation's reconciliation job settles it either way.
+      await appendOrderEvent(db, { accountId, orderId: target.order_id, paymentId: target.id, type: 'refund.outcome_unknown', cause: `the gateway did not answer refund ${refund.uid} in time; its amount stays reserved until the gateway's outcome is known`, data: { refund_uid: refund.uid, amount_cents: amountCents }, at: new Date() });
+      throw new AppError('gateway_timeout', `The gateway did not answer the refund in time; its outcome is unknown, so the amount stays reserved until the gateway confirms or denies it (within ${STALE_RESERVATION_MS / 60_000} minutes)`);
+    }
     await db.transaction().execute(async (trx) => {
       if (!(await releaseRefund(trx, { ...refund, now: new Date() }))) return;
       await appendOrderEvent(trx, { accountId, orderId: target.order_id, paymentId: target.id, type: 'refund.failed', cause: `gateway refused or failed the refund ${refund.uid}`, data: { amount_cents: amountCents, error: (error as Error).message.slice(0, 300) }, at: new Date() });
@@ -79,9 +86,7 @@ export async function refundPayment(db: Kysely<DB>, deps: GatewayDeps, accountId
 }
 
 function refundFailure(error: unknown): AppError {
-  if (error instanceof GatewayUnavailableError) {
-    return error.kind === 'timeout' ? new AppError('gateway_timeout', 'The gateway did not answer the refund in time; nothing was recorded') : new AppError('gateway_error', 'The gateway failed to refund; nothing was refunded');
-  }
+  if (error instanceof GatewayUnavailableError) return new AppError('gateway_error', 'The gateway failed to refund; nothing was refunded');
   if (error instanceof GatewayRequestError) return businessRule(`The gateway refused the refund: ${error.message}`);
   throw error;
 }
