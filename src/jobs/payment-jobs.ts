@@ -13,7 +13,7 @@ export type PaymentJobDeps = GatewayDeps & { clock: () => Date };
 type PaymentPayload = { account_id: string; payment_id: number };
 type SubscriptionPayload = { account_id: string; subscription_id: string };
 type OrderPayload = { account_id: string; order_id: number };
-type RefundPayload = { account_id: string; refund_uid: string };
+type RefundPayload = { account_id: string; refund_uid: string; unanswered?: boolean };
 
 /** Handlers of the pay flows' background jobs: pix expiry, reconciliation of unanswered charges, of intents orphaned by a crash and of stale refund reservations, renewals, release of orders paid later. */
 export function paymentJobHandlers(deps: PaymentJobDeps): Record<string, JobHandler> {
@@ -46,7 +46,7 @@ export function paymentJobHandlers(deps: PaymentJobDeps): Record<string, JobHand
     [RECONCILE_REFUND_JOB]: async (job, { database }) => {
       const payload = job.payload as RefundPayload;
       const current = resolve();
-      await reconcileStaleRefund(database.db, current, { accountId: payload.account_id, refundUid: payload.refund_uid }, current.clock());
+      await reconcileStaleRefund(database.db, current, { accountId: payload.account_id, refundUid: payload.refund_uid }, current.clock(), { unanswered: payload.unanswered === true });
     },
     [RENEW_JOB]: async (job, { database }) => {
       const payload = job.payload as SubscriptionPayload;

@@ -3,7 +3,8 @@ import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import type { GatewayName } from '../../src/gateways/port.ts';
 import { sandboxGatewayUrls } from '../../src/gateways/sandbox/server.ts';
-import { reconcileStaleRefund } from '../../src/modules/refunds/refund-reconciliation.ts';
+import { paymentJobHandlers } from '../../src/jobs/payment-jobs.ts';
+import { RECONCILE_REFUND_JOB, UNANSWERED_REFUND_DELAY_MS } from '../../src/modules/refunds/refund-reconciliation.ts';
 import { STALE_RESERVATION_MS } from '../../src/modules/refunds/refund-recording.ts';
 import { engines } from '../support/engines.ts';
 import { cardPagesByGateway, orderEventsOf, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
@@ -73,11 +74,17 @@ for (const engine of engines()) {
         assert.deepEqual(succeeded.map((row) => row.amount_cents), [1_000, 9_000]);
       });
 
-      test(`${gateway}: a refund call that times out keeps its amount reserved until reconciliation learns the outcome: released when the gateway made none, recorded once when it did`, async () => {
+      test(`${gateway}: a refund call that times out keeps its amount reserved until the job it queues learns the outcome a minute later: released when the gateway made none, recorded once when it did`, async () => {
         const paid = await paidOn(gateway);
-        const reconcile = async (uid: string) => {
+        /** Runs the job the timeout queued (a minute after it) through the worker's handler; returns the refund's status after it. */
+        const runUnansweredJob = async (uid: string) => {
+          const job = await database.db.selectFrom('jobs').select(['run_at', 'payload']).where('dedup_key', '=', `${RECONCILE_REFUND_JOB}:${uid}:unanswered`).executeTakeFirstOrThrow();
           const row = await database.db.selectFrom('refunds').select('created_at').where('uid', '=', uid).executeTakeFirstOrThrow();
-          return reconcileStaleRefund(database.db, deps(), { accountId: merchant.accountId, refundUid: uid }, new Date(row.created_at.getTime() + STALE_RESERVATION_MS + 1_000));
+          assert.ok(job.run_at.getTime() - row.created_at.getTime() >= UNANSWERED_REFUND_DELAY_MS, 'asked a minute after the timeout');
+          assert.ok(job.run_at.getTime() - row.created_at.getTime() < STALE_RESERVATION_MS, 'well before the reservation is stale');
+          const handlers = paymentJobHandlers({ ...deps(), clock: () => job.run_at });
+          await handlers[RECONCILE_REFUND_JOB]!({ id: 0, type: RECONCILE_REFUND_JOB, payload: job.payload, accountId: merchant.accountId, attempts: 1 }, { database });
+          return (await database.db.selectFrom('refunds').select('status').where('uid', '=', uid).executeTakeFirstOrThrow()).status;
         };
         const timedOut = async (behaviour: 'timeout' | 'late', amount: number) => {
           await arm(gateway, paid.gatewayId, behaviour);
@@ -97,7 +104,7 @@ for (const engine of engines()) {
         const events = (await orderEventsOf(database, paid.orderUid)).filter((event) => event.type === 'refund.outcome_unknown');
         assert.equal(events.length, 1);
         assert.equal(await remoteStatus(pay, gateway, paid.gatewayId), 'paid');
-        assert.equal(await reconcile(unknownNone), 'failed');
+        assert.equal(await runUnansweredJob(unknownNone), 'failed');
         assert.deepEqual(await payment(paid.paymentId), { status: 'paid', refunded_cents: 0 }, 'released once the gateway says it made no refund');
 
         // Refunded at the gateway, the answer lost: a retry of the rest cannot take the total past what was captured.
@@ -108,7 +115,7 @@ for (const engine of engines()) {
         assert.equal(rest.statusCode, 200, rest.body);
         assert.deepEqual(await payment(paid.paymentId), { status: 'partially_refunded', refunded_cents: 10_000 });
         assert.equal(await remoteStatus(pay, gateway, paid.gatewayId), 'refunded', 'the gateway refunded exactly the captured amount');
-        assert.equal(await reconcile(unknownMade), 'succeeded');
+        assert.equal(await runUnansweredJob(unknownMade), 'succeeded');
         assert.deepEqual(await payment(paid.paymentId), { status: 'refunded', refunded_cents: 10_000 });
         assert.deepEqual(await order(paid.orderUid), { status: 'refunded', refunded_cents: 10_000 });
         const rows = await refundRows(paid.paymentId);

@@ -39,10 +39,30 @@ export function enqueueRefundReconciliation(trx: Executor, ref: RefundRef, reser
   });
 }
 
+/** How long after a refund call went unanswered its outcome is asked of the gateway (time for the gateway to finish). */
+export const UNANSWERED_REFUND_DELAY_MS = 60_000;
+const UNANSWERED = 'unanswered';
+
+/**
+ * Written when a refund call timed out: its request is over, so the reservation need not wait to be stale before
+ * the gateway is asked what became of it; the job runs a minute later (`unanswered` in its payload).
+ */
+export function enqueueUnansweredRefundReconciliation(trx: Executor, ref: RefundRef, at: Date): Promise<boolean> {
+  return enqueueJob(trx, {
+    type: RECONCILE_REFUND_JOB,
+    payload: { account_id: ref.accountId, refund_uid: ref.refundUid, [UNANSWERED]: true },
+    accountId: ref.accountId,
+    runAt: new Date(at.getTime() + UNANSWERED_REFUND_DELAY_MS),
+    maxAttempts: RECONCILE_REFUND_ATTEMPTS,
+    dedupKey: `${RECONCILE_REFUND_JOB}:${ref.refundUid}:${UNANSWERED}`,
+  });
+}
+
 export type RefundReconciliation = 'skipped' | 'not_stale' | 'succeeded' | 'failed' | 'recorded_elsewhere';
 
 /**
- * `refunds.reconcile`: a refund reservation still pending once stale. The gateway is asked for the refund
+ * `refunds.reconcile`: a refund reservation still pending once stale, or once its call went unanswered
+ * (`unanswered`, a minute after the timeout). The gateway is asked for the refund
  * made under its reference (`findRefund`):
  * - found: the refund succeeds with the gateway's refund id and is recorded like any confirmed refund;
  *   if a webhook already recorded that gateway refund as a row of its own, the reservation is released
@@ -50,10 +70,11 @@ export type RefundReconciliation = 'skipped' | 'not_stale' | 'succeeded' | 'fail
  * - not found: the gateway never refunded, so the refund fails and its reservation is given back.
  * A gateway that cannot be reached throws (the worker retries); nothing is settled on a guess.
  */
-export async function reconcileStaleRefund(db: Kysely<DB>, deps: GatewayDeps, ref: RefundRef, now: Date): Promise<RefundReconciliation> {
+export async function reconcileStaleRefund(db: Kysely<DB>, deps: GatewayDeps, ref: RefundRef, now: Date, options: { unanswered?: boolean } = {}): Promise<RefundReconciliation> {
   const refund = await db.selectFrom('refunds').selectAll().where('account_id', '=', ref.accountId).where('uid', '=', ref.refundUid).executeTakeFirst();
   if (!refund || refund.status !== 'pending') return 'skipped';
-  if (now.getTime() - refund.created_at.getTime() < STALE_RESERVATION_MS) {
+  // A refund whose call went unanswered has no live request left to wait for.
+  if (!options.unanswered && now.getTime() - refund.created_at.getTime() < STALE_RESERVATION_MS) {
     await enqueueRefundReconciliation(db, ref, refund.created_at, 1);
     return 'not_stale';
   }

@@ -7,8 +7,8 @@ import { AppError, businessRule, notFound, validationFailed } from '../../http/e
 import { toCents } from '../../lib/money.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
 import { resolveGateway, type GatewayDeps } from '../payments/pay-gateways.ts';
-import { enqueueRefundReconciliation, refundReference } from './refund-reconciliation.ts';
-import { recordSucceededRefund, STALE_RESERVATION_MS } from './refund-recording.ts';
+import { enqueueRefundReconciliation, enqueueUnansweredRefundReconciliation, refundReference } from './refund-reconciliation.ts';
+import { recordSucceededRefund } from './refund-recording.ts';
 import { findAccountPayment, findOrderPaymentByGatewayId, lockPaymentAndOrder, markRefundSucceeded, releaseRefund, reserveRefund, type RefundReservation } from './refunds.repo.ts';
 import type { RefundType } from './refunds.schemas.ts';
 
@@ -72,9 +72,13 @@ export async function refundPayment(db: Kysely<DB>, deps: GatewayDeps, accountId
   } catch (error) {
     if (error instanceof GatewayUnavailableError && error.kind === 'timeout') {
       // The gateway may have refunded (its answer lost): the amount stays reserved, so no retry can refund it twice,
-      // until the gateway's refund webhook or the reservation's reconciliation job settles it either way.
-      await appendOrderEvent(db, { accountId, orderId: target.order_id, paymentId: target.id, type: 'refund.outcome_unknown', cause: `the gateway did not answer refund ${refund.uid} in time; its amount stays reserved until the gateway's outcome is known`, data: { refund_uid: refund.uid, amount_cents: amountCents }, at: new Date() });
-      throw new AppError('gateway_timeout', `The gateway did not answer the refund in time; its outcome is unknown, so the amount stays reserved until the gateway confirms or denies it (within ${STALE_RESERVATION_MS / 60_000} minutes)`);
+      // until the gateway is asked what became of it (a minute later) or its refund webhook settles it.
+      const at = new Date();
+      await db.transaction().execute(async (trx) => {
+        await appendOrderEvent(trx, { accountId, orderId: target.order_id, paymentId: target.id, type: 'refund.outcome_unknown', cause: `the gateway did not answer refund ${refund.uid} in time; its amount stays reserved until the gateway's outcome is known`, data: { refund_uid: refund.uid, amount_cents: amountCents }, at });
+        await enqueueUnansweredRefundReconciliation(trx, { accountId, refundUid: refund.uid }, at);
+      });
+      throw new AppError('gateway_timeout', 'The gateway did not answer the refund in time; its outcome is unknown, so the amount stays reserved until the gateway confirms or denies it (asked again after a minute)');
     }
     await db.transaction().execute(async (trx) => {
       if (!(await releaseRefund(trx, { ...refund, now: new Date() }))) return;
