@@ -80,8 +80,10 @@ for (const engine of engines()) {
       await page.close();
     });
 
-    test('gateway_c page: the card is encrypted in the browser into a card hash', async () => {
+    test('gateway_c page selling a printed book: the delivery address is asked and stored, the card is encrypted in the browser into a card hash', async () => {
       const { page, requests } = await openTab(browser.context, server.origin);
+      await page.goto(pageUrl('ebook'));
+      assert.equal(await page.locator('#address').count(), 0, 'a page of digital products asks no address');
       await page.goto(pageUrl('gateway-c'));
       await page.getByLabel('Quantidade').fill('2');
       await page.getByLabel('Quantidade').dispatchEvent('change');
@@ -89,8 +91,25 @@ for (const engine of engines()) {
       await page.getByLabel('Cartão de crédito').check();
       await page.locator('#total', { hasText: '159,80' }).waitFor();
       await fillCard(page, TEST_CARDS.approved);
+      await page.getByLabel('CEP').fill('01310-10');
+      await page.getByRole('button', { name: 'Pagar' }).click();
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'address-zipcode', 'focus goes to the first error');
+      assert.match(await page.locator('#address-zipcode-error').innerText(), /8 dígitos/);
+      assert.equal(await page.locator('#address-state-error').isVisible(), true);
+      assert.ok(!requests.some((request) => request.url.endsWith('/api/v1/payments')), 'nothing is sent while the address is incomplete');
+      await screenshot(page, `${engine.name}-address-errors`);
+      await page.getByLabel('CEP').fill('01310-100');
+      await page.getByLabel('Rua').fill('Avenida Paulista');
+      await page.getByLabel('Número', { exact: true }).fill('1578');
+      await page.getByLabel('Bairro').fill('Bela Vista');
+      await page.getByLabel('Cidade').fill('São Paulo');
+      await page.getByLabel('Estado').selectOption('SP');
       await page.getByRole('button', { name: 'Pagar' }).click();
       await page.getByRole('heading', { name: 'Pagamento aprovado' }).waitFor();
+      const sent = JSON.parse(requests.find((request) => request.url.endsWith('/api/v1/payments'))!.body) as { customer_address: unknown };
+      assert.deepEqual(sent.customer_address, { zipcode: '01310100', street: 'Avenida Paulista', number: '1578', neighborhood: 'Bela Vista', city: 'São Paulo', state: 'SP' });
+      const customer = await database.db.selectFrom('customers').select(['street', 'number', 'neighborhood', 'zipcode', 'city', 'state']).where('email', '=', 'gc@example.com').executeTakeFirstOrThrow();
+      assert.deepEqual(customer, { street: 'Avenida Paulista', number: '1578', neighborhood: 'Bela Vista', zipcode: '01310100', city: 'São Paulo', state: 'SP' });
       assert.ok(requests.some((request) => request.url.endsWith('/card_hash_key')));
       assert.match(requests.find((request) => request.url.endsWith('/api/v1/payments'))!.body, /"credit_card_0_token":"\d+_[A-Za-z0-9+/=]{300,}"/);
       assert.deepEqual((await paymentsOf('gateway-c')).map((payment) => [payment.gateway, payment.status, payment.amount_cents]), [['gateway_c', 'paid', 15980]]);

@@ -19,6 +19,33 @@ ${field('customer-phone', 'Celular com DDD', html`type="tel" inputmode="numeric"
 </fieldset>`;
 }
 
+/** Brazil's 27 federative units, the `state` of an address. */
+export const BRAZILIAN_STATES = ['AC', 'AL', 'AP', 'AM', 'BA', 'CE', 'DF', 'ES', 'GO', 'MA', 'MT', 'MS', 'MG', 'PA', 'PB', 'PR', 'PE', 'PI', 'RJ', 'RN', 'RS', 'RO', 'RR', 'SC', 'SP', 'SE', 'TO'] as const;
+
+/** The delivery address a page selling physical products asks for (sent as `customer_address`). */
+export function addressFields(): SafeHtml {
+  return html`<fieldset id="address">
+<legend>Endereço de entrega</legend>
+${field('address-zipcode', 'CEP', html`type="text" inputmode="numeric" autocomplete="postal-code" maxlength="9" required`, 'Somente números, por exemplo 01310100')}
+${field('address-street', 'Rua', html`type="text" autocomplete="address-line1" maxlength="200" required`)}
+<div class="row">
+${field('address-number', 'Número', html`type="text" autocomplete="address-line2" maxlength="30" required`)}
+${field('address-neighborhood', 'Bairro', html`type="text" autocomplete="address-level3" maxlength="120" required`)}
+</div>
+<div class="row">
+${field('address-city', 'Cidade', html`type="text" autocomplete="address-level2" maxlength="120" required`)}
+<div>
+<label for="address-state">Estado</label>
+<select id="address-state" autocomplete="address-level1" aria-describedby="address-state-error" required>
+<option value="">Escolha</option>
+${BRAZILIAN_STATES.map((state) => html`<option value="${state}">${state}</option>`)}
+</select>
+<p id="address-state-error" class="error" hidden></p>
+</div>
+</div>
+</fieldset>`;
+}
+
 /** One card's fields; card data has no `name`, so the browser never submits it in a form. */
 export function cardFields(index: 0 | 1): SafeHtml {
   const prefix = `card${index}`;

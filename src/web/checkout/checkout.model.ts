@@ -45,6 +45,8 @@ export type HostedCheckout = {
   customerDataAt: 'start' | 'end';
   /** Whether the page asks for the buyer's e-mail and phone (a charge already has its customer). */
   asksCustomer: boolean;
+  /** Whether the page asks for a delivery address (`customer_address`): a checkout page selling a physical product. */
+  asksAddress: boolean;
   prefill: { email?: string; phone?: string };
   indexOnSearchEngines: boolean;
   customCode: string;
@@ -95,6 +97,7 @@ export async function loadCheckoutPage(db: Kysely<DB>, id: string): Promise<Host
     requireScheduling: page.require_scheduling,
     customerDataAt: page.customer_data_at === 'end' ? 'end' : 'start',
     asksCustomer: true,
+    asksAddress: page.products.some((product) => product.product_type === 'physical'),
     prefill: {},
     indexOnSearchEngines: page.index_on_search_engines,
     customCode: page.custom_code,
@@ -145,6 +148,7 @@ export async function loadCart(db: Kysely<DB>, uid: string): Promise<HostedCheck
     requireScheduling: settings.require_scheduling,
     customerDataAt: 'start',
     asksCustomer: true,
+    asksAddress: false,
     prefill: { ...(email ? { email } : {}), ...(phone ? { phone } : {}) },
     indexOnSearchEngines: false,
     customCode: branding.custom_code,
@@ -183,6 +187,7 @@ export async function loadCharge(db: Kysely<DB>, uid: string): Promise<HostedChe
     requireScheduling: false,
     customerDataAt: 'start',
     asksCustomer: false,
+    asksAddress: false,
     prefill: {},
     indexOnSearchEngines: false,
     customCode: show.custom_code,

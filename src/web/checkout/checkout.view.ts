@@ -1,12 +1,12 @@
 import { formatBrl, html, type SafeHtml } from '../payment-pages/html.ts';
-import { cardFields, couponFields, customerFields, scheduleFields } from './checkout.fields.ts';
+import { addressFields, cardFields, couponFields, customerFields, scheduleFields } from './checkout.fields.ts';
 import type { HostedCheckout, HostedProduct } from './checkout.model.ts';
 
 /** What the client bundle reads from the form: where to pay and how to tokenize (never secrets). */
 function dataAttributes(checkout: HostedCheckout, gatewayUrl: string | undefined): SafeHtml {
   return html`data-kind="${checkout.kind}" data-id="${checkout.id}" data-company-id="${checkout.companyId}" data-time-zone="${checkout.timeZone}"
  data-gateway="${checkout.gateway}" data-public-key="${checkout.publicKey}" data-gateway-url="${gatewayUrl ?? ''}"
- data-two-cards="${checkout.enableTwoCards}" data-scheduling="${checkout.requireScheduling}" data-asks-customer="${checkout.asksCustomer}"
+ data-two-cards="${checkout.enableTwoCards}" data-scheduling="${checkout.requireScheduling}" data-asks-customer="${checkout.asksCustomer}" data-asks-address="${checkout.asksAddress}"
  data-redirect-url="${checkout.redirectUrl ?? ''}" data-upsell-name="${checkout.upsell?.name ?? ''}"`;
 }
 
@@ -35,7 +35,7 @@ ${product.allowQuantity
 
 /** The whole form, server-rendered; the bundle fills the methods and installments from GET /payment_plans. */
 export function checkoutBody(checkout: HostedCheckout, gatewayUrl: string | undefined): SafeHtml {
-  const customer = checkout.asksCustomer ? customerFields(checkout.prefill) : '';
+  const customer = checkout.asksCustomer ? html`${customerFields(checkout.prefill)}${checkout.asksAddress ? addressFields() : ''}` : '';
   return html`<noscript><p class="alert">Ative o JavaScript para pagar: os dados do cartão são protegidos no seu navegador antes do envio.</p></noscript>
 <form id="checkout-form" novalidate ${dataAttributes(checkout, gatewayUrl)}>
 <div id="form-errors" class="alert" role="alert" tabindex="-1" hidden></div>

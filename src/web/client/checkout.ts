@@ -112,6 +112,20 @@ function start(form: HTMLFormElement): void {
     return { number, holder, month: String(month).padStart(2, '0'), year: String(year), cvv };
   }
 
+  function readAddress(errors: FieldError[]): Record<string, string> {
+    const zipcode = digits(valueOf('address-zipcode'));
+    if (zipcode.length !== 8) errors.push({ field: 'address-zipcode', message: 'O CEP tem 8 dígitos.' });
+    const address: Record<string, string> = { zipcode };
+    const required = [['street', 'Informe a rua.'], ['number', 'Informe o número (ou S/N).'], ['neighborhood', 'Informe o bairro.'], ['city', 'Informe a cidade.']] as const;
+    for (const [part, message] of required) {
+      address[part] = valueOf(`address-${part}`);
+      if (!address[part]) errors.push({ field: `address-${part}`, message });
+    }
+    address.state = byId<HTMLSelectElement>('address-state')!.value;
+    if (!address.state) errors.push({ field: 'address-state', message: 'Escolha o estado.' });
+    return address;
+  }
+
   async function pay(): Promise<void> {
     clearErrors();
     const errors: FieldError[] = [];
@@ -124,6 +138,7 @@ function start(form: HTMLFormElement): void {
       body.customer_email = email;
       if (phone) body.customer_phone = phone;
     }
+    if (data.asksAddress === 'true') body.customer_address = readAddress(errors);
     if (data.scheduling === 'true') {
       const date = valueOf('schedule-date');
       const slot = selectedSlot();
