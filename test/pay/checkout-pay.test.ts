@@ -82,6 +82,17 @@ for (const engine of engines()) {
       assert.ok(payment.boleto_due_date);
     });
 
+    test('no product named: 422 on the products field and nothing written; an unknown page stays a 404', async () => {
+      const ordersBefore = await database.db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const res = await post({ ...base(), products: [], payment_plan_id: `${merchant.pixPlanId}-1` });
+      assert.equal(res.statusCode, 422, res.body);
+      assert.equal(res.json().details[0].field, 'body/products');
+      const missing = await post({ ...base(), checkout_page_id: '00000000-0000-4000-8000-000000000000', products: [], payment_plan_id: `${merchant.pixPlanId}-1` });
+      assert.equal(missing.statusCode, 404, missing.body);
+      const ordersAfter = await database.db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      assert.equal(Number(ordersAfter.n), Number(ordersBefore.n));
+    });
+
     test('declined cards: 422 with the decline code, payment failed, order pending and never paid', async () => {
       for (const [number, code] of [[CARDS.declined, 'declined'], [CARDS.insufficientFunds, 'insufficient_funds']] as const) {
         const res = await post({ ...base(), payment_plan_id: `${merchant.cardPlanId}-1`, credit_card_0_token: await tokenA(pay.sandboxes, number) });

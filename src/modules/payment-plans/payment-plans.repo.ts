@@ -1,4 +1,4 @@
-import type { Expression, Kysely } from 'kysely';
+import { sql, type Expression, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 
 /** A filter value, or a reference to the enclosing query's column when the read is a subquery of a larger one. */
@@ -65,7 +65,8 @@ export function pageProductsQuery(db: Kysely<DB>, accountId: ValueOrRef<string>,
     .where('cpp.account_id', '=', accountId)
     .where('cpp.checkout_page_id', '=', pageId)
     .where('p.deleted_at', 'is', null);
-  if (ids) query = query.where('p.id', 'in', ids);
+  // `in ()` is not SQL: an empty list matches nothing.
+  if (ids) query = ids.length ? query.where('p.id', 'in', ids) : query.where(sql<boolean>`false`);
   return query;
 }
 

@@ -40,8 +40,8 @@ export async function checkoutPageContext(db: Kysely<DB>, pageId: string, body: 
   const requested = body.products?.length ? body.products.map((item) => ({ productId: item.id, quantity: item.quantity })) : body.main_product_id ? [{ productId: body.main_product_id, quantity: 1 }] : [];
   const quantities = new Map<number, number>();
   for (const line of requested) quantities.set(line.productId, (quantities.get(line.productId) ?? 0) + line.quantity);
-  // The page, the products named, its plans and its gateway account: one read (no product named: none to read).
-  const page = await findPayPage(db, pageId, quantities.size ? [...quantities.keys()] : [0]);
+  // The page, the products named, its plans and its gateway account: one read.
+  const page = await findPayPage(db, pageId, [...quantities.keys()]);
   if (!page) throw notFound('Checkout page');
   if (requested.length === 0) throw businessRule('products (or main_product_id) is required', [{ field: 'body/products', message: 'is required' }]);
   const pageProducts = page.products;
