@@ -10,7 +10,7 @@ import { STALE_RESERVATION_MS } from '../../src/modules/refunds/refund-recording
 import { createWorker } from '../../src/runtime.ts';
 import { engines } from '../support/engines.ts';
 import { cardPagesByGateway, orderEventsOf, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
-import { paidByCard } from './refund-fixtures.ts';
+import { installRefundDeath, paidByCard, refundThatDies as dyingRefund } from './refund-fixtures.ts';
 
 /**
  * Pending refunds with no reconciliation job (a reservation made before the job was written with it, or
@@ -29,22 +29,14 @@ for (const engine of engines()) {
     usePayMerchant(engine, async (setup) => {
       ({ database, pay, merchant } = setup);
       pageId = (await cardPagesByGateway(database, merchant)).gateway_a;
-      await sql`CREATE FUNCTION test_injected_failure() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$`.execute(database.db);
+      await installRefundDeath(database);
     });
 
     type Pending = { uid: string; created_at: Date; paymentId: number; orderUid: string };
     /** A refund of `amount` reais whose request died after the gateway refunded it: pending, with its job. */
     const refundThatDies = async (amount: number): Promise<Pending> => {
       const paid = await paidByCard(pay, database, merchant, pageId, 'gateway_a');
-      await sql`CREATE TRIGGER test_fail_refund_update BEFORE UPDATE ON refunds FOR EACH ROW EXECUTE FUNCTION test_injected_failure()`.execute(database.db);
-      try {
-        const res = await pay.app.inject({ method: 'POST', url: `/api/v1/payments/${paid.paymentId}/refund`, headers: { authorization: `Bearer ${merchant.apiKey}` }, payload: { amount } });
-        assert.equal(res.statusCode, 500, res.body);
-      } finally {
-        await sql`DROP TRIGGER test_fail_refund_update ON refunds`.execute(database.db);
-      }
-      const row = await database.db.selectFrom('refunds').select(['uid', 'status', 'created_at']).where('payment_id', '=', paid.paymentId).executeTakeFirstOrThrow();
-      assert.equal(row.status, 'pending');
+      const row = await dyingRefund(pay, database, merchant, paid.paymentId, amount);
       return { uid: row.uid, created_at: row.created_at, paymentId: paid.paymentId, orderUid: paid.orderUid };
     };
     /** The same, made before reservations carried their job: it has none. */

@@ -4,7 +4,7 @@ import type { Database } from '../../src/db/database.ts';
 import type { GatewayName } from '../../src/gateways/port.ts';
 import { sandboxGatewayUrls } from '../../src/gateways/sandbox/server.ts';
 import { paymentJobHandlers } from '../../src/jobs/payment-jobs.ts';
-import { RECONCILE_REFUND_JOB, UNANSWERED_REFUND_DELAY_MS } from '../../src/modules/refunds/refund-reconciliation.ts';
+import { RECONCILE_REFUND_JOB, reconcileRefundKey, UNANSWERED_REFUND_DELAY_MS } from '../../src/modules/refunds/refund-reconciliation.ts';
 import { STALE_RESERVATION_MS } from '../../src/modules/refunds/refund-recording.ts';
 import { engines } from '../support/engines.ts';
 import { cardPagesByGateway, orderEventsOf, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
@@ -78,7 +78,7 @@ for (const engine of engines()) {
         const paid = await paidOn(gateway);
         /** Runs the job the timeout queued (a minute after it) through the worker's handler; returns the refund's status after it. */
         const runUnansweredJob = async (uid: string) => {
-          const job = await database.db.selectFrom('jobs').select(['run_at', 'payload']).where('dedup_key', '=', `${RECONCILE_REFUND_JOB}:${uid}:unanswered`).executeTakeFirstOrThrow();
+          const job = await database.db.selectFrom('jobs').select(['run_at', 'payload']).where('dedup_key', '=', reconcileRefundKey(uid, 'unanswered')).executeTakeFirstOrThrow();
           const row = await database.db.selectFrom('refunds').select('created_at').where('uid', '=', uid).executeTakeFirstOrThrow();
           assert.ok(job.run_at.getTime() - row.created_at.getTime() >= UNANSWERED_REFUND_DELAY_MS, 'asked a minute after the timeout');
           assert.ok(job.run_at.getTime() - row.created_at.getTime() < STALE_RESERVATION_MS, 'well before the reservation is stale');

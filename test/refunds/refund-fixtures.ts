@@ -1,6 +1,7 @@
 /** Fixtures of the refund and upsell tests: paid orders through the real pay flow, gateway reads. */
 
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import type { Database } from '../../src/db/database.ts';
 import type { GatewayName, RemoteStatus } from '../../src/gateways/port.ts';
 import { createGateway } from '../../src/gateways/registry.ts';
@@ -42,4 +43,27 @@ export async function paidCardOrder(pay: PayApp, database: Database, merchant: M
 /** The charge's status as the gateway client reads it from the sandbox. */
 export function remoteStatus(pay: PayApp, gateway: GatewayName, gatewayId: string): Promise<RemoteStatus> {
   return createGateway(gateway, { timeoutMs: 2000 }).fetchStatus({ baseUrl: pay.sandboxes.baseUrlFor(gateway), publicKey: KEYS[gateway].publicKey, secretKey: KEYS[gateway].secretKey }, gatewayId);
+}
+
+/** Lets `refundThatDies` make a refund request die: the function its trigger raises from. Once per database. */
+export async function installRefundDeath(database: Database): Promise<void> {
+  await sql`CREATE FUNCTION test_injected_failure() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$`.execute(database.db);
+}
+
+/**
+ * A refund of `amount` reais of `paymentId` whose request dies after its reservation: the database refuses every
+ * update of `refunds` (a trigger) while it runs, so the request answers 500 and leaves the refund pending.
+ * Returns the pending row.
+ */
+export async function refundThatDies(pay: PayApp, database: Database, merchant: Merchant, paymentId: number, amount: number) {
+  await sql`CREATE TRIGGER test_fail_refund_update BEFORE UPDATE ON refunds FOR EACH ROW EXECUTE FUNCTION test_injected_failure()`.execute(database.db);
+  try {
+    const res = await pay.app.inject({ method: 'POST', url: `/api/v1/payments/${paymentId}/refund`, headers: { authorization: `Bearer ${merchant.apiKey}` }, payload: { amount } });
+    assert.equal(res.statusCode, 500, res.body);
+  } finally {
+    await sql`DROP TRIGGER test_fail_refund_update ON refunds`.execute(database.db);
+  }
+  const row = await database.db.selectFrom('refunds').selectAll().where('payment_id', '=', paymentId).orderBy('id', 'desc').executeTakeFirstOrThrow();
+  assert.equal(row.status, 'pending');
+  return row;
 }

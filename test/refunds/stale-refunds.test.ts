@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { sql } from 'kysely';
 import type { Database } from '../../src/db/database.ts';
 import type { GatewayName } from '../../src/gateways/port.ts';
 import { paymentJobHandlers } from '../../src/jobs/payment-jobs.ts';
@@ -8,7 +7,7 @@ import { RECONCILE_REFUND_JOB, reconcileStaleRefund, refundReference } from '../
 import { STALE_RESERVATION_MS } from '../../src/modules/refunds/refund-recording.ts';
 import { engines } from '../support/engines.ts';
 import { cardPagesByGateway, orderEventsOf, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
-import { paidByCard } from './refund-fixtures.ts';
+import { installRefundDeath, paidByCard, refundThatDies as dyingRefund } from './refund-fixtures.ts';
 import { sandboxGatewayUrls } from '../../src/gateways/sandbox/server.ts';
 
 /**
@@ -27,26 +26,14 @@ for (const engine of engines()) {
     usePayMerchant(engine, async (setup) => {
       ({ database, pay, merchant } = setup);
       pages = await cardPagesByGateway(database, merchant);
-      await sql`CREATE FUNCTION test_injected_failure() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$`.execute(database.db);
+      await installRefundDeath(database);
     });
 
     const deps = () => ({ masterKey: pay.config.masterKey, gatewayUrls: sandboxGatewayUrls(pay.sandboxes) });
     const paidOn = (gateway: GatewayName) => paidByCard(pay, database, merchant, pages[gateway], gateway);
     const refund = (paymentId: number, payload: Record<string, unknown>) =>
       pay.app.inject({ method: 'POST', url: `/api/v1/payments/${paymentId}/refund`, headers: { authorization: `Bearer ${merchant.apiKey}` }, payload });
-    /** The refund request dies after its reservation: every later write of its refund row fails. */
-    const refundThatDies = async (paymentId: number, amount: number) => {
-      await sql`CREATE TRIGGER test_fail_refund_update BEFORE UPDATE ON refunds FOR EACH ROW EXECUTE FUNCTION test_injected_failure()`.execute(database.db);
-      try {
-        const res = await refund(paymentId, { amount });
-        assert.equal(res.statusCode, 500, res.body);
-      } finally {
-        await sql`DROP TRIGGER test_fail_refund_update ON refunds`.execute(database.db);
-      }
-      const row = await database.db.selectFrom('refunds').selectAll().where('payment_id', '=', paymentId).orderBy('id', 'desc').executeTakeFirstOrThrow();
-      assert.equal(row.status, 'pending');
-      return row;
-    };
+    const refundThatDies = (paymentId: number, amount: number) => dyingRefund(pay, database, merchant, paymentId, amount);
     const payment = (id: number) => database.db.selectFrom('payments').select(['status', 'refunded_cents']).where('id', '=', id).executeTakeFirstOrThrow();
     const order = (uid: string) => database.db.selectFrom('orders').select(['status', 'refunded_cents']).where('uid', '=', uid).executeTakeFirstOrThrow();
     const ledger = async (gateway: GatewayName, gatewayId: string) => {

@@ -7,6 +7,7 @@ import { recordSucceededRefund, STALE_RESERVATION_MS } from './refund-recording.
 import { findAccountPayment, lockPaymentAndOrder, markRefundSucceeded, releaseRefund } from './refunds.repo.ts';
 
 export const RECONCILE_REFUND_JOB = 'refunds.reconcile';
+const UNANSWERED = 'unanswered';
 /** Retried with the worker's backoff (capped at an hour) while the gateway cannot be reached: about a day. */
 const RECONCILE_REFUND_ATTEMPTS = 30;
 
@@ -17,9 +18,10 @@ type RefundRef = { accountId: string; refundUid: string };
 
 /**
  * The dedup key of a refund's `refunds.reconcile` job: `attempt` 0 is the one written with the reservation
- * (and by the pending-refund sweep), 1 the one a job that ran too early leaves for later.
+ * (and by the pending-refund sweep), 1 the one a job that ran too early leaves for later, `unanswered` the one
+ * a timed-out refund call writes.
  */
-export const reconcileRefundKey = (refundUid: string, attempt = 0) => `${RECONCILE_REFUND_JOB}:${refundUid}${attempt ? `:${attempt}` : ''}`;
+export const reconcileRefundKey = (refundUid: string, attempt: 0 | 1 | typeof UNANSWERED = 0) => `${RECONCILE_REFUND_JOB}:${refundUid}${attempt ? `:${attempt}` : ''}`;
 
 /**
  * Written with every refund reservation, in its transaction, to run once the reservation is stale. A
@@ -27,7 +29,7 @@ export const reconcileRefundKey = (refundUid: string, attempt = 0) => `${RECONCI
  * then) would otherwise keep the amount reserved forever; by then the job finds the refund settled and
  * does nothing, or asks the gateway what became of it.
  */
-export function enqueueRefundReconciliation(trx: Executor, ref: RefundRef, reservedAt: Date, attempt = 0): Promise<boolean> {
+export function enqueueRefundReconciliation(trx: Executor, ref: RefundRef, reservedAt: Date, attempt: 0 | 1 = 0): Promise<boolean> {
   const runAt = new Date(reservedAt.getTime() + STALE_RESERVATION_MS);
   return enqueueJob(trx, {
     type: RECONCILE_REFUND_JOB,
@@ -41,7 +43,6 @@ export function enqueueRefundReconciliation(trx: Executor, ref: RefundRef, reser
 
 /** How long after a refund call went unanswered its outcome is asked of the gateway (time for the gateway to finish). */
 export const UNANSWERED_REFUND_DELAY_MS = 60_000;
-const UNANSWERED = 'unanswered';
 
 /**
  * Written when a refund call timed out: its request is over, so the reservation need not wait to be stale before
@@ -54,7 +55,7 @@ export function enqueueUnansweredRefundReconciliation(trx: Executor, ref: Refund
     accountId: ref.accountId,
     runAt: new Date(at.getTime() + UNANSWERED_REFUND_DELAY_MS),
     maxAttempts: RECONCILE_REFUND_ATTEMPTS,
-    dedupKey: `${RECONCILE_REFUND_JOB}:${ref.refundUid}:${UNANSWERED}`,
+    dedupKey: reconcileRefundKey(ref.refundUid, UNANSWERED),
   });
 }
 
