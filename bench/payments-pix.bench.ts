@@ -10,7 +10,8 @@ import { migrate } from '../src/db/migrate.ts';
 import { createFreshPostgresDatabase } from '../test/support/engines.ts';
 import { createMerchant, type Merchant } from '../test/support/pay-fixtures.ts';
 import { ADMIN_DATABASE_URL, benchConfig, isMain, listenApp, ratioRow, requirePostgres, type BenchResult } from './harness.ts';
-import { httpLoad, measureInterleaved, printTable } from './load.ts';
+import { httpLoad, loadSeconds, measureInterleaved, printTable } from './load.ts';
+import { measureCpuByProcess, printCpuTable, type CpuByProcess } from './process-cpu.ts';
 import { startSandboxProcess } from './processes.ts';
 import Fastify from 'fastify';
 import { createBaselineTable, rawTransaction, rawTransactionLoad } from './raw-sql-baseline.ts';
@@ -103,10 +104,17 @@ export async function run(options: { seconds?: number; connections?: number } = 
         console.log(`the raw transaction behind a bare route: ratio ${(routedRun.reqPerSec / raw.reqPerSec).toFixed(3)} to the raw transaction (the most any HTTP endpoint making these writes could reach here)`);
         const row = ratioRow(BENCHMARK, payments, raw, TARGET_RATIO);
         console.log(`ratio ${row.ratio} (target ${row.target}: ${row.met ? 'met' : 'NOT met'})`);
+        // Informational: each case alone, with the CPU it costs by process, to show where the gap lies.
+        const seconds = options.seconds ?? loadSeconds();
+        const alone = [await measureCpuByProcess(post, seconds, { sandbox: sandboxes.pid }), await measureCpuByProcess(baseline.load, seconds)].filter((row): row is CpuByProcess => row !== undefined);
+        if (alone.length > 0) printCpuTable('each case alone: CPU per request by process (informational)', alone);
         return {
           benchmark: BENCHMARK,
           rows: [row],
-          notes: [`payments-pix baseline: ${raw.label}, the rows one POST /payments writes (counted from pg_stat_user_tables), at ${connections} concurrent connections`],
+          notes: [
+            `payments-pix baseline: ${raw.label}, the rows one POST /payments writes (counted from pg_stat_user_tables), at ${connections} concurrent connections`,
+            ...alone.map((measured) => `payments-pix alone, CPU per request: ${measured.label}: ${measured.reqPerSec} req/s, PostgreSQL ${measured.postgresMs} ms, service and load generator ${measured.thisProcessMs} ms${measured.childrenMs.sandbox !== undefined ? `, gateway sandbox ${measured.childrenMs.sandbox} ms` : ''}; ${measured.idleCores} cores idle`),
+          ],
         };
       } finally {
         await app.close();

@@ -46,12 +46,12 @@ export async function stop(child: ChildProcess | undefined): Promise<void> {
 }
 
 /** `checkout sandbox` as a process of its own (as a gateway is a service of its own), with its URLs. */
-export async function startSandboxProcess(serviceUrl: string, env: NodeJS.ProcessEnv = {}): Promise<{ urls: { gateway_a: string; gateway_b: string; gateway_c: string }; close(): Promise<void> }> {
+export async function startSandboxProcess(serviceUrl: string, env: NodeJS.ProcessEnv = {}): Promise<{ urls: { gateway_a: string; gateway_b: string; gateway_c: string }; pid: number; close(): Promise<void> }> {
   const child = start(['sandbox', '--port', String(await freePort()), '--service-url', serviceUrl], env);
   child.stderr!.resume();
   try {
     const urls = (await sandboxUrls(child)) as { gateway_a: string; gateway_b: string; gateway_c: string };
-    return { urls, close: () => stop(child) };
+    return { urls, pid: child.pid!, close: () => stop(child) };
   } catch (error) {
     await stop(child);
     throw error;
