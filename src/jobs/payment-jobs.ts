@@ -1,7 +1,7 @@
 import { RELEASE_PAID_ORDER_JOB, releaseConfirmedOrder } from '../modules/payments/paid-order-release.ts';
 import type { GatewayDeps } from '../modules/payments/pay-gateways.ts';
-import { expirePix, reconcilePayment, recoverIntent, voidOrphanCapture } from '../modules/payments/payment-jobs.service.ts';
-import { VOID_ORPHAN_JOB } from '../modules/payments/orphan-capture.ts';
+import { expirePix, reconcilePayment, recoverIntent, voidOrphanCapture, voidSupersededAttempt } from '../modules/payments/payment-jobs.service.ts';
+import { VOID_ORPHAN_JOB, VOID_SUPERSEDED_JOB } from '../modules/payments/orphan-capture.ts';
 import { EXPIRE_PIX_JOB, RECONCILE_JOB, RECOVER_INTENT_JOB } from '../modules/payments/payment-record.ts';
 import { renewSubscription } from '../modules/payments/subscription-renewal.ts';
 import { RECONCILE_REFUND_JOB, reconcileStaleRefund } from '../modules/refunds/refund-reconciliation.ts';
@@ -15,7 +15,7 @@ type SubscriptionPayload = { account_id: string; subscription_id: string };
 type OrderPayload = { account_id: string; order_id: number };
 type RefundPayload = { account_id: string; refund_uid: string; unanswered?: boolean };
 
-/** Handlers of the pay flows' background jobs: pix expiry, reconciliation of unanswered charges, of intents orphaned by a crash and of stale refund reservations, renewals, release of orders paid later. */
+/** Handlers of the pay flows' background jobs: pix expiry, void of captures an order cannot keep and of attempts superseded by a payment, reconciliation of unanswered charges, of intents orphaned by a crash and of stale refund reservations, renewals, release of orders paid later. */
 export function paymentJobHandlers(deps: PaymentJobDeps): Record<string, JobHandler> {
   const resolve = () => deps;
   return {
@@ -28,6 +28,11 @@ export function paymentJobHandlers(deps: PaymentJobDeps): Record<string, JobHand
       const payload = job.payload as PaymentPayload;
       const current = resolve();
       await voidOrphanCapture(database.db, current, { accountId: payload.account_id, paymentId: payload.payment_id }, current.clock());
+    },
+    [VOID_SUPERSEDED_JOB]: async (job, { database }) => {
+      const payload = job.payload as PaymentPayload;
+      const current = resolve();
+      await voidSupersededAttempt(database.db, current, { accountId: payload.account_id, paymentId: payload.payment_id }, current.clock());
     },
     [RECONCILE_JOB]: async (job, { database }) => {
       const payload = job.payload as PaymentPayload;

@@ -3,13 +3,15 @@ import type { DB } from '../../db/schema.ts';
 import { transitionOrder, type OrderStatus } from '../orders/order-status.ts';
 import { releaseCouponOfOrder } from '../coupons/coupon-usage.ts';
 import { findOrderRow, findPaymentsOfOrder, releaseBooking } from './pay.repo.ts';
-import { enqueueOrphanVoid } from './orphan-capture.ts';
+import { enqueueOrphanVoid, enqueueSupersededVoid } from './orphan-capture.ts';
 
 export type OrderRow = Awaited<ReturnType<typeof findOrderRow>>;
 
 // Money that stands: refunded and charged-back payments no longer pay for the order.
 const SETTLED = new Set(['paid', 'partially_refunded', 'waiting_cancellation']);
 const LIVE = new Set(['pending', 'waiting_payment']);
+// Orders whose total is already covered: any further money on them is an overpayment to give back.
+const COVERED = new Set(['paid', 'partially_refunded', 'refunded']);
 
 /** What settling an order looks at: its figures and its payments' statuses and amounts. */
 export type OrderSnapshot = {
@@ -56,12 +58,17 @@ export async function settleOrder(trx: Kysely<DB>, request: { accountId: string;
   const paidCents = settled.reduce((sum, payment) => sum + payment.amount_cents, 0);
   const move = (to: OrderStatus) => transitionOrder(trx, { accountId: request.accountId, orderId: request.orderId, to, cause: request.cause, paymentId: request.paymentId, at: request.at });
   const current = order.status as OrderStatus;
-  if (settled.length > 0 && principal >= order.total_cents && current !== 'paid') {
+  if (settled.length > 0 && principal >= order.total_cents && current !== 'paid' && !COVERED.has(current)) {
     if (paidCents !== order.paid_cents) {
       await trx.updateTable('orders').set({ paid_cents: paidCents }).where('account_id', '=', request.accountId).where('id', '=', request.orderId).returning('id').execute();
     }
     const moved = await move('paid');
+    if (moved.changed) await supersedeWaitingAttempts(trx, request, payments);
     return moved.changed ? 'paid' : current;
+  }
+  if (COVERED.has(current)) {
+    await giveBackOverpayment(trx, request, order, payments);
+    return current;
   }
   if (settled.length > 0) {
     // Money captured on an order this attempt can no longer pay (a split card approved after the other failed):
@@ -84,4 +91,39 @@ export async function settleOrder(trx: Kysely<DB>, request: { accountId: string;
     }
   }
   return current;
+}
+
+type SettleRequest = { accountId: string; orderId: number; paymentId: number; at: Date };
+
+/**
+ * Once an order is paid, its other pix and boleto attempts (a charge the buyer first chose to pay by pix,
+ * then paid by card) must not be payable any more: each gets a job that voids it at the gateway and
+ * cancels it, or, if the buyer paid it meanwhile, records it and gives the money back.
+ */
+async function supersedeWaitingAttempts(trx: Kysely<DB>, request: SettleRequest, payments: OrderSnapshot['payments']): Promise<void> {
+  for (const payment of payments) {
+    if (payment.status === 'waiting_payment') await enqueueSupersededVoid(trx, request.accountId, payment.id, request.at);
+  }
+}
+
+/**
+ * A payment that moved on an order already covered by its other payments: a pix or boleto issued before the
+ * order was paid gets the supersede job; money settled on it is an overpayment, voided or refunded in full by
+ * the orphan-capture job. A covered order never keeps two payments' money for one total.
+ */
+async function giveBackOverpayment(trx: Kysely<DB>, request: SettleRequest, order: OrderSnapshot['order'], payments: OrderSnapshot['payments']): Promise<void> {
+  const moved = payments.find((payment) => payment.id === request.paymentId);
+  if (!moved) return;
+  if (moved.status === 'waiting_payment') {
+    await enqueueSupersededVoid(trx, request.accountId, moved.id, request.at);
+    return;
+  }
+  if (!SETTLED.has(moved.status)) return;
+  if (coveredWithout(order, payments, moved.id)) await enqueueOrphanVoid(trx, request.accountId, moved.id, request.at);
+}
+
+/** Whether the order's total is paid by its settled payments other than `paymentId` (principal, interest aside). */
+export function coveredWithout(order: Pick<OrderSnapshot['order'], 'total_cents'>, payments: OrderSnapshot['payments'], paymentId: number): boolean {
+  const others = payments.filter((payment) => payment.id !== paymentId && SETTLED.has(payment.status));
+  return others.length > 0 && others.reduce((sum, payment) => sum + payment.amount_cents - payment.interest_cents, 0) >= order.total_cents;
 }

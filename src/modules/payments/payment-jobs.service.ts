@@ -5,7 +5,7 @@ import { enqueueJob } from '../../jobs/outbox.ts';
 import { transitionOrder } from '../orders/order-status.ts';
 import { applyPaymentAction } from './gateway-actions.ts';
 import { recordVoided } from './pay-finish.ts';
-import { settleOrder } from './order-settlement.ts';
+import { coveredWithout, settleOrder } from './order-settlement.ts';
 import { adoptGatewayId } from './pay.repo.ts';
 import { payIdempotencyKey } from './pay-gateway-call.ts';
 import { resolveGateway, type GatewayDeps, type ResolvedGateway } from './pay-gateways.ts';
@@ -72,21 +72,51 @@ export async function cancelUnpaidPayment(trx: Kysely<DB>, payment: { accountId:
 }
 
 /**
- * `payments.void_orphan_capture`: a card captured on an order that its attempt can no longer pay (still
- * `pending`, no attempt live) is voided at the gateway (cancel or full refund, under the same key as the pay
- * request's own compensation) and recorded refunded. Skipped when the order was paid or the payment moved
- * meanwhile; a gateway error throws and the worker retries.
+ * `payments.void_orphan_capture`: money settled on an order that cannot keep it is voided at the gateway
+ * (cancel or full refund, under the same key as the pay request's own compensation) and recorded refunded:
+ * - a card captured on an order its attempt can no longer pay (still `pending`, no attempt live);
+ * - an overpayment: a payment settled on an order its other payments already paid (a charge's pix paid after
+ *   the buyer paid it by card).
+ * Skipped when neither holds any more or the payment moved meanwhile; a gateway error throws and the worker retries.
  */
 export async function voidOrphanCapture(db: Kysely<DB>, deps: GatewayDeps, ref: JobRef, now: Date): Promise<'voided' | 'skipped'> {
   const payment = await findPayment(db, ref);
   if (!payment || payment.status !== 'paid' || !payment.gateway_id) return 'skipped';
-  const order = await db.selectFrom('orders').select('status').where('account_id', '=', ref.accountId).where('id', '=', payment.order_id).executeTakeFirst();
-  const live = await db.selectFrom('payments').select('id').where('account_id', '=', ref.accountId).where('order_id', '=', payment.order_id).where('status', 'in', ['pending', 'waiting_payment']).executeTakeFirst();
-  if (order?.status !== 'pending' || live) return 'skipped';
+  if (!(await cannotKeep(db, ref.accountId, payment))) return 'skipped';
   const gateway = await resolveGateway(db, deps, { accountId: payment.account_id, companyId: payment.company_id }, payment.gateway);
   await gateway.client.voidCharge(gateway.account, payment.gateway_id, `void:${payment.uid}`);
-  await recordVoided(db, { accountId: ref.accountId, paymentId: payment.id, orderId: payment.order_id, amountCents: payment.amount_cents }, 'captured on an order its attempt can no longer pay: voided at the gateway', now);
+  const why = payment.method === 'credit_card' ? 'captured on an order that cannot keep it' : 'paid on an order that cannot keep it';
+  await recordVoided(db, { accountId: ref.accountId, paymentId: payment.id, orderId: payment.order_id, amountCents: payment.amount_cents }, `${why}: voided at the gateway`, now);
   return 'voided';
+}
+
+/** Whether the order of a settled payment cannot keep its money: pending with nothing live, or paid by its other payments. */
+async function cannotKeep(db: Kysely<DB>, accountId: string, payment: PaymentRow): Promise<boolean> {
+  const order = await db.selectFrom('orders').select(['status', 'total_cents']).where('account_id', '=', accountId).where('id', '=', payment.order_id).executeTakeFirst();
+  if (!order) return false;
+  const payments = await db.selectFrom('payments').select(['id', 'method', 'status', 'amount_cents', 'interest_cents']).where('account_id', '=', accountId).where('order_id', '=', payment.order_id).execute();
+  if (order.status === 'pending') return !payments.some((other) => other.status === 'pending' || other.status === 'waiting_payment');
+  return coveredWithout(order, payments, payment.id);
+}
+
+/**
+ * `payments.void_superseded`: a pix or boleto still payable on an order another payment paid. The gateway is
+ * asked first: paid meanwhile → recorded paid (the settlement then queues its refund as an overpayment);
+ * otherwise voided there and cancelled here, so the buyer cannot pay the order twice. Skipped when the
+ * attempt is no longer waiting or its order is not paid by other money.
+ */
+export async function voidSupersededAttempt(db: Kysely<DB>, deps: GatewayDeps, ref: JobRef, now: Date): Promise<'cancelled' | 'paid' | 'skipped'> {
+  const payment = await findPayment(db, ref);
+  if (!payment || payment.status !== 'waiting_payment') return 'skipped';
+  const order = await db.selectFrom('orders').select(['status', 'total_cents']).where('account_id', '=', ref.accountId).where('id', '=', payment.order_id).executeTakeFirst();
+  const others = await db.selectFrom('payments').select(['id', 'method', 'status', 'amount_cents', 'interest_cents']).where('account_id', '=', ref.accountId).where('order_id', '=', payment.order_id).execute();
+  if (!order || !coveredWithout(order, others, payment.id)) return 'skipped';
+  if (payment.gateway_id) {
+    const gateway = await resolveGateway(db, deps, { accountId: payment.account_id, companyId: payment.company_id }, payment.gateway);
+    if (await paidOrVoidedAtGateway(db, gateway, payment, now)) return 'paid';
+  }
+  const moved = await db.transaction().execute((trx) => transitionPayment(trx, { accountId: ref.accountId, paymentId: payment.id, to: 'cancelled', cause: 'superseded: the order was paid by another payment', at: now }));
+  return moved.changed ? 'cancelled' : 'skipped';
 }
 
 const ACTION_OF: Partial<Record<RemoteStatus, 'payment_paid' | 'payment_failed' | 'payment_cancelled'>> = {

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { Database } from '../../src/db/database.ts';
+import { paymentJobHandlers } from '../../src/jobs/payment-jobs.ts';
+import type { Job } from '../../src/jobs/worker.ts';
+import { applyPaymentAction } from '../../src/modules/payments/gateway-actions.ts';
+import { VOID_ORPHAN_JOB, VOID_SUPERSEDED_JOB } from '../../src/modules/payments/orphan-capture.ts';
+import { engines } from '../support/engines.ts';
+import { insertCharge, ORIGIN, paymentsOfOrderUid, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
+
+/**
+ * A charge (one order) is paid once: a pix or boleto issued before the buyer paid by card is voided at the
+ * gateway and cancelled, and if the buyer paid it anyway, its money is given back in full.
+ */
+for (const engine of engines()) {
+  describe(`a charge paid by card while its pix is open on ${engine.name}`, { timeout: 120_000 }, () => {
+    let database: Database;
+    let pay: PayApp;
+    let merchant: Merchant;
+
+    usePayMerchant(engine, (setup) => ({ database, pay, merchant } = setup));
+
+    const post = (path: string, payload: Record<string, unknown>) => pay.app.inject({ method: 'POST', url: `/api/v1${path}`, headers: ORIGIN, payload });
+    const handlers = () => paymentJobHandlers({ masterKey: pay.config.masterKey, gatewayUrls: { gateway_a: pay.sandboxes.baseUrlFor('gateway_a') }, clock: () => new Date() });
+    /** Runs the queued jobs of `type` (as the worker would, whatever their due time). */
+    const runQueued = async (type: string) => {
+      const jobs = await database.db.selectFrom('jobs').select(['id', 'payload']).where('type', '=', type).where('status', '=', 'queued').where('account_id', '=', merchant.accountId).execute();
+      for (const queued of jobs) {
+        const job: Job = { id: queued.id, type, payload: queued.payload, accountId: merchant.accountId, attempts: 1 };
+        await handlers()[type]!(job, { database });
+        await database.db.updateTable('jobs').set({ status: 'done' }).where('id', '=', queued.id).execute();
+      }
+      return jobs.length;
+    };
+    /** The sandbox's view of a charge: its state, and 'refunded' once its whole amount was given back. */
+    const ledgerState = async (gatewayId: string) => {
+      const ledger = (await (await fetch(`${pay.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges`)).json()) as { data: Array<{ id: string; state: string; amount_cents: number; refunded_cents: number }> };
+      const charge = ledger.data.find((entry) => entry.id === gatewayId);
+      return charge && charge.refunded_cents === charge.amount_cents ? 'refunded' : charge?.state;
+    };
+    const pixThenCard = async () => {
+      const charge = await insertCharge(database, merchant);
+      const pix = await post(`/charges/${charge.uid}/pay`, { payment_plan_id: `${merchant.pixPlanId}-1` });
+      assert.equal(pix.statusCode, 200, pix.body);
+      const card = await post(`/charges/${charge.uid}/pay`, { payment_plan_id: `${merchant.cardPlanId}-1`, credit_card_0_token: await tokenA(pay.sandboxes) });
+      assert.equal(card.statusCode, 200, card.body);
+      assert.equal(card.json().status, 'paid');
+      const [pixPayment, cardPayment] = await paymentsOfOrderUid(database, charge.uid);
+      assert.equal(pixPayment!.method, 'pix');
+      return { charge, pixPayment: pixPayment!, cardPayment: cardPayment! };
+    };
+    const statuses = async (uid: string) => (await paymentsOfOrderUid(database, uid)).map((payment) => `${payment.method}:${payment.status}`);
+
+    test('the open pix is voided at the gateway and cancelled once the card paid the charge; the buyer can no longer pay it', async () => {
+      const { charge, pixPayment } = await pixThenCard();
+      assert.equal(await runQueued(VOID_SUPERSEDED_JOB), 1);
+      assert.deepEqual(await statuses(charge.uid), ['pix:cancelled', 'credit_card:paid']);
+      assert.equal(await ledgerState(pixPayment.gateway_id!), 'cancelled');
+      const confirm = await fetch(`${pay.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges/${pixPayment.gateway_id}/confirm`, { method: 'POST' });
+      assert.equal(confirm.status, 409);
+      const order = await database.db.selectFrom('orders').select(['status', 'paid_cents']).where('id', '=', charge.id).executeTakeFirstOrThrow();
+      assert.deepEqual(order, { status: 'paid', paid_cents: 10_000 });
+      const cancelled = await database.db.selectFrom('order_events').select('cause').where('order_id', '=', charge.id).where('payment_id', '=', pixPayment.id).where('to_status', '=', 'cancelled').executeTakeFirstOrThrow();
+      assert.match(cancelled.cause ?? '', /superseded/);
+    });
+
+    test('a pix the buyer paid before it was voided is recorded, then refunded in full: the charge keeps one payment’s money', async () => {
+      const { charge, pixPayment } = await pixThenCard();
+      // Paid at the gateway before the supersede job ran; this suite's sandboxes deliver no webhook.
+      const confirm = await fetch(`${pay.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges/${pixPayment.gateway_id}/confirm`, { method: 'POST' });
+      assert.equal(confirm.status, 200);
+      assert.equal(await runQueued(VOID_SUPERSEDED_JOB), 1);
+      assert.deepEqual(await statuses(charge.uid), ['pix:paid', 'credit_card:paid']);
+      assert.equal(await runQueued(VOID_ORPHAN_JOB), 1);
+      assert.deepEqual(await statuses(charge.uid), ['pix:refunded', 'credit_card:paid']);
+      assert.equal(await ledgerState(pixPayment.gateway_id!), 'refunded');
+      const order = await database.db.selectFrom('orders').select('status').where('id', '=', charge.id).executeTakeFirstOrThrow();
+      assert.equal(order.status, 'paid');
+    });
+
+    test('the paid webhook of the old pix arriving after the card is an overpayment, given back by the orphan job', async () => {
+      const { charge, pixPayment } = await pixThenCard();
+      await fetch(`${pay.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges/${pixPayment.gateway_id}/confirm`, { method: 'POST' });
+      const applied = await applyPaymentAction(database.db, { gateway: 'gateway_a', action: { kind: 'payment_paid', gatewayId: pixPayment.gateway_id!, paidAt: new Date() }, at: new Date() });
+      assert.equal(applied.applied, true);
+      const queued = await database.db.selectFrom('jobs').select('type').where('type', '=', VOID_ORPHAN_JOB).where('status', '=', 'queued').where('payload', '@>', JSON.stringify({ payment_id: pixPayment.id }) as never).execute();
+      assert.equal(queued.length, 1);
+      assert.equal(await runQueued(VOID_SUPERSEDED_JOB), 1);
+      await runQueued(VOID_ORPHAN_JOB);
+      assert.deepEqual(await statuses(charge.uid), ['pix:refunded', 'credit_card:paid']);
+      assert.equal(await ledgerState(pixPayment.gateway_id!), 'refunded');
+    });
+
+    test('a split whose cards both settle is not an overpayment: nothing is voided', async () => {
+      const charge = await insertCharge(database, merchant);
+      const card = await post(`/charges/${charge.uid}/pay`, { payment_plan_id: `${merchant.cardPlanId}-1`, credit_card_0_token: await tokenA(pay.sandboxes) });
+      assert.equal(card.json().status, 'paid');
+      assert.equal(await runQueued(VOID_SUPERSEDED_JOB), 0);
+      assert.equal(await runQueued(VOID_ORPHAN_JOB), 0);
+      assert.deepEqual(await statuses(charge.uid), ['credit_card:paid']);
+    });
+  });
+}
