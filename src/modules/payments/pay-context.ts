@@ -88,6 +88,7 @@ export async function checkoutPageContext(db: Kysely<DB>, pageId: string, body: 
 export async function cartContext(db: Kysely<DB>, cartId: string, coupon: string | undefined, customer: CustomerInput): Promise<PayContext> {
   const cart = await findPayCart(db, cartId);
   if (!cart) throw notFound('Cart');
+  await assertCartUnpaid(db, cart.account_id, cart.id);
   const items = await listCartLines(db, cart.account_id, cart.id);
   return {
     entry: 'cart',
@@ -117,6 +118,13 @@ export async function cartContext(db: Kysely<DB>, cartId: string, coupon: string
 }
 
 const UNPAYABLE = new Set(['paid', 'cancelled', 'refunded', 'partially_refunded', 'billed']);
+// A cart is one purchase: once an order of it was paid, paying the cart again would buy it twice.
+const CART_PURCHASED = ['paid', 'partially_refunded', 'refunded', 'billed'];
+
+async function assertCartUnpaid(db: Kysely<DB>, accountId: string, cartId: string): Promise<void> {
+  const purchased = await db.selectFrom('orders').select('status').where('account_id', '=', accountId).where('cart_id', '=', cartId).where('status', 'in', CART_PURCHASED).executeTakeFirst();
+  if (purchased) throw businessRule(`This cart was already paid (its order is ${purchased.status.replace('_', ' ')}) and cannot be paid again`);
+}
 
 /** POST /charges/{id}/pay: the charge's own order, payable while it is not paid, cancelled or refunded. */
 export async function chargeContext(db: Kysely<DB>, uid: string): Promise<PayContext & { orderStatus: string }> {
