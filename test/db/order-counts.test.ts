@@ -17,12 +17,12 @@ for (const engine of engines()) {
     after(() => database.close());
 
     /** The trigger-kept counts against a real count, per status and São Paulo day. */
-    async function assertCountsMatch(accountId: string) {
+    async function assertCountsMatch(accountId: string, timeZone = 'America/Sao_Paulo') {
       const kept = await sql<{ status: string; day: string; n: number }>`
         SELECT status, day::text AS day, sum(n)::int AS n FROM order_counts WHERE account_id = ${accountId}
         GROUP BY 1, 2 HAVING sum(n) <> 0 ORDER BY 1, 2`.execute(database.db);
       const actual = await sql<{ status: string; day: string; n: number }>`
-        SELECT status, (created_at AT TIME ZONE 'America/Sao_Paulo')::date::text AS day, count(*)::int AS n FROM orders
+        SELECT status, (created_at AT TIME ZONE ${timeZone})::date::text AS day, count(*)::int AS n FROM orders
         WHERE account_id = ${accountId} GROUP BY 1, 2 ORDER BY 1, 2`.execute(database.db);
       assert.deepEqual(kept.rows, actual.rows);
     }
@@ -45,6 +45,20 @@ for (const engine of engines()) {
       await assertCountsMatch(shop.accountId);
       await database.db.deleteFrom('orders').where('id', '=', third.id).execute();
       await assertCountsMatch(shop.accountId);
+    });
+
+    test('a company whose time zone changes gets its counts rebuilt on the days of the new zone', async () => {
+      const shifted = await createTenant(database);
+      const insert = (createdAt: string, status: string) =>
+        database.db.insertInto('orders').values({ uid: randomUUID(), account_id: shifted.accountId, company_id: shifted.companyId, source: 'api', status, created_at: new Date(createdAt) }).execute();
+      // 01:30 UTC is the previous day in São Paulo and the same day in Tokyo.
+      await insert('2026-03-10T01:30:00Z', 'pending');
+      await insert('2026-03-10T20:00:00Z', 'paid');
+      await assertCountsMatch(shifted.accountId);
+      await database.db.updateTable('companies').set({ time_zone: 'Asia/Tokyo' }).where('id', '=', shifted.companyId).execute();
+      await assertCountsMatch(shifted.accountId, 'Asia/Tokyo');
+      await database.db.updateTable('companies').set({ name: 'renamed' }).where('id', '=', shifted.companyId).execute();
+      await assertCountsMatch(shifted.accountId, 'Asia/Tokyo');
     });
 
     test('erasing a tenant removes its orders and counts', async () => {
