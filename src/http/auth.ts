@@ -12,7 +12,9 @@ import { AppError, forbidden } from './errors.ts';
  * - `public`: no key needed, but the handler must call `assertPublicAccess` with the owning account:
  *   the Origin/Referer host must be allowed, or the request must carry a valid key of that account, or it
  *   must come from the service's own hosted pages (the PUBLIC_URL origin or a company subdomain of it).
- *   Any invalid key gets 403 (spec, Authentication 2).
+ *   Any invalid key gets 403 (spec, Authentication 2). A route whose owner can be read from the raw request
+ *   names it in `config.publicOwner`: the check then runs in `preValidation`, before the schema, the
+ *   Idempotency-Key and the handler (docs/security.md, Order of checks).
  * - `open`: no restriction (upsell, webhook receivers, health, docs); the route authenticates itself if it must.
  */
 export type Access = 'key' | 'public' | 'open';
@@ -20,11 +22,18 @@ export type Access = 'key' | 'public' | 'open';
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
+    /**
+     * The account owning what a `public` request names, read from the raw (unvalidated) params or body;
+     * undefined when the id names nothing, which leaves the answer to validation and the handler.
+     */
+    publicOwner?: (request: FastifyRequest) => Promise<string | undefined>;
   }
   interface FastifyRequest {
     apiKey: VerifiedKey | undefined;
     /** The browser request comes from this service's own hosted pages (PUBLIC_URL's host or a company subdomain of it). */
     fromHostedPages: boolean;
+    /** The account whose host restriction this request passed, so the decision is taken once per request. */
+    publicAccessGranted: string | undefined;
   }
 }
 
@@ -33,6 +42,7 @@ export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>, pub
   const servicePort = service.port || (service.protocol === 'https:' ? '443' : '80');
   app.decorateRequest('apiKey', undefined);
   app.decorateRequest('fromHostedPages', false);
+  app.decorateRequest('publicAccessGranted', undefined);
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config?.access ?? 'open';
     if (access === 'open') return;
@@ -54,6 +64,14 @@ export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>, pub
     }
     request.apiKey = verified;
   });
+  // Registered after the input guard (app.ts), so a raw card number is still refused first. A refused caller
+  // learns nothing from the schema or the business rules, and never reaches a stored idempotent answer.
+  app.addHook('preValidation', async (request) => {
+    const owner = request.routeOptions.config?.publicOwner;
+    if (!owner) return;
+    const accountId = await owner(request);
+    if (accountId !== undefined) await assertPublicAccess(db, request, accountId);
+  });
 }
 
 /** The authenticated account of a `key` route. */
@@ -64,6 +82,12 @@ export function requireAccount(request: FastifyRequest): string {
 
 /** Lets a public request through only for an allowed origin of `ownerAccountId` or that account's own key. */
 export async function assertPublicAccess(db: Kysely<DB>, request: FastifyRequest, ownerAccountId: string): Promise<void> {
+  if (request.publicAccessGranted === ownerAccountId) return;
+  await decidePublicAccess(db, request, ownerAccountId);
+  request.publicAccessGranted = ownerAccountId;
+}
+
+async function decidePublicAccess(db: Kysely<DB>, request: FastifyRequest, ownerAccountId: string): Promise<void> {
   // The service's own hosted pages act for every account (merchants' code never runs on that origin).
   if (request.fromHostedPages && !request.apiKey) return;
   if (request.apiKey) {

@@ -2,12 +2,15 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
+import { assertPublicAccess } from './auth.ts';
 import { AppError } from './errors.ts';
 
 /**
  * `Idempotency-Key` on POSTs that create orders or move money (route `config.idempotency`).
  * - The first request with a key runs; its status and body are stored (5xx answers are not: the
- *   client may retry those).
+ *   client may retry those; nor 401/403: they depend on who asks, not on the request).
+ * - On a `public` route the scope account's host restriction is decided before a key is replayed or
+ *   claimed, so a refused caller gets 403, never the stored answer nor 409/422 about the key.
  * - The same key with the same request replays the stored answer, marked `Idempotent-Replayed: true`.
  * - The same key with another body, method or path: 422 `idempotency_key_reused`.
  * - While the first is still running: 409 `idempotency_key_in_use`. A holder that died is taken over
@@ -50,6 +53,7 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>, clock:
     }
     const accountId = await options.scope(request);
     if (!accountId) return;
+    if (request.routeOptions.config?.access === 'public') await assertPublicAccess(db, request, accountId);
     const now = clock();
     const hash = requestHash(request);
     const claimed = await db
@@ -107,7 +111,7 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>, clock:
     const record = request.idempotencyRecord;
     if (!record) return payload;
     request.idempotencyRecord = undefined;
-    if (reply.statusCode >= 500) {
+    if (reply.statusCode >= 500 || reply.statusCode === 401 || reply.statusCode === 403) {
       await db.deleteFrom('idempotency_keys').where('account_id', '=', record.accountId).where('key', '=', record.key).execute();
       return payload;
     }

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { payIdempotency } from './pay-idempotency.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../app.ts';
 import { assertPublicAccess } from '../../http/auth.ts';
 import { businessRule } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { assertChargePayable, cartContext, chargeContext, checkoutPageContext } from './pay-context.ts';
+import { payOwners, type PayOwner } from './pay-owner.ts';
 import { CartPayBody, CartPayResultSchema, ChargePayBody, ChargePayResultSchema, CheckoutPayBody, PaymentResultSchema, UidParams } from './pay.schemas.ts';
 import { takePayment, type PayDeps, type PayOutcome } from './pay.service.ts';
 import { cartPayResult, chargePayResult, paymentResult } from './pay.view.ts';
@@ -17,16 +17,21 @@ function refuseDeclined(outcome: PayOutcome): void {
   if (outcome.declined) throw businessRule(`The card was declined (${outcome.declined.code})`, [{ field: outcome.declined.field, message: outcome.declined.code }]);
 }
 
-/** The three pay entry points: a checkout page, a cart and a charge. */
+/**
+ * The three pay entry points: a checkout page, a cart and a charge. Each names its owner (`publicOwner`), so
+ * the host restriction is decided before the body is validated or an Idempotency-Key replayed; the handlers'
+ * `assertPublicAccess` then costs nothing, and still covers an owner that appeared after that first read.
+ */
 export function registerPayRoutes(parent: FastifyInstance, context: AppContext): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = context.database;
-  const idempotency = payIdempotency(db);
+  const owners = payOwners(db);
+  const ownedBy = (owner: PayOwner) => ({ access: 'public' as const, publicOwner: owner, idempotency: { scope: owner } });
   const deps: PayDeps = { masterKey: context.config.masterKey, gatewayUrls: context.gatewayUrls, publicUrl: context.config.publicUrl.replace(/\/$/, '') };
 
   app.post(
     '/payments',
-    { config: { access: 'public', idempotency: idempotency.checkoutPage }, schema: { tags: ['Payments'], body: CheckoutPayBody, response: { 200: PaymentResultSchema, ...PAY_ERRORS } } },
+    { config: ownedBy(owners.checkoutPage), schema: { tags: ['Payments'], body: CheckoutPayBody, response: { 200: PaymentResultSchema, ...PAY_ERRORS } } },
     async (request) => {
       const body = request.body;
       const pay = await checkoutPageContext(db, body.checkout_page_id, body, {
@@ -44,7 +49,7 @@ export function registerPayRoutes(parent: FastifyInstance, context: AppContext):
 
   app.post(
     '/carts/:id/pay',
-    { config: { access: 'public', idempotency: idempotency.cart }, schema: { tags: ['Carts'], params: UidParams, body: CartPayBody, response: { 200: CartPayResultSchema, ...PAY_ERRORS } } },
+    { config: ownedBy(owners.cart), schema: { tags: ['Carts'], params: UidParams, body: CartPayBody, response: { 200: CartPayResultSchema, ...PAY_ERRORS } } },
     async (request) => {
       const { tags, customer_id, customer_email, customer_phone, ...body } = request.body;
       const pay = await cartContext(db, request.params.id, body.coupon, {
@@ -61,7 +66,7 @@ export function registerPayRoutes(parent: FastifyInstance, context: AppContext):
 
   app.post(
     '/charges/:id/pay',
-    { config: { access: 'public', idempotency: idempotency.charge }, schema: { tags: ['Charges'], params: UidParams, body: ChargePayBody, response: { 200: ChargePayResultSchema, ...PAY_ERRORS } } },
+    { config: ownedBy(owners.charge), schema: { tags: ['Charges'], params: UidParams, body: ChargePayBody, response: { 200: ChargePayResultSchema, ...PAY_ERRORS } } },
     async (request) => {
       const pay = await chargeContext(db, request.params.id);
       await assertPublicAccess(db, request, pay.accountId);
