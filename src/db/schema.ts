@@ -87,6 +87,7 @@ export interface CartPages {
   deleted_at: Date | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  numeric_id: Generated<number>;
 }
 
 export interface Carts {
@@ -143,6 +144,7 @@ export interface CheckoutPages {
   deleted_at: Date | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  numeric_id: Generated<number>;
 }
 
 export interface Companies {
@@ -510,6 +512,9 @@ export interface Payments {
   cancelled_at: Date | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  observation: string | null;
+  meta: Json | null;
+  late_interest_cents: Generated<number>;
 }
 
 export interface Products {

@@ -56,7 +56,7 @@ for (const engine of engines()) {
       assert.equal(orderPaid!.data.order.uid, paid.orderUid);
       assert.equal(orderPaid!.data.order.status, 'paid');
       assert.deepEqual(orderPaid!.data.order.payments.map((payment) => payment.status), ['paid']);
-      assert.equal(orderPaid!.data.order.link, `${pay.config.publicUrl}/pay/charges/${paid.orderUid}`);
+      assert.equal(orderPaid!.data.order.link, `${pay.config.publicUrl}/pay/${merchant.pageId}`);
       assert.deepEqual(receiver.received[0]!.verifiedBy, [0]);
 
       assert.equal((await refund(paid.paymentIds[0]!, { amount: 30 })).statusCode, 200);

@@ -62,6 +62,8 @@ for (const engine of engines()) {
       const res = await show(rich.id);
       assert.equal(res.statusCode, 200);
       const company = await database.db.selectFrom('companies').select('name').where('id', '=', alpha.companyId).executeTakeFirstOrThrow();
+      const pages = await database.db.selectFrom('orders as o').innerJoin('checkout_pages as cp', 'cp.id', 'o.checkout_page_id').innerJoin('cart_pages as crp', 'crp.id', 'o.cart_page_id')
+        .select(['cp.numeric_id as checkout', 'crp.numeric_id as cart']).where('o.id', '=', rich.id).executeTakeFirstOrThrow();
       assert.deepEqual(res.json(), {
         id: rich.id,
         uid: rich.uid,
@@ -79,8 +81,8 @@ for (const engine of engines()) {
         created_at: '2024-05-01T10:00:00.000Z',
         date: '2024-05-01',
         scheduled_at: '2024-05-02T15:00:00.000Z',
-        charge_page: { name: 'Carrinho VIP' },
-        checkout_page: { name: 'Página do clube' },
+        charge_page: { id: pages.cart, name: 'Carrinho VIP' },
+        checkout_page: { id: pages.checkout, name: 'Página do clube' },
         customer: {
           email: 'ana@example.com', name: 'Ana', identification: '52998224725', phone: '11987654321', utms: { utm_source: 'google' }, meta: { tier: 'gold' },
           address: { street: 'Rua B', number: '5', city: 'Recife', state: 'PE' },

@@ -96,9 +96,25 @@ for (const engine of engines()) {
         assert.deepEqual((await get('?ids=ga_failed')).json(), [{ gateway_id: 'ga_failed', status: 'failed' }]);
       });
 
-      test('204 with no body when nothing matches, when ids is missing or blank, and for another page’s payment', async () => {
+      test('without ids: the page’s payments, newest first, none of another page or account', async () => {
+        const res = await get('');
+        assert.equal(res.statusCode, 200);
+        assert.deepEqual(res.json(), [
+          { gateway_id: 'ga_charged_back', status: 'cancelled' },
+          { gateway_id: 'ga_waiting_cancellation', status: 'cancelled' },
+          { gateway_id: 'ga_refunded', status: 'cancelled' },
+          { gateway_id: 'ga_partially_refunded', status: 'paid' },
+          { gateway_id: 'ga_cancelled', status: 'cancelled' },
+          { gateway_id: 'ga_failed', status: 'failed' },
+          { gateway_id: 'ga_waiting_payment', status: 'waiting_payment' },
+          { gateway_id: unnumbered.uid, status: 'waiting_payment' },
+          { gateway_id: 'ga_paid', status: 'paid' },
+        ]);
+        is204(await get('', shop.apiKey, await insertCheckoutPage(database, shop)), 'a page without payments');
+      });
+
+      test('204 with no body when nothing matches, when every id is blank, and for another page’s payment', async () => {
         is204(await get('?ids[]=nothing'), 'no match');
-        is204(await get(''), 'no ids');
         is204(await get('?ids[]='), 'blank id');
         is204(await get('?ids[]=ga_elsewhere'), 'another page');
       });
@@ -141,10 +157,19 @@ for (const engine of engines()) {
         assert.deepEqual((await get(cart, '?ids[]=cart_pix&ids[]=cart_card', bearer(shop.apiKey))).json(), expected);
       });
 
-      test('204 with no body: no match, another cart’s payment, no ids, a cart without orders', async () => {
+      test('without ids: the cart’s payments, newest first; 204 for a cart without payments', async () => {
+        const res = await get(cart, '');
+        assert.equal(res.statusCode, 200);
+        assert.deepEqual(res.json(), [
+          { gateway_id: 'cart_pix', status: 'waiting_payment' },
+          { gateway_id: 'cart_card', status: 'failed' },
+        ]);
+        is204(await get(emptyCart, ''), 'empty cart, no ids');
+      });
+
+      test('204 with no body: no match, another cart’s payment, a cart without orders', async () => {
         is204(await get(cart, '?ids[]=nope'), 'no match');
         is204(await get(cart, '?ids[]=other_cart_pix'), 'another cart');
-        is204(await get(cart, ''), 'no ids');
         is204(await get(emptyCart, '?ids[]=cart_pix'), 'empty cart');
       });
 
@@ -169,7 +194,7 @@ for (const engine of engines()) {
         await insertPayment(database, shop, order.id, { gateway_id: 'old_failed', status: 'failed', created_at: minutesAgo(30) });
         const at = minutesAgo(20);
         await insertPayment(database, shop, order.id, { gateway_id: 'tie_first', status: 'failed', created_at: at });
-        await insertPayment(database, shop, order.id, { gateway_id: 'tie_second', status: 'waiting_payment', amount_cents: 10_250, interest_cents: 250, created_at: at });
+        await insertPayment(database, shop, order.id, { gateway_id: 'tie_second', status: 'waiting_payment', amount_cents: 10_250, interest_cents: 250, late_interest_cents: 250, created_at: at });
         await insertPayment(database, shop, order.id, { gateway_id: 'expired_pix', status: 'cancelled', created_at: minutesAgo(10) });
         const res = await get(order.uid);
         assert.equal(res.statusCode, 200);
@@ -179,8 +204,9 @@ for (const engine of engines()) {
       test('a paid attempt carries paid_at; pending stays pending and is named by its uid; refunded reads cancelled', async () => {
         const paidOrder = await charge();
         const paidAt = new Date('2030-01-12T13:45:00.000Z');
-        await insertPayment(database, shop, paidOrder.id, { gateway_id: 'late_paid', status: 'paid', amount_cents: 10_333, interest_cents: 333, paid_at: paidAt });
-        assert.deepEqual((await get(paidOrder.uid)).json(), { gateway_id: 'late_paid', amount: 103.33, interest: 3.33, paid_at: paidAt.toISOString(), status: 'paid' });
+        // interest is the late interest alone: the fine and card interest in interest_cents are not.
+        await insertPayment(database, shop, paidOrder.id, { gateway_id: 'late_paid', status: 'paid', amount_cents: 10_833, interest_cents: 833, late_interest_cents: 333, paid_at: paidAt });
+        assert.deepEqual((await get(paidOrder.uid)).json(), { gateway_id: 'late_paid', amount: 108.33, interest: 3.33, paid_at: paidAt.toISOString(), status: 'paid' });
         const pendingOrder = await charge();
         const pending = await insertPayment(database, shop, pendingOrder.id, { status: 'pending' });
         assert.deepEqual((await get(pendingOrder.uid)).json(), { gateway_id: pending.uid, amount: 100, interest: 0, paid_at: null, status: 'pending' });

@@ -5,7 +5,7 @@ const AnyObject = (description?: string) => Type.Object({}, { additionalProperti
 const DateTime = () => Type.String({ format: 'date-time' });
 const PageRef = (description: string) =>
   Type.Object(
-    { id: Type.Optional(Type.Integer({ description: 'absent: pages are identified by UUID' })), name: Type.String() },
+    { id: Type.Integer({ description: 'the page’s stable integer id (its identifier elsewhere is a UUID)' }), name: Type.String() },
     { description },
   );
 
@@ -13,7 +13,7 @@ export const OrderDataSchema = Type.Object(
   {
     id: Type.Integer(),
     uid: Type.String({ format: 'uuid' }),
-    link: Type.String({ format: 'uri', description: 'public charge link: {PUBLIC_URL}/pay/charges/{uid}' }),
+    link: Type.String({ format: 'uri', description: 'the hosted page of the order: its charge, cart or checkout page (docs/orders.md)' }),
     due_date: Type.Optional(Type.String({ format: 'date', description: 'present when the order is a charge' })),
     coupon_code: Type.Optional(Type.String()),
     deal_id: Type.Optional(Type.Integer()),
@@ -67,6 +67,8 @@ export const OrderDataSchema = Type.Object(
         interest: Type.Number(),
         paid_at: Type.Optional(DateTime()),
         cancelled_at: Type.Optional(DateTime()),
+        observation: Type.Optional(Type.String({ description: 'the note a charge attempt (POST /charges/{id}/pay) sent; present when it sent one' })),
+        meta: Type.Optional(AnyObject('the meta a charge attempt (POST /charges/{id}/pay) sent; present when it sent one')),
       }),
     ),
     invoices: Type.Array(

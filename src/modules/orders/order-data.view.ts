@@ -26,6 +26,34 @@ export function addressOf(row: AddressColumns) {
 
 export const chargeLink = (publicUrl: string, uid: string) => `${publicUrl}/pay/charges/${uid}`;
 
+type LinkColumns = { uid: string; due_date: string | null; cart_id: string | null; checkout_page_id: string | null };
+
+/** The hosted page that serves an order: a charge's own page, else its cart's, else its checkout page. */
+function hostedPath(order: LinkColumns): string | undefined {
+  if (order.due_date !== null) return `/pay/charges/${order.uid}`;
+  if (order.cart_id !== null) return `/pay/carts/${order.cart_id}`;
+  if (order.checkout_page_id !== null) return `/pay/${order.checkout_page_id}`;
+  return undefined;
+}
+
+/**
+ * OrderData.link (docs/orders.md). An upsell or renewal order has no page of its own, so it links to its
+ * parent's. An order naming none (only written outside the API) keeps the charge form, which answers 404.
+ */
+export function orderLink(publicUrl: string, order: OrderRow): string {
+  const parent =
+    order.parent_uid === null
+      ? undefined
+      : hostedPath({ uid: order.parent_uid, due_date: order.parent_due_date, cart_id: order.parent_cart_id, checkout_page_id: order.parent_checkout_page_id });
+  const path = hostedPath(order) ?? parent;
+  return path === undefined ? chargeLink(publicUrl, order.uid) : `${publicUrl}${path}`;
+}
+
+/** `{id, name}` of a page: `id` is the page's stable integer (its `numeric_id`), since its real id is a UUID. */
+function pageRef(name: string | null, numericId: number | null): { id: number; name: string } | undefined {
+  return name === null || numericId === null ? undefined : { id: numericId, name };
+}
+
 const asObject = (value: unknown): Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 const asString = (value: unknown) => (typeof value === 'string' ? value : undefined);
@@ -50,7 +78,7 @@ export function toOrderData({ order, items, payments, invoices }: OrderDetails, 
   return {
     id: order.id,
     uid: order.uid,
-    link: chargeLink(publicUrl, order.uid),
+    link: orderLink(publicUrl, order),
     ...whenSet('due_date', order.due_date),
     ...whenSet('coupon_code', order.coupon_code),
     ...whenSet('deal_id', order.deal_id),
@@ -64,8 +92,8 @@ export function toOrderData({ order, items, payments, invoices }: OrderDetails, 
     created_at: order.created_at.toISOString(),
     date: order.date,
     ...whenSet('scheduled_at', order.scheduled_at?.toISOString()),
-    ...whenSet('charge_page', order.cart_page_name === null ? undefined : { name: order.cart_page_name }),
-    ...whenSet('checkout_page', order.checkout_page_name === null ? undefined : { name: order.checkout_page_name }),
+    ...whenSet('charge_page', pageRef(order.cart_page_name, order.cart_page_numeric_id)),
+    ...whenSet('checkout_page', pageRef(order.checkout_page_name, order.checkout_page_numeric_id)),
     ...whenSet(
       'customer',
       order.customer_id === null
@@ -104,6 +132,8 @@ export function toOrderData({ order, items, payments, invoices }: OrderDetails, 
       interest: toMajor(payment.interest_cents),
       ...whenSet('paid_at', payment.paid_at?.toISOString()),
       ...whenSet('cancelled_at', payment.cancelled_at?.toISOString()),
+      ...whenSet('observation', payment.observation),
+      ...whenSet('meta', payment.meta === null ? undefined : asObject(payment.meta)),
     })),
     invoices: invoices.map((invoice) => ({
       ...whenSet('number', invoice.number),

@@ -1,7 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 
-/** The order rows with their customer, seller and page names, for the given ids of one account. */
+/**
+ * The order rows with their customer, seller and pages, for the given ids of one account; with the parent
+ * order's charge, cart and page for an upsell or renewal order (whose own link is its parent's).
+ */
 function orderRows(db: Kysely<DB>, accountId: string, ids: number[]) {
   return db
     .selectFrom('orders as o')
@@ -9,6 +12,7 @@ function orderRows(db: Kysely<DB>, accountId: string, ids: number[]) {
     .leftJoin('sellers as s', (join) => join.onRef('s.id', '=', 'o.seller_id').onRef('s.account_id', '=', 'o.account_id'))
     .leftJoin('checkout_pages as cp', (join) => join.onRef('cp.id', '=', 'o.checkout_page_id').onRef('cp.account_id', '=', 'o.account_id'))
     .leftJoin('cart_pages as crp', (join) => join.onRef('crp.id', '=', 'o.cart_page_id').onRef('crp.account_id', '=', 'o.account_id'))
+    .leftJoin('orders as po', (join) => join.onRef('po.id', '=', 'o.parent_order_id').onRef('po.account_id', '=', 'o.account_id'))
     .select([
       'o.id', 'o.uid', 'o.status', 'o.due_date', 'o.coupon_code', 'o.deal_id', 'o.observation', 'o.seller_id', 'o.meta', 'o.utms',
       'o.discount_cents', 'o.total_cents', 'o.freight_cents', 'o.freight_details', 'o.created_at', 'o.date', 'o.scheduled_at',
@@ -16,6 +20,8 @@ function orderRows(db: Kysely<DB>, accountId: string, ids: number[]) {
       'c.phone as customer_phone', 'c.utms as customer_utms', 'c.meta as customer_meta', 'c.street', 'c.neighborhood', 'c.number',
       'c.complement', 'c.zipcode', 'c.city', 'c.state',
       's.name as seller_name', 'cp.page_title as checkout_page_name', 'crp.name as cart_page_name',
+      'cp.numeric_id as checkout_page_numeric_id', 'crp.numeric_id as cart_page_numeric_id', 'o.checkout_page_id', 'o.cart_id',
+      'po.uid as parent_uid', 'po.due_date as parent_due_date', 'po.cart_id as parent_cart_id', 'po.checkout_page_id as parent_checkout_page_id',
     ])
     .where('o.account_id', '=', accountId)
     .where('o.id', 'in', ids)
@@ -38,7 +44,7 @@ function paymentRows(db: Kysely<DB>, accountId: string, ids: number[]) {
     .innerJoin('companies as co', (join) => join.onRef('co.id', '=', 'p.company_id').onRef('co.account_id', '=', 'p.account_id'))
     .select([
       'p.order_id', 'p.gateway_id', 'p.installments', 'p.status', 'p.method', 'p.amount_cents', 'co.name as company_name', 'p.created_at',
-      'p.installment_value_cents', 'p.interest_cents', 'p.paid_at', 'p.cancelled_at',
+      'p.installment_value_cents', 'p.interest_cents', 'p.paid_at', 'p.cancelled_at', 'p.observation', 'p.meta',
     ])
     .where('p.account_id', '=', accountId)
     .where('p.order_id', 'in', ids)

@@ -51,14 +51,14 @@ export async function insertIntent(db: Kysely<DB>, rows: IntentRows): Promise<Wr
   const orderId = 'id' in rows.order ? rows.order.id : sql<number>`(select id from created)`;
   const recoveryKey = `${RECOVER_INTENT_JOB}:`;
   const written = await statement
-    .with('pays', (qb) => qb.insertInto('payments').values(rows.payments.map((payment) => ({ ...payment, order_id: orderId }))).returning(['id', 'order_id', 'card_index', 'amount_cents', 'method', 'gateway']))
+    .with('pays', (qb) => qb.insertInto('payments').values(rows.payments.map((payment) => ({ ...payment, order_id: orderId }))).returning(['id', 'order_id', 'card_index', 'amount_cents', 'method', 'gateway', 'observation', 'meta']))
     .with('pays_logged', (qb) =>
       insertRowEvents(
         qb,
         { accountId: rows.accountId, type: 'payment.created', cause: rows.paymentCause, toStatus: 'pending', at: rows.now },
         qb
           .selectFrom('pays')
-          .select(['pays.order_id', sql<null>`null::text`.as('from_status'), 'pays.id as payment_id', sql`jsonb_build_object('amount_cents', pays.amount_cents, 'method', pays.method, 'gateway', pays.gateway)`.as('data')])
+          .select(['pays.order_id', sql<null>`null::text`.as('from_status'), 'pays.id as payment_id', paymentCreatedData.as('data')])
           // Reading the order's event first writes it first: the log lists the order's creation before its payments.
           .$if('row' in rows.order, (query) => query.where(sql<boolean>`exists (select from created_logged)`)),
       ),
@@ -80,6 +80,11 @@ export async function insertIntent(db: Kysely<DB>, rows: IntentRows): Promise<Wr
   const customer = 'row' in rows.customer ? rows.customer.row : customerOf(first);
   return { customer, orderId: first.intent_order_id, paymentIds: written.map((row) => row.intent_payment_id) };
 }
+
+/** A `payment.created` event's data: the amount, method and gateway, and the attempt's note and metadata when it sent them. */
+const paymentCreatedData = sql`jsonb_build_object('amount_cents', pays.amount_cents, 'method', pays.method, 'gateway', pays.gateway)
+  || case when pays.observation is null then '{}'::jsonb else jsonb_build_object('observation', pays.observation) end
+  || case when pays.meta is null then '{}'::jsonb else jsonb_build_object('meta', pays.meta) end`;
 
 function customerOf(row: CustomerRow & { intent_payment_id: number; intent_order_id: number }): CustomerRow {
   const { intent_payment_id: _payment, intent_order_id: _order, ...customer } = row;

@@ -106,10 +106,16 @@ function newOrder(input: IntentInput): { uid: string; rows: IntentOrder } {
   return { uid, rows: { row: payOrderRow(draft, uid, input.timeZone, input.now), event: orderCreatedEvent(draft, input.now), items: payOrderItems(draft, null) } };
 }
 
-/** A charge's payment row (all but its order), with its uid and the card it charges. */
+/**
+ * A charge's payment row (all but its order), with its uid and the card it charges. An overdue charge's
+ * fine and late interest are counted on card 0, the late interest also on its own (LastPayment.interest).
+ * An attempt on an existing order (a charge) keeps its own `observation` and `meta`: the order has its own.
+ */
 function plannedPayment(input: IntentInput, card: PlannedCard | undefined) {
   const { context, quote, now } = input;
   const share = card?.quote ?? quote;
+  const overdue = (card?.index ?? 0) === 0 ? quote.overdue : undefined;
+  const notes = context.existingOrder ? attemptNotes(input.extras) : {};
   const uid = randomUUID();
   const row = {
     uid,
@@ -122,13 +128,23 @@ function plannedPayment(input: IntentInput, card: PlannedCard | undefined) {
     payment_plan_id: share.planId,
     installments: share.installments,
     amount_cents: share.totalCents,
-    interest_cents: share.totalCents - (card?.principalCents ?? quote.baseCents) + ((card?.index ?? 0) === 0 ? (quote.overdue?.extraCents ?? 0) : 0),
+    interest_cents: share.totalCents - (card?.principalCents ?? quote.baseCents) + (overdue?.extraCents ?? 0),
+    late_interest_cents: overdue?.lateInterestCents ?? 0,
     installment_value_cents: share.installmentValueCents,
     saved_payment_method_id: card?.savedMethodId ?? null,
+    ...notes,
     created_at: now,
     updated_at: now,
   };
   return { uid, card, row };
+}
+
+/** The payment columns of an attempt's `observation` and `meta`, when it sent them. */
+function attemptNotes(extras: IntentInput['extras']): { observation?: string; meta?: string } {
+  return {
+    ...(extras.observation !== undefined ? { observation: extras.observation } : {}),
+    ...(extras.meta !== undefined ? { meta: JSON.stringify(extras.meta) } : {}),
+  };
 }
 
 async function chargeCustomer(trx: Kysely<DB>, scope: { accountId: string; companyId: number }, customerId: number | null): Promise<CustomerRow> {

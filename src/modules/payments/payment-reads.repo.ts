@@ -7,14 +7,19 @@ export type PaymentOrigin = { checkoutPageId: string } | { cartId: string };
 /** The identifiers a client may ask for: gateway ids, internal integer ids, internal uids. */
 export type PaymentRefs = { gatewayIds: string[]; ids: number[]; uids: string[] };
 
-/** The one status-list query: the payments of `origin`'s orders that match any of `refs`. */
-export function listPaymentStatuses(db: Kysely<DB>, accountId: string, origin: PaymentOrigin, refs: PaymentRefs) {
+/** The payments of `origin`'s orders, of one account. */
+function originPayments(db: Kysely<DB>, accountId: string, origin: PaymentOrigin) {
   return db
     .selectFrom('payments as p')
     .innerJoin('orders as o', (join) => join.onRef('o.id', '=', 'p.order_id').onRef('o.account_id', '=', 'p.account_id'))
     .select(['p.uid', 'p.gateway_id', 'p.status'])
     .where('p.account_id', '=', accountId)
-    .where((eb) => ('checkoutPageId' in origin ? eb('o.checkout_page_id', '=', origin.checkoutPageId) : eb('o.cart_id', '=', origin.cartId)))
+    .where((eb) => ('checkoutPageId' in origin ? eb('o.checkout_page_id', '=', origin.checkoutPageId) : eb('o.cart_id', '=', origin.cartId)));
+}
+
+/** The status-list query with ids: the payments of `origin`'s orders that match any of `refs`, oldest first. */
+export function listPaymentStatuses(db: Kysely<DB>, accountId: string, origin: PaymentOrigin, refs: PaymentRefs) {
+  return originPayments(db, accountId, origin)
     .where((eb) =>
       eb.or([
         ...(refs.gatewayIds.length ? [eb('p.gateway_id', 'in', refs.gatewayIds)] : []),
@@ -26,6 +31,11 @@ export function listPaymentStatuses(db: Kysely<DB>, accountId: string, origin: P
     .orderBy('p.id')
     .limit(1000)
     .execute();
+}
+
+/** The status-list query without ids: the `limit` most recent payments of `origin`'s orders, newest first. */
+export function listRecentPaymentStatuses(db: Kysely<DB>, accountId: string, origin: PaymentOrigin, limit: number) {
+  return originPayments(db, accountId, origin).orderBy('p.created_at', 'desc').orderBy('p.id', 'desc').limit(limit).execute();
 }
 
 /** A cart by its UID, with its owner (public endpoints check access afterwards). */
@@ -47,7 +57,7 @@ export function findChargeOwner(db: Kysely<DB>, orderUid: string) {
 export function findLastActiveAttempt(db: Kysely<DB>, accountId: string, orderId: number) {
   return db
     .selectFrom('payments')
-    .select(['uid', 'gateway_id', 'amount_cents', 'interest_cents', 'paid_at', 'status'])
+    .select(['uid', 'gateway_id', 'amount_cents', 'late_interest_cents', 'paid_at', 'status'])
     .where('account_id', '=', accountId)
     .where('order_id', '=', orderId)
     .where('status', '!=', 'cancelled')

@@ -31,7 +31,7 @@ export function registerPaymentReadRoutes(parent: FastifyInstance, { database }:
     async (request, reply) => {
       const accountId = requireAccount(request);
       if (!(await checkoutPageExists(db, accountId, request.params.id))) throw notFound('Checkout page');
-      const items = await paymentStatuses(db, accountId, { checkoutPageId: request.params.id }, request.query.ids ?? []);
+      const items = await paymentStatuses(db, accountId, { checkoutPageId: request.params.id }, request.query.ids);
       return items.length ? items : reply.code(204).send(null);
     },
   );
@@ -51,7 +51,7 @@ export function registerPaymentReadRoutes(parent: FastifyInstance, { database }:
       const cart = await findCartOwner(db, request.params.id);
       if (!cart) throw notFound('Cart');
       await assertPublicAccess(db, request, cart.account_id);
-      const items = await paymentStatuses(db, cart.account_id, { cartId: cart.id }, request.query.ids ?? []);
+      const items = await paymentStatuses(db, cart.account_id, { cartId: cart.id }, request.query.ids);
       return items.length ? items : reply.code(204).send(null);
     },
   );

@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
 import { toMajor } from '../../lib/money.ts';
-import { findLastActiveAttempt, listPaymentStatuses, type PaymentOrigin, type PaymentRefs } from './payment-reads.repo.ts';
-import type { LastPaymentSchema, PaymentStatusSchema } from './payment-reads.schemas.ts';
+import { findLastActiveAttempt, listPaymentStatuses, listRecentPaymentStatuses, type PaymentOrigin, type PaymentRefs } from './payment-reads.repo.ts';
+import { RECENT_PAYMENTS_LIMIT, type LastPaymentSchema, type PaymentStatusSchema } from './payment-reads.schemas.ts';
 
 type ListedStatus = Static<typeof PaymentStatusSchema>['status'];
 type LastStatus = Static<typeof LastPaymentSchema>['status'];
@@ -49,11 +49,14 @@ export function paymentRefs(ids: readonly string[]): PaymentRefs {
 /** A payment the gateway has not numbered yet is named by its uid. */
 const publicGatewayId = (row: { gateway_id: string | null; uid: string }) => row.gateway_id ?? row.uid;
 
-/** PaymentStatus items of the origin's payments named in `ids`; empty when `ids` names none. */
-export async function paymentStatuses(db: Kysely<DB>, accountId: string, origin: PaymentOrigin, ids: readonly string[]): Promise<Static<typeof PaymentStatusSchema>[]> {
-  const refs = paymentRefs(ids);
-  if (refs.gatewayIds.length === 0) return [];
-  const rows = await listPaymentStatuses(db, accountId, origin, refs);
+/**
+ * PaymentStatus items of the origin's payments: without `ids`, its RECENT_PAYMENTS_LIMIT most recent ones,
+ * newest first; with `ids`, those it names, oldest first (empty when it names none, e.g. only blanks).
+ */
+export async function paymentStatuses(db: Kysely<DB>, accountId: string, origin: PaymentOrigin, ids: readonly string[] | undefined): Promise<Static<typeof PaymentStatusSchema>[]> {
+  const refs = ids === undefined ? undefined : paymentRefs(ids);
+  if (refs?.gatewayIds.length === 0) return [];
+  const rows = refs ? await listPaymentStatuses(db, accountId, origin, refs) : await listRecentPaymentStatuses(db, accountId, origin, RECENT_PAYMENTS_LIMIT);
   return rows.map((row) => ({ gateway_id: publicGatewayId(row), status: mapped(LISTED_STATUS, row.status) }));
 }
 
@@ -64,7 +67,8 @@ export async function lastChargePayment(db: Kysely<DB>, accountId: string, order
   return {
     gateway_id: publicGatewayId(attempt),
     amount: toMajor(attempt.amount_cents),
-    interest: toMajor(attempt.interest_cents),
+    // Late interest only: the fine and card interest or fees are in the amount but are not late interest.
+    interest: toMajor(attempt.late_interest_cents),
     paid_at: attempt.paid_at ? attempt.paid_at.toISOString() : null,
     status: mapped(LAST_STATUS, attempt.status),
   };
