@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { GatewayName } from './gateways/port.ts';
 import { registerAuthentication } from './http/auth.ts';
+import { registerCors } from './http/cors.ts';
 import { registerDocs } from './http/docs.ts';
 import { handleFrameworkError, registerErrorHandling } from './http/error-handler.ts';
 import { registerHealth } from './http/health.ts';
@@ -71,6 +72,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerCors(app);
   // Card data must arrive tokenized; a raw PAN, a NUL character or runaway nesting is refused before validation, logging or storage.
   app.addHook('preValidation', async (request) => guardRequestInput(request));
   registerRateLimiting(app, config.rateLimits, context.clock);
