@@ -42,6 +42,8 @@ for (const engine of engines()) {
     test('partial refunds accumulate (R$ 30, R$ 20, then the rest); date and type are stored; a further refund is 422', async () => {
       const paid = await paidCardOrder(pay, database, merchant);
       const id = paid.paymentIds[0]!;
+      // A payment of April 2024, so that a refund dated in May 2024 is not before it.
+      await database.db.updateTable('payments').set({ created_at: new Date('2024-04-30T10:00:00Z') }).where('id', '=', id).execute();
       const first = await refund(id, { amount: 30, type: 'duplicate', date: '2024-05-01T10:00:00Z' });
       assert.equal(first.statusCode, 200, first.body);
       assert.deepEqual(await payment(id).then(({ status, refunded_cents }) => ({ status, refunded_cents })), { status: 'partially_refunded', refunded_cents: 3_000 });

@@ -15,6 +15,8 @@ export type PricingQuery = {
   coupon?: string;
   /** Product id → quantity. */
   products?: Record<string, number>;
+  /** Where a pay body named each product, so an error names that field rather than the query string's `products[id]`. */
+  productField?: (productId: number, part: 'id' | 'quantity') => string;
 };
 
 export type CompanyRef = { accountId: string; companyId: number };

@@ -24,7 +24,10 @@ export type PricedPlan = {
 
 export type PaymentPlanOffer = ContextTotal & { context: PricingContext; plans: PricedPlan[] };
 
-/** The plans a context offers and what each installment count costs, all in cents. */
+/**
+ * The plans a context offers and what each installment count costs, all in cents. A total of zero has
+ * nothing to charge (a payment is never of zero), so its plans offer no option.
+ */
 export async function pricePaymentPlans(
   db: Kysely<DB>,
   context: PricingContext,
@@ -35,7 +38,7 @@ export async function pricePaymentPlans(
   const [total, rows] = await Promise.all([contextTotal(db, reads, context, query, now), reads.planRows(context.accountId, planSource(context))]);
   const plans = groupPlans(rows)
     .sort((a, b) => Number(b.id === context.preferredPlanId) - Number(a.id === context.preferredPlanId))
-    .map(({ taxes, terms, ...plan }) => ({ ...plan, options: installmentOptions(total.baseCents, terms, taxes) }));
+    .map(({ taxes, terms, ...plan }) => ({ ...plan, options: total.baseCents > 0 ? installmentOptions(total.baseCents, terms, taxes) : [] }));
   return { ...total, context, plans };
 }
 
@@ -102,6 +105,9 @@ export type PaymentPlanQuote = {
   overdue?: ContextTotal['overdue'];
 };
 
+/** A free cart, or a coupon that takes the whole total: refused before anything is stored or charged. */
+const NOTHING_TO_PAY = 'The total to pay is zero: there is nothing to charge';
+
 const OPTION_ID = /^([1-9][0-9]{0,14})-([1-9][0-9]?)$/;
 
 export function parseOptionId(optionId: string): { planId: number; installments: number } {
@@ -112,8 +118,8 @@ export function parseOptionId(optionId: string): { planId: number; installments:
 
 /**
  * Prices the option `optionId` (`{plan_id}-{installments}`) for a query, as `GET /payment_plans`
- * offers it; a plan the context does not offer or a count it cannot select is a 422. It checks no
- * access: the caller asserts it against `quote.accountId`.
+ * offers it; a zero total, a plan the context does not offer or a count it cannot select is a 422.
+ * It checks no access: the caller asserts it against `quote.accountId`.
  */
 export async function quoteOption(
   db: Kysely<DB>,
@@ -131,6 +137,7 @@ export async function quoteOption(
 export async function quoteOptionInContext(db: Kysely<DB>, context: PricingContext, query: PricingQuery, optionId: string, now: Date, reads: PricingReads = databaseReads(db)): Promise<PaymentPlanQuote> {
   const wanted = parseOptionId(optionId);
   const offer = await pricePaymentPlans(db, context, query, now, reads);
+  if (offer.baseCents <= 0) throw businessRule(NOTHING_TO_PAY, [{ field: 'body/payment_plan_id', message: 'the total to pay is zero' }]);
   const plan = offer.plans.find((candidate) => candidate.id === wanted.planId);
   if (!plan) throw businessRule('payment_plan_id is not offered here');
   const option = plan.options.find((candidate) => candidate.installments === wanted.installments);

@@ -37,7 +37,7 @@ async function computedTotal(db: Kysely<DB>, reads: PricingReads, context: Prici
     return { baseCents: itemsCents - (coupon?.discountCents ?? 0) + context.freightCents, ...(coupon ? { coupon } : {}) };
   }
   if (requested.length === 0) return { baseCents: 0 }; // a cart page priced by `amount` alone
-  const { subtotalCents } = orderAmounts(await pricedLines(db, reads, context, requested), 0);
+  const { subtotalCents } = orderAmounts(await pricedLines(db, reads, context, requested, query.productField), 0);
   const coupon = await applicableCoupon(reads, context, query.coupon, requested.map((line) => line.productId), subtotalCents, now);
   return { baseCents: subtotalCents - (coupon?.discountCents ?? 0), ...(coupon ? { coupon } : {}) };
 }
@@ -64,8 +64,10 @@ function requestedLines(products: Record<string, number> | undefined): Requested
   return Object.entries(products ?? {}).map(([id, quantity]) => ({ productId: Number(id), quantity }));
 }
 
+const queryField = (productId: number) => `querystring/products/${productId}`;
+
 /** Unit prices from the database; a product that is unknown, deleted, another account's or off the page is a 422. */
-async function pricedLines(db: Kysely<DB>, reads: PricingReads, context: PricingContext, requested: RequestedLine[]): Promise<PricedLine[]> {
+async function pricedLines(db: Kysely<DB>, reads: PricingReads, context: PricingContext, requested: RequestedLine[], fieldOf: PricingQuery['productField'] = queryField): Promise<PricedLine[]> {
   const ids = requested.map((line) => line.productId);
   const onPage = context.kind === 'checkout_page';
   const rows = onPage
@@ -76,9 +78,8 @@ async function pricedLines(db: Kysely<DB>, reads: PricingReads, context: Pricing
   const lines: PricedLine[] = [];
   for (const line of requested) {
     const row = byId.get(line.productId);
-    const field = `querystring/products/${line.productId}`;
-    if (!row) errors.push({ field, message: onPage ? 'is not a product of this checkout page' : 'is not a product of this company' });
-    else if (line.quantity > (row.allow_quantity ? row.max_quantity : 1)) errors.push({ field, message: `must be at most ${row.allow_quantity ? row.max_quantity : 1}` });
+    if (!row) errors.push({ field: fieldOf(line.productId, 'id'), message: onPage ? 'is not a product of this checkout page' : 'is not a product of this company' });
+    else if (line.quantity > (row.allow_quantity ? row.max_quantity : 1)) errors.push({ field: fieldOf(line.productId, 'quantity'), message: `must be at most ${row.allow_quantity ? row.max_quantity : 1}` });
     else lines.push({ unitCents: row.value_cents, quantity: line.quantity });
   }
   if (errors.length) throw validationFailed('products is invalid', errors);

@@ -3,6 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import { AppError, businessRule } from '../../http/errors.ts';
 import { pixQrPngBase64 } from '../../brazil/render/index.ts';
 import { dateIn } from '../orders/company-calendar.ts';
+import type { PricingQuery } from '../payment-plans/payment-plans.context.ts';
 import { quoteOption, quoteOptionInContext } from '../payment-plans/payment-plans.service.ts';
 import { isBookableSlot } from '../scheduling/scheduling.service.ts';
 import { planCards, type CardFields } from './pay-cards.ts';
@@ -17,7 +18,15 @@ import { recordGatewayAnswer, type RecordedAnswer, type RecordedPayment } from '
 
 export type PayDeps = GatewayDeps & { publicUrl: string };
 
-export type PayBody = CardFields & { gateway?: string; scheduled_at?: string; observation?: string; tags?: string; meta?: Record<string, unknown> };
+export type PayBody = CardFields & {
+  gateway?: string;
+  scheduled_at?: string;
+  observation?: string;
+  tags?: string;
+  meta?: Record<string, unknown>;
+  /** `POST /payments` only: what the pricing errors name. */
+  products?: Array<{ id: number }>;
+};
 
 export type PaidRow = { uid: string; gatewayId: string; status: string; method: string; amountCents: number; installments: number };
 
@@ -66,19 +75,35 @@ async function checkedSchedule(db: Kysely<DB>, context: PayContext, scheduledAt:
   return instant;
 }
 
+/** A checkout page's products come from the body (`products`, else `main_product_id`): pricing errors name that field. */
+function pricingQuery(context: PayContext, body: PayBody): PricingQuery {
+  if (context.entry !== 'checkout_page') return context.query;
+  const items = body.products ?? [];
+  const productField = items.length
+    ? (productId: number, part: 'id' | 'quantity') => `body/products/${Math.max(0, items.findIndex((item) => item.id === productId))}/${part}`
+    : () => 'body/main_product_id';
+  return { ...context.query, productField };
+}
+
+/** The body field a gateway refusal or decline is about: the card's for a card, the chosen plan's for pix and boleto. */
+function refusedField(method: PayOutcome['method'], payment: IntentPayment): string {
+  return method === 'credit_card' ? `body/credit_card_${payment.cardIndex}_token` : 'body/payment_plan_id';
+}
+
 /**
  * Takes one payment: quote from the pricing module, record the intent, call the gateway outside any
  * transaction, record its answer, then compensate a half-paid split or finish a paid order (subscription,
  * upsell offer). A gateway error or timeout leaves the payment pending for reconciliation and answers 502/504.
  */
 export async function takePayment(db: Kysely<DB>, deps: PayDeps, context: PayContext, body: PayBody, now: Date): Promise<PayOutcome> {
+  const query = pricingQuery(context, body);
   const quote = context.pricingContext
-    ? await quoteOptionInContext(db, context.pricingContext, context.query, body.payment_plan_id, now, context.pricingReads)
-    : await quoteOption(db, context.query, body.payment_plan_id, now);
+    ? await quoteOptionInContext(db, context.pricingContext, query, body.payment_plan_id, now, context.pricingReads)
+    : await quoteOption(db, query, body.payment_plan_id, now);
   const gatewayName = body.gateway ?? context.defaultGateway;
   const gateway = await resolveGateway(db, deps, context, gatewayName);
   const method = quote.paymentMethod;
-  const cards = method === 'credit_card' ? await planCards(db, { body, quote, context: quote.context, query: context.query, gateway: gatewayName, enableTwoCards: context.enableTwoCards, now }) : [];
+  const cards = method === 'credit_card' ? await planCards(db, { body, quote, context: quote.context, query, gateway: gatewayName, enableTwoCards: context.enableTwoCards, now }) : [];
   const scheduledAt = await checkedSchedule(db, context, body.scheduled_at, now);
   const company = context.company ?? (await findPayCompany(db, context.accountId, context.companyId));
   const lines = context.existingOrder ? await findOrderItems(db, context.accountId, context.existingOrder.id) : context.lines;
@@ -118,9 +143,9 @@ export async function takePayment(db: Kysely<DB>, deps: PayDeps, context: PayCon
   if (failed?.answer.kind === 'unavailable') {
     throw new AppError(failed.answer.reason === 'timeout' ? 'gateway_timeout' : 'gateway_error', failed.answer.reason === 'timeout' ? 'The gateway did not answer in time; the payment will be reconciled' : 'The gateway failed; nothing was charged');
   }
-  if (failed?.answer.kind === 'refused') throw businessRule(`The gateway refused the payment: ${failed.answer.message}`, [{ field: `body/credit_card_${failed.payment.cardIndex}_token`, message: failed.answer.code }]);
+  if (failed?.answer.kind === 'refused') throw businessRule(`The gateway refused the payment: ${failed.answer.message}`, [{ field: refusedField(method, failed.payment), message: failed.answer.code }]);
   if (failed?.answer.kind === 'declined') {
-    outcome.declined = { field: `body/credit_card_${failed.payment.cardIndex}_token`, code: failed.answer.code, message: failed.answer.message };
+    outcome.declined = { field: refusedField(method, failed.payment), code: failed.answer.code, message: failed.answer.message };
   }
   if (method === 'credit_card') outcome.cardStatus = outcome.payments[outcome.payments.length - 1]?.status ?? 'pending';
   const issued = answers[0]?.answer;

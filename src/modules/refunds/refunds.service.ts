@@ -52,6 +52,8 @@ async function refundTarget(db: Kysely<DB>, accountId: string, paymentId: number
 export async function refundPayment(db: Kysely<DB>, deps: GatewayDeps, accountId: string, paymentId: number, input: RefundInput, now: Date): Promise<void> {
   const refundedAt = refundDate(input.date, now);
   const target = await refundTarget(db, accountId, paymentId, input.transaction_id);
+  // A refund cannot precede its charge; this also bounds the date to what the database can store (year 0000 cannot be).
+  if (refundedAt < target.created_at) throw validationFailed('The refund date cannot be before the payment was made', [{ field: 'body/date', message: 'is before the payment was created' }]);
   if (!REFUNDABLE.has(target.status)) throw businessRule(`Only a paid or partially refunded payment can be refunded (this one is ${target.status})`);
   if (!target.gateway_id) throw businessRule('The payment has no gateway charge to refund');
   const amountCents = input.amount === undefined ? target.amount_cents - target.refunded_cents : amountInCents(input.amount);

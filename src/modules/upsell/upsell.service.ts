@@ -35,12 +35,19 @@ const INVALID_OFFER = 'The offer is invalid, has expired or has already been use
 export async function redeemOffer(db: Kysely<DB>, deps: UpsellDeps, body: { offer: string; meta?: Record<string, unknown> }, now: Date): Promise<UpsellOutcome> {
   const verified = verifyOfferToken(deps.masterKey, body.offer, now);
   if (!verified) throw businessRule(INVALID_OFFER, [{ field: 'body/offer', message: 'invalid or expired' }]);
-  const offer = await consumeOffer(db, verified.offerId, now);
-  if (!offer) throw businessRule(INVALID_OFFER, [{ field: 'body/offer', message: 'already used or expired' }]);
+  const spent = await db.transaction().execute(async (trx) => {
+    const offer = await consumeOffer(trx, verified.offerId, now);
+    if (!offer) return undefined;
+    const [product] = await findOrderProducts(trx, offer.account_id, [offer.product_id]);
+    // Refused inside the spending transaction, so the offer stays redeemable should the product get a price.
+    if (product && product.value_cents <= 0) throw businessRule('The offered product is free: there is nothing to charge', [{ field: 'body/offer', message: 'the offered product has no price' }]);
+    return { offer, product };
+  });
+  if (!spent) throw businessRule(INVALID_OFFER, [{ field: 'body/offer', message: 'already used or expired' }]);
+  const { offer, product } = spent;
   const accountId = offer.account_id;
   const original = await findOriginalOrder(db, accountId, offer.order_id);
   const originalPayment = await findOriginalPayment(db, accountId, original.id);
-  const [product] = await findOrderProducts(db, accountId, [offer.product_id]);
   if (!product || !originalPayment || original.customer_id === null) throw businessRule('The offer can no longer be fulfilled (its product or the original payment is gone)');
   const method = originalPayment.method as 'credit_card' | 'pix' | 'bank_slip';
   const gateway = await resolveGateway(db, deps, { accountId, companyId: original.company_id }, originalPayment.gateway);
