@@ -97,13 +97,41 @@ type SettleRequest = { accountId: string; orderId: number; paymentId: number; at
 
 /**
  * Once an order is paid, its other pix and boleto attempts (a charge the buyer first chose to pay by pix,
- * then paid by card) must not be payable any more: each gets a job that voids it at the gateway and
- * cancels it, or, if the buyer paid it meanwhile, records it and gives the money back.
+ * then paid by card), and those of earlier orders of the same cart, must not be payable any more: each gets
+ * a job that voids it at the gateway and cancels it, or, if the buyer paid it meanwhile, records it (and, on
+ * the same order, gives the money back).
  */
 async function supersedeWaitingAttempts(trx: Kysely<DB>, request: SettleRequest, payments: OrderSnapshot['payments']): Promise<void> {
   for (const payment of payments) {
     if (payment.status === 'waiting_payment') await enqueueSupersededVoid(trx, request.accountId, payment.id, request.at);
   }
+  // A cart is one purchase: the pix or boleto of its earlier orders (the buyer switched methods) goes too.
+  for (const sibling of await waitingOnSameCart(trx, request.accountId, request.orderId)) await enqueueSupersededVoid(trx, request.accountId, sibling.id, request.at);
+}
+
+function waitingOnSameCart(trx: Kysely<DB>, accountId: string, orderId: number) {
+  return trx
+    .selectFrom('payments as p')
+    .innerJoin('orders as o', (join) => join.onRef('o.id', '=', 'p.order_id').onRef('o.account_id', '=', 'p.account_id'))
+    .select('p.id')
+    .where('p.account_id', '=', accountId)
+    .where('p.status', '=', 'waiting_payment')
+    .where('o.id', '<>', orderId)
+    .where('o.cart_id', '=', (eb) => eb.selectFrom('orders').select('cart_id').where('account_id', '=', accountId).where('id', '=', orderId))
+    .execute();
+}
+
+/** Whether another order of the same cart was paid (the cart's purchase is made), for a payment of `orderId`. */
+export async function cartPaidByAnotherOrder(db: Kysely<DB>, accountId: string, orderId: number): Promise<boolean> {
+  const paid = await db
+    .selectFrom('orders as o')
+    .select('o.id')
+    .where('o.account_id', '=', accountId)
+    .where('o.id', '<>', orderId)
+    .where('o.status', 'in', [...COVERED])
+    .where('o.cart_id', '=', (eb) => eb.selectFrom('orders').select('cart_id').where('account_id', '=', accountId).where('id', '=', orderId))
+    .executeTakeFirst();
+  return paid !== undefined;
 }
 
 /**

@@ -5,7 +5,7 @@ import { enqueueJob } from '../../jobs/outbox.ts';
 import { transitionOrder } from '../orders/order-status.ts';
 import { applyPaymentAction } from './gateway-actions.ts';
 import { recordVoided } from './pay-finish.ts';
-import { coveredWithout, settleOrder } from './order-settlement.ts';
+import { cartPaidByAnotherOrder, coveredWithout, settleOrder } from './order-settlement.ts';
 import { adoptGatewayId } from './pay.repo.ts';
 import { payIdempotencyKey } from './pay-gateway-call.ts';
 import { resolveGateway, type GatewayDeps, type ResolvedGateway } from './pay-gateways.ts';
@@ -100,23 +100,28 @@ async function cannotKeep(db: Kysely<DB>, accountId: string, payment: PaymentRow
 }
 
 /**
- * `payments.void_superseded`: a pix or boleto still payable on an order another payment paid. The gateway is
- * asked first: paid meanwhile → recorded paid (the settlement then queues its refund as an overpayment);
- * otherwise voided there and cancelled here, so the buyer cannot pay the order twice. Skipped when the
- * attempt is no longer waiting or its order is not paid by other money.
+ * `payments.void_superseded`: a pix or boleto still payable on an order another payment paid, or on an
+ * earlier order of a cart another order paid. The gateway is asked first: paid meanwhile → recorded paid (on
+ * the same order, the settlement then queues its refund as an overpayment); otherwise voided there and
+ * cancelled here (a cart's earlier order with it), so the buyer cannot pay twice. Skipped when the attempt is
+ * no longer waiting or nothing else paid for it.
  */
 export async function voidSupersededAttempt(db: Kysely<DB>, deps: GatewayDeps, ref: JobRef, now: Date): Promise<'cancelled' | 'paid' | 'skipped'> {
   const payment = await findPayment(db, ref);
   if (!payment || payment.status !== 'waiting_payment') return 'skipped';
   const order = await db.selectFrom('orders').select(['status', 'total_cents']).where('account_id', '=', ref.accountId).where('id', '=', payment.order_id).executeTakeFirst();
   const others = await db.selectFrom('payments').select(['id', 'method', 'status', 'amount_cents', 'interest_cents']).where('account_id', '=', ref.accountId).where('order_id', '=', payment.order_id).execute();
-  if (!order || !coveredWithout(order, others, payment.id)) return 'skipped';
+  if (!order) return 'skipped';
+  const sameOrder = coveredWithout(order, others, payment.id);
+  if (!sameOrder && !(await cartPaidByAnotherOrder(db, ref.accountId, payment.order_id))) return 'skipped';
   if (payment.gateway_id) {
     const gateway = await resolveGateway(db, deps, { accountId: payment.account_id, companyId: payment.company_id }, payment.gateway);
     if (await paidOrVoidedAtGateway(db, gateway, payment, now)) return 'paid';
   }
-  const moved = await db.transaction().execute((trx) => transitionPayment(trx, { accountId: ref.accountId, paymentId: payment.id, to: 'cancelled', cause: 'superseded: the order was paid by another payment', at: now }));
-  return moved.changed ? 'cancelled' : 'skipped';
+  const cause = sameOrder ? 'superseded: the order was paid by another payment' : 'superseded: the cart was paid by another order';
+  // A cart's earlier order has nothing else to wait for, so it is cancelled with its attempt.
+  const cancelled = await db.transaction().execute((trx) => cancelUnpaidPayment(trx, { accountId: ref.accountId, paymentId: payment.id, orderId: payment.order_id }, cause, now));
+  return cancelled ? 'cancelled' : 'skipped';
 }
 
 const ACTION_OF: Partial<Record<RemoteStatus, 'payment_paid' | 'payment_failed' | 'payment_cancelled'>> = {
