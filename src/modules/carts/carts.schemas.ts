@@ -39,7 +39,7 @@ export const CartCreateBody = Type.Object(
     freight: Type.Optional(Money({ description: 'added to the cart total' })),
     total: Type.Optional(Money({ description: 'overrides the computed total' })),
     customer: Type.Optional(CartCustomerBody),
-    items: Type.Optional(Type.Array(CartItemBody, { maxItems: 100 })),
+    items: Type.Optional(Type.Array(CartItemBody, { maxItems: 100, description: 'each line, the items together and the cart total with freight may amount to at most 99999999.99' })),
     meta: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.Unknown())),
   },
   { additionalProperties: false },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
+import { assertWithinAmountLimit } from '../../http/amount-limits.ts';
 import { notFound, validationFailed, type FieldError } from '../../http/errors.ts';
 import { checkedIdentification } from '../customers/customer-fields.ts';
 import { centsFromBody, optionalCentsFromBody } from '../orders/money-input.ts';
@@ -51,6 +52,20 @@ function cartCustomer(customer: Static<typeof CartCustomerBody> | undefined): Re
   return Object.fromEntries(Object.entries(normalised).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
+/**
+ * Each line, the items, freight and the total the cart will be priced at (the override or the items, plus
+ * freight) stay within the amount limit: a cart over it could be stored but never priced or paid.
+ */
+function assertCartWithinLimit(lines: readonly CartLine[], freightCents: number, overrideCents: number | undefined): void {
+  const itemsCents = lines.reduce((sum, line) => sum + line.totalCents, 0);
+  assertWithinAmountLimit('The cart', [
+    ...lines.map((line, i) => ({ field: `body/items/${i}`, cents: line.totalCents })),
+    { field: 'body/items', cents: itemsCents },
+    { field: 'body/freight', cents: freightCents },
+    { field: 'body', cents: (overrideCents ?? itemsCents) + freightCents },
+  ]);
+}
+
 /** Stores a cart of one of the account's cart pages; returns its UID. */
 export async function createCart(db: Kysely<DB>, accountId: string, cartPageId: string, body: CreateBody, now: Date): Promise<string> {
   const page = await findCartPage(db, accountId, cartPageId.toLowerCase());
@@ -60,6 +75,9 @@ export async function createCart(db: Kysely<DB>, accountId: string, cartPageId: 
   const errors: FieldError[] = [];
   const lines = items.map((item, i) => cartLine(item, i, item.id === undefined ? undefined : products.get(item.id), errors));
   if (errors.length) throw validationFailed('An item of the cart is invalid', errors);
+  const freightCents = body.freight === undefined ? 0 : centsFromBody(body.freight, 'freight');
+  const overrideCents = optionalCentsFromBody(body.total, 'total');
+  assertCartWithinLimit(lines as CartLine[], freightCents, overrideCents);
   const customer = cartCustomer(body.customer);
   const cartId = randomUUID();
   await insertCart(
@@ -70,8 +88,8 @@ export async function createCart(db: Kysely<DB>, accountId: string, cartPageId: 
       company_id: page.company_id,
       cart_page_id: page.id,
       payment_method: body.payment_method,
-      freight_cents: body.freight === undefined ? 0 : centsFromBody(body.freight, 'freight'),
-      total_override_cents: optionalCentsFromBody(body.total, 'total') ?? null,
+      freight_cents: freightCents,
+      total_override_cents: overrideCents ?? null,
       customer: JSON.stringify(customer),
       meta: JSON.stringify(body.meta ?? {}),
       created_at: now,

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { assertWithinAmountLimit } from '../../http/amount-limits.ts';
+import { FIRST_DATE, instantInRange, isDateInRange, LAST_DATE } from '../../http/date-range.ts';
 import { AppError, businessRule, validationFailed } from '../../http/errors.ts';
 import { claimCouponForOrder } from '../coupons/coupon-usage.ts';
 import { CouponError, findUsableCoupon, type UsableCoupon } from '../coupons/coupons.service.ts';
 import { divideRoundHalfUp } from '../pricing/rounding.ts';
-import { orderAmounts } from '../pricing/totals.ts';
+import { orderAmounts, type OrderAmounts } from '../pricing/totals.ts';
 import { dateIn } from './company-calendar.ts';
 import { appendOrderEvent } from './order-events.repo.ts';
 import {
@@ -54,6 +56,31 @@ async function pricedItems(db: Kysely<DB>, draft: OrderDraft): Promise<Array<{ p
   return items.map((item) => ({ product: products.get(item.productId)!, quantity: item.quantity }));
 }
 
+/**
+ * Every amount the order would store stays within the service's limit, so the order never reaches the
+ * database with a sum it could not read back.
+ */
+function assertOrderWithinLimit(draft: OrderDraft, lines: ReadonlyArray<{ product: ProductRow; quantity: number }>, amounts: OrderAmounts): void {
+  const lineField = (i: number) => (draft.items.length === 0 ? 'body/main_product_id' : `body/items/${i}/quantity`);
+  assertWithinAmountLimit('The order', [
+    ...lines.map((line, i) => ({ field: lineField(i), cents: line.product.value_cents * line.quantity })),
+    { field: 'body/items', cents: amounts.subtotalCents },
+    { field: 'body/coupon', cents: amounts.discountCents },
+    { field: 'body', cents: amounts.freightCents },
+    { field: 'body/items', cents: amounts.totalCents },
+  ]);
+}
+
+/** The order's date and schedule, checked again here for callers whose schema did not (POST /customers create_deal). */
+function checkedSchedule(draft: OrderDraft): { date?: string; scheduledAt?: Date } {
+  const errors: Array<{ field: string; message: string }> = [];
+  if (draft.date !== undefined && !isDateInRange(draft.date)) errors.push({ field: 'body/date', message: `must be a date from ${FIRST_DATE} to ${LAST_DATE}` });
+  const scheduledAt = draft.scheduledAt === undefined ? undefined : instantInRange(draft.scheduledAt);
+  if (draft.scheduledAt !== undefined && !scheduledAt) errors.push({ field: 'body/scheduled_at', message: `must be an ISO 8601 date-time from ${FIRST_DATE} to ${LAST_DATE} (UTC), without a leap second` });
+  if (errors.length) throw validationFailed('The order’s date is out of range', errors);
+  return { date: draft.date, scheduledAt };
+}
+
 async function usableCoupon(db: Kysely<DB>, draft: OrderDraft, productIds: number[], now: Date): Promise<UsableCoupon | undefined> {
   if (draft.coupon === undefined) return undefined;
   try {
@@ -86,14 +113,16 @@ async function resolvedPayments(db: Kysely<DB>, draft: OrderDraft) {
  * date, so its link opens as a charge. Returns the order id.
  */
 export async function createOrder(trx: Kysely<DB>, draft: OrderDraft, now: Date): Promise<number> {
+  const schedule = checkedSchedule(draft);
   const company = await findCompany(trx, draft.accountId, draft.companyId);
   if (!company) throw new AppError('internal_error', 'The order’s company does not exist');
   const lines = await pricedItems(trx, draft);
   const coupon = await usableCoupon(trx, draft, [...new Set(lines.map((line) => line.product.id))], now);
   const amounts = orderAmounts(lines.map((line) => ({ unitCents: line.product.value_cents, quantity: line.quantity })), 0, coupon?.rule);
+  assertOrderWithinLimit(draft, lines, amounts);
   const retentionCents = draft.calculateRetention ? Math.min(draft.customer.minimumRetentionCents ?? 0, amounts.totalCents) : 0;
   const payments = await resolvedPayments(trx, draft);
-  const date = draft.date ?? dateIn(company.time_zone, now);
+  const date = schedule.date ?? dateIn(company.time_zone, now);
   const orderId = await insertOrderWithEvent(trx, {
     uid: randomUUID(),
     account_id: draft.accountId,
@@ -110,7 +139,7 @@ export async function createOrder(trx: Kysely<DB>, draft: OrderDraft, now: Date)
     coupon_code: coupon?.code ?? null,
     date,
     due_date: date,
-    scheduled_at: draft.scheduledAt ? new Date(draft.scheduledAt) : null,
+    scheduled_at: schedule.scheduledAt ?? null,
     observation: draft.observation ?? null,
     tags: draft.crmInfo?.tags ?? null,
     meta: JSON.stringify(draft.meta ?? {}),

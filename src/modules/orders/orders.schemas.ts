@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { CalendarDate, Instant } from '../../http/date-range.ts';
 import { IntegerId, Money, Uuid } from '../../http/schemas.ts';
 import { AddressFields, CustomerField } from '../customers/customers.schemas.ts';
 import { ORDER_STATUSES } from './order-status.ts';
@@ -9,12 +10,11 @@ export const PERIOD_FIELDS = ['created_at', 'paid_at', 'date', 'due_date', 'sche
 export type PeriodField = (typeof PERIOD_FIELDS)[number];
 
 const OrderStatusSchema = Type.Union(ORDER_STATUSES.map((status) => Type.Literal(status)));
-const CalendarDate = (description: string) => Type.String({ format: 'date', description });
 
 export const OrderListQuery = Type.Object(
   {
-    initial_date: Type.Optional(CalendarDate('YYYY-MM-DD, inclusive; in the company’s time zone for created_at, paid_at and scheduled_at')),
-    final_date: Type.Optional(CalendarDate('YYYY-MM-DD, inclusive')),
+    initial_date: Type.Optional(CalendarDate({ description: 'YYYY-MM-DD, inclusive; in the company’s time zone for created_at, paid_at and scheduled_at' })),
+    final_date: Type.Optional(CalendarDate({ description: 'YYYY-MM-DD, inclusive' })),
     period_date_filter: Type.Optional(
       Type.Union(PERIOD_FIELDS.map((field) => Type.Literal(field)), { default: 'created_at', description: 'the field the date range applies to' }),
     ),
@@ -62,7 +62,7 @@ export const AttachedPaymentBody = Type.Object(
     amount: Money({ exclusiveMinimum: 0, description: 'major units' }),
     type: Type.Optional(Type.Union(PAYMENT_METHODS.map((m) => Type.Literal(m)), { description: 'the method; required without payment_plan_id' })),
     installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 24, default: 1 })),
-    paid_at: Type.Optional(Type.String({ format: 'date-time', description: 'default: now' })),
+    paid_at: Type.Optional(Instant({ description: 'default: now' })),
   },
   { additionalProperties: false },
 );
@@ -70,10 +70,10 @@ export const AttachedPaymentBody = Type.Object(
 export const OrderCreateBody = Type.Object(
   {
     customer: OrderCustomerBody,
-    date: Type.Optional(CalendarDate('YYYY-MM-DD; default today in the company’s time zone; also the due date')),
+    date: Type.Optional(CalendarDate({ description: 'YYYY-MM-DD; default today in the company’s time zone; also the due date' })),
     coupon: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     main_product_id: Type.Optional(IntegerId({ description: 'validated with the coupon; the only item when items is empty' })),
-    scheduled_at: Type.Optional(Type.String({ format: 'date-time' })),
+    scheduled_at: Type.Optional(Instant()),
     observation: Type.Optional(Type.String({ maxLength: 5000 })),
     skip_content_release: Type.Optional(Type.Boolean()),
     calculate_retention: Type.Optional(Type.Boolean()),
@@ -95,7 +95,7 @@ export const OrderCreateBody = Type.Object(
           { product_id: IntegerId(), quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })) },
           { additionalProperties: false },
         ),
-        { maxItems: 100 },
+        { maxItems: 100, description: 'each line (quantity × the product’s value) and the order’s total may amount to at most 99999999.99' },
       ),
     ),
     payments: Type.Optional(Type.Array(AttachedPaymentBody, { maxItems: 10 })),

@@ -59,13 +59,8 @@ export function instantOf(date: string, time: string, zone: string): Date | unde
   return shown.date === date && shown.time === time ? new Date(guess) : undefined;
 }
 
-/** A real calendar date written YYYY-MM-DD. */
-export function isCalendarDate(text: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
-  const [year, month, day] = text.split('-').map(Number) as [number, number, number];
-  const probe = new Date(Date.UTC(year, month - 1, day));
-  return probe.getUTCFullYear() === year && probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day;
-}
+/** A real calendar date written YYYY-MM-DD, within the service's date range (the one shared check). */
+export { isDateInRange as isCalendarDate } from '../../http/date-range.ts';
 
 /** Day of the week of a calendar date, 0 = Sunday. */
 export function weekdayOf(date: string): number {
