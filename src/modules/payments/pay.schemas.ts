@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { IntegerId, Money, Uuid } from '../../http/schemas.ts';
+import { Instant } from '../../http/date-range.ts';
 
 const OptionId = () => Type.String({ minLength: 3, maxLength: 40, description: '`{plan_id}-{installments}`, the payment plan option id' });
 const Token = () => Type.String({ minLength: 1, maxLength: 2048 });
@@ -33,7 +34,7 @@ const Address = Type.Object(
 
 const Email = () => Type.String({ format: 'email', maxLength: 254 });
 const Phone = () => Type.String({ pattern: '^[0-9]{1,11}$', description: 'digits only, with area code' });
-const ScheduledAt = () => Type.String({ format: 'date-time', description: 'an appointment slot (ISO 8601); requires require_scheduling on the page' });
+const ScheduledAt = () => Instant({ description: 'an appointment slot (ISO 8601); requires require_scheduling on the page' });
 
 export const CheckoutPayBody = Type.Object(
   {

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { IntegerId, Money } from '../../http/schemas.ts';
+import { Instant } from '../../http/date-range.ts';
 
 /** The accepted refund reasons; `requested_by_customer` when the body names none. */
 export const REFUND_TYPES = ['requested_by_customer', 'duplicate', 'fraudulent', 'chargeback', 'other'] as const;
@@ -10,7 +11,7 @@ export const RefundParams = Type.Object({ id: IntegerId({ description: 'the paym
 export const RefundBody = Type.Object(
   {
     amount: Type.Optional(Money({ exclusiveMinimum: 0, description: 'in reais; omit to refund what remains' })),
-    date: Type.Optional(Type.String({ format: 'date-time', description: 'when the refund was made (ISO 8601); default now; never in the future nor before the payment was created' })),
+    date: Type.Optional(Instant({ description: 'when the refund was made (ISO 8601); default now; never in the future nor before the payment was created' })),
     type: Type.Optional(Type.Union(REFUND_TYPES.map((value) => Type.Literal(value)), { description: 'default requested_by_customer' })),
     transaction_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'the gateway id of another charge of the same order to refund' })),
   },
