@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { assertWithinAmountLimit } from '../../http/amount-limits.ts';
 import { businessRule, validationFailed, type FieldError } from '../../http/errors.ts';
 import { hasAtMostTwoDecimals, toCents } from '../../lib/money.ts';
 import { CouponError, usableCoupon } from '../coupons/coupons.service.ts';
@@ -21,6 +22,8 @@ export type ContextTotal = { baseCents: number; coupon?: AppliedCoupon; overdue?
  */
 export async function contextTotal(db: Kysely<DB>, reads: PricingReads, context: PricingContext, query: PricingQuery, now: Date): Promise<ContextTotal> {
   const computed = await computedTotal(db, reads, context, query, now);
+  // Products times quantities on a page can add up past what one order may amount to (and a boleto can carry).
+  assertWithinAmountLimit('The total to pay', [{ field: 'total', cents: computed.baseCents }]);
   if (query.amount === undefined) return { ...computed, amountOverride: false };
   if (!hasAtMostTwoDecimals(query.amount)) throw validationFailed('amount has more than two decimals');
   return { ...computed, baseCents: toCents(query.amount), amountOverride: true };
