@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
-import { bearer, createTenant, startTestApp, type Tenant } from '../support/app.ts';
+import { bearer, type Tenant, useTwoShops } from '../support/app.ts';
 import { insertCompany, insertGateway, insertProduct } from '../support/catalog-fixtures.ts';
 import { engines } from '../support/engines.ts';
 
@@ -15,16 +15,7 @@ for (const engine of engines()) {
     let shop: Tenant;
     let other: Tenant;
 
-    before(async () => {
-      database = await engine.open();
-      ({ app } = await startTestApp(database));
-      shop = await createTenant(database, { allowedHosts: ['shop.example'] });
-      other = await createTenant(database, { allowedHosts: ['other.example'] });
-    });
-    after(async () => {
-      await app.close();
-      await database.close();
-    });
+    useTwoShops(engine, (setup) => ({ database, app, shop, other } = setup));
 
     const list = (query: string, key = shop.apiKey) => app.inject({ url: `/api/v1/products${query}`, headers: bearer(key) });
     const create = (payload: object, key = shop.apiKey) => app.inject({ method: 'POST', url: '/api/v1/products', headers: bearer(key), payload });

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
 import { RECENT_PAYMENTS_LIMIT } from '../../src/modules/payments/payment-reads.schemas.ts';
-import { bearer, createTenant, startTestApp, type Tenant } from '../support/app.ts';
+import { bearer, type Tenant, useTwoShops } from '../support/app.ts';
 import { insertCart, insertCartPage, insertCheckoutPage, insertOrder, insertPayment } from '../support/catalog-fixtures.ts';
 import { engines } from '../support/engines.ts';
 
@@ -18,16 +18,7 @@ for (const engine of engines()) {
     let shop: Tenant;
     let other: Tenant;
 
-    before(async () => {
-      database = await engine.open();
-      ({ app } = await startTestApp(database));
-      shop = await createTenant(database, { allowedHosts: ['shop.example'] });
-      other = await createTenant(database, { allowedHosts: ['other.example'] });
-    });
-    after(async () => {
-      await app.close();
-      await database.close();
-    });
+    useTwoShops(engine, (setup) => ({ database, app, shop, other } = setup));
 
     /** `count` payments on `orderId`, one a minute, named `${prefix}_${i}`; the last is the most recent. */
     const insertPayments = async (tenant: Tenant, orderId: number, prefix: string, count: number) => {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
 import { paymentRefs } from '../../src/modules/payments/payment-reads.service.ts';
-import { bearer, createTenant, startTestApp, type Tenant } from '../support/app.ts';
+import { bearer, type Tenant, useTwoShops } from '../support/app.ts';
 import { insertCart, insertCartPage, insertCheckoutPage, insertOrder, insertPayment } from '../support/catalog-fixtures.ts';
 import { engines } from '../support/engines.ts';
 
@@ -29,16 +29,7 @@ for (const engine of engines()) {
     let shop: Tenant;
     let other: Tenant;
 
-    before(async () => {
-      database = await engine.open();
-      ({ app } = await startTestApp(database));
-      shop = await createTenant(database, { allowedHosts: ['shop.example'] });
-      other = await createTenant(database, { allowedHosts: ['other.example'] });
-    });
-    after(async () => {
-      await app.close();
-      await database.close();
-    });
+    useTwoShops(engine, (setup) => ({ database, app, shop, other } = setup));
 
     // Requests that must not reach the shop's public resources: a foreign origin, a foreign key, no origin.
     const strangers = (): Record<string, string>[] => [{ origin: 'https://other.example' }, bearer(other.apiKey), {}];

@@ -3,11 +3,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { after, before } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import type { EngineCase } from './engines.ts';
 import { generateKey, storeKey } from '../../src/modules/accounts/api-keys.ts';
 
 /** Limits high enough that no ordinary test is throttled; pass RATE_LIMIT_* overrides to test the limiter. */
@@ -65,4 +67,24 @@ export async function createTenant(database: Database, options: { allowedHosts?:
 
 export function bearer(key: string): { authorization: string } {
   return { authorization: `Bearer ${key}` };
+}
+
+export type TwoShops = { database: Database; app: FastifyInstance; shop: Tenant; other: Tenant };
+
+/**
+ * The hooks of a suite with the app and two tenants: `shop` (allowed host shop.example) and `other`
+ * (other.example), handed to `ready`; after, the app and the database are closed.
+ */
+export function useTwoShops(engine: EngineCase, ready: (setup: TwoShops) => unknown): void {
+  let setup: TwoShops | undefined;
+  before(async () => {
+    const database = await engine.open();
+    const { app } = await startTestApp(database);
+    setup = { database, app, shop: await createTenant(database, { allowedHosts: ['shop.example'] }), other: await createTenant(database, { allowedHosts: ['other.example'] }) };
+    await ready(setup);
+  });
+  after(async () => {
+    await setup?.app.close();
+    await setup?.database.close();
+  });
 }
