@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { seal } from '../../src/lib/crypto.ts';
 import { engines } from '../support/engines.ts';
-import { insertCart, insertProduct, ORIGIN, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
+import { CARDS, confirmationTokenB, insertCart, insertPage, insertProduct, ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 
 /** The detail fields of a 422: each names the field of the request that was actually sent. */
 for (const engine of engines()) {
@@ -37,6 +37,16 @@ for (const engine of engines()) {
       const res = await pay.app.inject({ url: `/api/v1/payment_plans?checkout_page_id=${merchant.pageId}&products[${offPage}]=1`, headers: ORIGIN });
       assert.equal(res.statusCode, 422, res.body);
       assert.deepEqual(res.json(), { errors: [`querystring/products/${offPage} is not a product of this checkout page`] });
+    });
+
+    test('a declined card names the field that carried it: credit_card_0_token, or gateway_b\'s confirmation_token_id', async () => {
+      const byToken = await post('/payments', { checkout_page_id: merchant.pageId, products: [{ id: merchant.productId, quantity: 1 }], customer_email: 'declined@example.com', payment_plan_id: `${merchant.cardPlanId}-1`, credit_card_0_token: await tokenA(pay.sandboxes, CARDS.declined) });
+      assert.equal(byToken.statusCode, 422, byToken.body);
+      assert.equal(byToken.json().details[0].field, 'body/credit_card_0_token');
+      const pageB = await insertPage(database.db, merchant, { gateway: 'gateway_b', products: [merchant.productId], plans: [merchant.cardPlanId] });
+      const byConfirmation = await post('/payments', { checkout_page_id: pageB, products: [{ id: merchant.productId, quantity: 1 }], customer_email: 'declined-b@example.com', payment_plan_id: `${merchant.cardPlanId}-1`, confirmation_token_id: await confirmationTokenB(pay.sandboxes, CARDS.declined) });
+      assert.equal(byConfirmation.statusCode, 422, byConfirmation.body);
+      assert.equal(byConfirmation.json().details[0].field, 'body/confirmation_token_id');
     });
 
     test('a gateway refusal of a pix or a boleto names payment_plan_id, never a card field', async () => {

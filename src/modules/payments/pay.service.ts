@@ -85,9 +85,16 @@ function pricingQuery(context: PayContext, body: PayBody): PricingQuery {
   return { ...context.query, productField };
 }
 
-/** The body field a gateway refusal or decline is about: the card's for a card, the chosen plan's for pix and boleto. */
-function refusedField(method: PayOutcome['method'], payment: IntentPayment): string {
-  return method === 'credit_card' ? `body/credit_card_${payment.cardIndex}_token` : 'body/payment_plan_id';
+/**
+ * The body field a gateway refusal or decline is about: for a card, the field that named it (its token, its
+ * saved card, or gateway_b's confirmation token); the chosen plan's for pix and boleto.
+ */
+function refusedField(method: PayOutcome['method'], payment: IntentPayment, body: PayBody): string {
+  if (method !== 'credit_card') return 'body/payment_plan_id';
+  const index = payment.cardIndex;
+  if (payment.card?.savedMethodId !== undefined) return `body/credit_card_${index}_card_id`;
+  if (payment.card?.confirmationTokenId !== undefined && index === 0 && body.confirmation_token_id !== undefined) return 'body/confirmation_token_id';
+  return `body/credit_card_${index}_token`;
 }
 
 /**
@@ -143,9 +150,9 @@ export async function takePayment(db: Kysely<DB>, deps: PayDeps, context: PayCon
   if (failed?.answer.kind === 'unavailable') {
     throw new AppError(failed.answer.reason === 'timeout' ? 'gateway_timeout' : 'gateway_error', failed.answer.reason === 'timeout' ? 'The gateway did not answer in time; the payment will be reconciled' : 'The gateway failed; nothing was charged');
   }
-  if (failed?.answer.kind === 'refused') throw businessRule(`The gateway refused the payment: ${failed.answer.message}`, [{ field: refusedField(method, failed.payment), message: failed.answer.code }]);
+  if (failed?.answer.kind === 'refused') throw businessRule(`The gateway refused the payment: ${failed.answer.message}`, [{ field: refusedField(method, failed.payment, body), message: failed.answer.code }]);
   if (failed?.answer.kind === 'declined') {
-    outcome.declined = { field: refusedField(method, failed.payment), code: failed.answer.code, message: failed.answer.message };
+    outcome.declined = { field: refusedField(method, failed.payment, body), code: failed.answer.code, message: failed.answer.message };
   }
   if (method === 'credit_card') outcome.cardStatus = outcome.payments[outcome.payments.length - 1]?.status ?? 'pending';
   const issued = answers[0]?.answer;
