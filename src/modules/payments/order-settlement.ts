@@ -15,7 +15,8 @@ const COVERED = new Set(['paid', 'partially_refunded', 'refunded']);
 
 /** What settling an order looks at: its figures and its payments' statuses and amounts. */
 export type OrderSnapshot = {
-  order: Pick<OrderRow, 'status' | 'total_cents' | 'paid_cents'>;
+  /** `cart_id` when the reader knew it (undefined: unknown, null: not a cart order). */
+  order: Pick<OrderRow, 'status' | 'total_cents' | 'paid_cents'> & { cart_id?: string | null };
   payments: Array<{ id: number; method: string; status: string; amount_cents: number; interest_cents: number }>;
 };
 
@@ -24,14 +25,14 @@ async function orderWithPayments(trx: Kysely<DB>, accountId: string, orderId: nu
   const rows = await trx
     .selectFrom('orders')
     .leftJoin('payments', (join) => join.onRef('payments.order_id', '=', 'orders.id').onRef('payments.account_id', '=', 'orders.account_id'))
-    .select(['orders.status as order_status', 'orders.total_cents', 'orders.paid_cents', 'payments.id', 'payments.method', 'payments.status', 'payments.amount_cents', 'payments.interest_cents'])
+    .select(['orders.status as order_status', 'orders.total_cents', 'orders.paid_cents', 'orders.cart_id', 'payments.id', 'payments.method', 'payments.status', 'payments.amount_cents', 'payments.interest_cents'])
     .where('orders.account_id', '=', accountId)
     .where('orders.id', '=', orderId)
     .execute();
   const first = rows[0];
   if (!first) throw new Error(`order ${orderId} not found`);
   const payments = rows.flatMap((row) => (row.status === null || row.id === null ? [] : [{ id: row.id, method: row.method ?? '', status: row.status, amount_cents: row.amount_cents ?? 0, interest_cents: row.interest_cents ?? 0 }]));
-  return { order: { status: first.order_status, total_cents: first.total_cents, paid_cents: first.paid_cents }, payments };
+  return { order: { status: first.order_status, total_cents: first.total_cents, paid_cents: first.paid_cents, cart_id: first.cart_id }, payments };
 }
 
 /**
@@ -63,7 +64,7 @@ export async function settleOrder(trx: Kysely<DB>, request: { accountId: string;
       await trx.updateTable('orders').set({ paid_cents: paidCents }).where('account_id', '=', request.accountId).where('id', '=', request.orderId).returning('id').execute();
     }
     const moved = await move('paid');
-    if (moved.changed) await supersedeWaitingAttempts(trx, request, payments);
+    if (moved.changed) await supersedeWaitingAttempts(trx, request, order, payments);
     return moved.changed ? 'paid' : current;
   }
   if (COVERED.has(current)) {
@@ -101,10 +102,11 @@ type SettleRequest = { accountId: string; orderId: number; paymentId: number; at
  * a job that voids it at the gateway and cancels it, or, if the buyer paid it meanwhile, records it (and, on
  * the same order, gives the money back).
  */
-async function supersedeWaitingAttempts(trx: Kysely<DB>, request: SettleRequest, payments: OrderSnapshot['payments']): Promise<void> {
+async function supersedeWaitingAttempts(trx: Kysely<DB>, request: SettleRequest, order: OrderSnapshot['order'], payments: OrderSnapshot['payments']): Promise<void> {
   for (const payment of payments) {
     if (payment.status === 'waiting_payment') await enqueueSupersededVoid(trx, request.accountId, payment.id, request.at);
   }
+  if (order.cart_id === null) return;
   // A cart is one purchase: the pix or boleto of its earlier orders (the buyer switched methods) goes too.
   for (const sibling of await waitingOnSameCart(trx, request.accountId, request.orderId)) await enqueueSupersededVoid(trx, request.accountId, sibling.id, request.at);
 }

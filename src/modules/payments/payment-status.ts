@@ -117,13 +117,13 @@ export async function transitionPayment(trx: Kysely<DB>, request: PaymentTransit
     const rows = await moved
       .innerJoin('orders as o', (join) => join.onRef('o.id', '=', 'updated.order_id').on('o.account_id', '=', request.accountId))
       .innerJoin('payments as p', (join) => join.onRef('p.order_id', '=', 'o.id').onRef('p.account_id', '=', 'o.account_id'))
-      .select(['o.status as order_status', 'o.total_cents', 'o.paid_cents', 'p.id', 'p.method', 'p.status', 'p.amount_cents', 'p.interest_cents'])
+      .select(['o.status as order_status', 'o.total_cents', 'o.paid_cents', 'o.cart_id', 'p.id', 'p.method', 'p.status', 'p.amount_cents', 'p.interest_cents'])
       .orderBy('p.id')
       .execute();
     updated = rows[0];
     if (updated) {
       order = {
-        order: { status: rows[0]!.order_status, total_cents: rows[0]!.total_cents, paid_cents: rows[0]!.paid_cents },
+        order: { status: rows[0]!.order_status, total_cents: rows[0]!.total_cents, paid_cents: rows[0]!.paid_cents, cart_id: rows[0]!.cart_id },
         payments: rows.map((row) => ({ id: row.id, method: row.method, status: row.id === request.paymentId ? request.to : row.status, amount_cents: row.amount_cents, interest_cents: row.interest_cents })),
       };
     }
