@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { assertWithinAmountLimit } from '../../http/amount-limits.ts';
-import { FIRST_DATE, instantInRange, isDateInRange, LAST_DATE } from '../../http/date-range.ts';
 import { AppError, businessRule, validationFailed } from '../../http/errors.ts';
 import { claimCouponForOrder } from '../coupons/coupon-usage.ts';
 import { CouponError, findUsableCoupon, type UsableCoupon } from '../coupons/coupons.service.ts';
@@ -71,16 +70,6 @@ function assertOrderWithinLimit(draft: OrderDraft, lines: ReadonlyArray<{ produc
   ]);
 }
 
-/** The order's date and schedule, checked again here for callers whose schema did not (POST /customers create_deal). */
-function checkedSchedule(draft: OrderDraft): { date?: string; scheduledAt?: Date } {
-  const errors: Array<{ field: string; message: string }> = [];
-  if (draft.date !== undefined && !isDateInRange(draft.date)) errors.push({ field: 'body/date', message: `must be a date from ${FIRST_DATE} to ${LAST_DATE}` });
-  const scheduledAt = draft.scheduledAt === undefined ? undefined : instantInRange(draft.scheduledAt);
-  if (draft.scheduledAt !== undefined && !scheduledAt) errors.push({ field: 'body/scheduled_at', message: `must be an ISO 8601 date-time from ${FIRST_DATE} to ${LAST_DATE} (UTC), without a leap second` });
-  if (errors.length) throw validationFailed('The order’s date is out of range', errors);
-  return { date: draft.date, scheduledAt };
-}
-
 async function usableCoupon(db: Kysely<DB>, draft: OrderDraft, productIds: number[], now: Date): Promise<UsableCoupon | undefined> {
   if (draft.coupon === undefined) return undefined;
   try {
@@ -113,7 +102,6 @@ async function resolvedPayments(db: Kysely<DB>, draft: OrderDraft) {
  * date, so its link opens as a charge. Returns the order id.
  */
 export async function createOrder(trx: Kysely<DB>, draft: OrderDraft, now: Date): Promise<number> {
-  const schedule = checkedSchedule(draft);
   const company = await findCompany(trx, draft.accountId, draft.companyId);
   if (!company) throw new AppError('internal_error', 'The order’s company does not exist');
   const lines = await pricedItems(trx, draft);
@@ -122,7 +110,7 @@ export async function createOrder(trx: Kysely<DB>, draft: OrderDraft, now: Date)
   assertOrderWithinLimit(draft, lines, amounts);
   const retentionCents = draft.calculateRetention ? Math.min(draft.customer.minimumRetentionCents ?? 0, amounts.totalCents) : 0;
   const payments = await resolvedPayments(trx, draft);
-  const date = schedule.date ?? dateIn(company.time_zone, now);
+  const date = draft.date ?? dateIn(company.time_zone, now);
   const orderId = await insertOrderWithEvent(trx, {
     uid: randomUUID(),
     account_id: draft.accountId,
@@ -139,7 +127,7 @@ export async function createOrder(trx: Kysely<DB>, draft: OrderDraft, now: Date)
     coupon_code: coupon?.code ?? null,
     date,
     due_date: date,
-    scheduled_at: schedule.scheduledAt ?? null,
+    scheduled_at: draft.scheduledAt ? new Date(draft.scheduledAt) : null,
     observation: draft.observation ?? null,
     tags: draft.crmInfo?.tags ?? null,
     meta: JSON.stringify(draft.meta ?? {}),

@@ -1,8 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
-import { instantInRange } from '../../http/date-range.ts';
-import { validationFailed } from '../../http/errors.ts';
 import { customerColumns } from '../customers/customer-fields.ts';
 import { upsertCustomer } from '../customers/customers.repo.ts';
 import { centsFromBody } from './money-input.ts';
@@ -10,13 +8,6 @@ import { createOrder, type AttachedPayment } from './order-create.service.ts';
 import type { OrderCreateBody } from './orders.schemas.ts';
 
 type CreateBody = Static<typeof OrderCreateBody>;
-
-/** The schema already bounds `paid_at`; this keeps an unreadable one from becoming an Invalid Date. */
-function paidAt(text: string, i: number): Date {
-  const instant = instantInRange(text);
-  if (!instant) throw validationFailed('An attached payment’s paid_at is out of range', [{ field: `body/payments/${i}/paid_at`, message: 'is not a date-time the service can store' }]);
-  return instant;
-}
 
 /**
  * POST /orders: upserts the customer (the same upsert as POST /customers) and creates the order, in
@@ -31,7 +22,7 @@ export async function createOrderFromRequest(db: Kysely<DB>, scope: { accountId:
     amountCents: centsFromBody(payment.amount, `payments/${i}/amount`),
     method: payment.type,
     installments: payment.installments,
-    paidAt: payment.paid_at === undefined ? undefined : paidAt(payment.paid_at, i),
+    paidAt: payment.paid_at ? new Date(payment.paid_at) : undefined,
   }));
   return db.transaction().execute(async (trx) => {
     const row = await upsertCustomer(trx, scope, customer, now);

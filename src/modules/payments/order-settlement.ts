@@ -15,13 +15,12 @@ const COVERED = new Set(['paid', 'partially_refunded', 'refunded']);
 
 /** What settling an order looks at: its figures and its payments' statuses and amounts. */
 export type OrderSnapshot = {
-  /** `cart_id` when the reader knew it (undefined: unknown, null: not a cart order). */
-  order: Pick<OrderRow, 'status' | 'total_cents' | 'paid_cents'> & { cart_id?: string | null };
+  order: Pick<OrderRow, 'status' | 'total_cents' | 'paid_cents' | 'cart_id'>;
   payments: Array<{ id: number; method: string; status: string; amount_cents: number; interest_cents: number }>;
 };
 
 /** The order's figures and its payments' amounts in one read (a row per payment, or one with no payment). */
-async function orderWithPayments(trx: Kysely<DB>, accountId: string, orderId: number): Promise<OrderSnapshot> {
+export async function orderWithPayments(trx: Kysely<DB>, accountId: string, orderId: number): Promise<OrderSnapshot> {
   const rows = await trx
     .selectFrom('orders')
     .leftJoin('payments', (join) => join.onRef('payments.order_id', '=', 'orders.id').onRef('payments.account_id', '=', 'orders.account_id'))
@@ -108,30 +107,31 @@ async function supersedeWaitingAttempts(trx: Kysely<DB>, request: SettleRequest,
   }
   if (order.cart_id === null) return;
   // A cart is one purchase: the pix or boleto of its earlier orders (the buyer switched methods) goes too.
-  for (const sibling of await waitingOnSameCart(trx, request.accountId, request.orderId)) await enqueueSupersededVoid(trx, request.accountId, sibling.id, request.at);
+  for (const sibling of await waitingOnSameCart(trx, request.accountId, request.orderId, order.cart_id)) await enqueueSupersededVoid(trx, request.accountId, sibling.id, request.at);
 }
 
-function waitingOnSameCart(trx: Kysely<DB>, accountId: string, orderId: number) {
+function waitingOnSameCart(trx: Kysely<DB>, accountId: string, orderId: number, cartId: string) {
   return trx
     .selectFrom('payments as p')
     .innerJoin('orders as o', (join) => join.onRef('o.id', '=', 'p.order_id').onRef('o.account_id', '=', 'p.account_id'))
     .select('p.id')
     .where('p.account_id', '=', accountId)
     .where('p.status', '=', 'waiting_payment')
+    .where('o.cart_id', '=', cartId)
     .where('o.id', '<>', orderId)
-    .where('o.cart_id', '=', (eb) => eb.selectFrom('orders').select('cart_id').where('account_id', '=', accountId).where('id', '=', orderId))
     .execute();
 }
 
-/** Whether another order of the same cart was paid (the cart's purchase is made), for a payment of `orderId`. */
-export async function cartPaidByAnotherOrder(db: Kysely<DB>, accountId: string, orderId: number): Promise<boolean> {
+/** Whether another order of the cart `cartId` was paid (the cart's purchase is made); never for a non-cart order. */
+export async function cartPaidByAnotherOrder(db: Kysely<DB>, accountId: string, orderId: number, cartId: string | null): Promise<boolean> {
+  if (!cartId) return false;
   const paid = await db
-    .selectFrom('orders as o')
-    .select('o.id')
-    .where('o.account_id', '=', accountId)
-    .where('o.id', '<>', orderId)
-    .where('o.status', 'in', [...COVERED])
-    .where('o.cart_id', '=', (eb) => eb.selectFrom('orders').select('cart_id').where('account_id', '=', accountId).where('id', '=', orderId))
+    .selectFrom('orders')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('cart_id', '=', cartId)
+    .where('id', '<>', orderId)
+    .where('status', 'in', [...COVERED])
     .executeTakeFirst();
   return paid !== undefined;
 }

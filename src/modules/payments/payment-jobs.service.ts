@@ -5,7 +5,7 @@ import { enqueueJob } from '../../jobs/outbox.ts';
 import { transitionOrder } from '../orders/order-status.ts';
 import { applyPaymentAction } from './gateway-actions.ts';
 import { recordVoided } from './pay-finish.ts';
-import { cartPaidByAnotherOrder, coveredWithout, settleOrder } from './order-settlement.ts';
+import { cartPaidByAnotherOrder, coveredWithout, orderWithPayments, settleOrder } from './order-settlement.ts';
 import { adoptGatewayId } from './pay.repo.ts';
 import { payIdempotencyKey } from './pay-gateway-call.ts';
 import { resolveGateway, type GatewayDeps, type ResolvedGateway } from './pay-gateways.ts';
@@ -92,9 +92,7 @@ export async function voidOrphanCapture(db: Kysely<DB>, deps: GatewayDeps, ref: 
 
 /** Whether the order of a settled payment cannot keep its money: pending with nothing live, or paid by its other payments. */
 async function cannotKeep(db: Kysely<DB>, accountId: string, payment: PaymentRow): Promise<boolean> {
-  const order = await db.selectFrom('orders').select(['status', 'total_cents']).where('account_id', '=', accountId).where('id', '=', payment.order_id).executeTakeFirst();
-  if (!order) return false;
-  const payments = await db.selectFrom('payments').select(['id', 'method', 'status', 'amount_cents', 'interest_cents']).where('account_id', '=', accountId).where('order_id', '=', payment.order_id).execute();
+  const { order, payments } = await orderWithPayments(db, accountId, payment.order_id);
   if (order.status === 'pending') return !payments.some((other) => other.status === 'pending' || other.status === 'waiting_payment');
   return coveredWithout(order, payments, payment.id);
 }
@@ -109,11 +107,9 @@ async function cannotKeep(db: Kysely<DB>, accountId: string, payment: PaymentRow
 export async function voidSupersededAttempt(db: Kysely<DB>, deps: GatewayDeps, ref: JobRef, now: Date): Promise<'cancelled' | 'paid' | 'skipped'> {
   const payment = await findPayment(db, ref);
   if (!payment || payment.status !== 'waiting_payment') return 'skipped';
-  const order = await db.selectFrom('orders').select(['status', 'total_cents']).where('account_id', '=', ref.accountId).where('id', '=', payment.order_id).executeTakeFirst();
-  const others = await db.selectFrom('payments').select(['id', 'method', 'status', 'amount_cents', 'interest_cents']).where('account_id', '=', ref.accountId).where('order_id', '=', payment.order_id).execute();
-  if (!order) return 'skipped';
-  const sameOrder = coveredWithout(order, others, payment.id);
-  if (!sameOrder && !(await cartPaidByAnotherOrder(db, ref.accountId, payment.order_id))) return 'skipped';
+  const { order, payments } = await orderWithPayments(db, ref.accountId, payment.order_id);
+  const sameOrder = coveredWithout(order, payments, payment.id);
+  if (!sameOrder && !(await cartPaidByAnotherOrder(db, ref.accountId, payment.order_id, order.cart_id))) return 'skipped';
   if (payment.gateway_id) {
     const gateway = await resolveGateway(db, deps, { accountId: payment.account_id, companyId: payment.company_id }, payment.gateway);
     if (await paidOrVoidedAtGateway(db, gateway, payment, now)) return 'paid';

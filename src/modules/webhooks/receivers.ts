@@ -37,8 +37,8 @@ export async function receiveGatewayA(deps: ReceiverDeps, delivery: Delivery): P
 }
 
 /** gateway_b: `Gateway-B-Signature` with the company's current or previous signing secret. */
-export async function receiveGatewayB(deps: ReceiverDeps, companyId: number, delivery: Delivery): Promise<Acknowledgement> {
-  const found = await signingSecrets(deps.db, deps.masterKey, 'gateway_b', companyId);
+export async function receiveGatewayB(deps: ReceiverDeps, companyId: number | null, delivery: Delivery): Promise<Acknowledgement> {
+  const found = companyId === null ? undefined : await signingSecrets(deps.db, deps.masterKey, 'gateway_b', companyId);
   if (!found || !verifyGatewayB(delivery.headers, delivery.rawBody, { secrets: found.secrets, now: deps.clock() })) {
     throw new AppError('invalid_signature', 'Missing or invalid Gateway-B-Signature');
   }
@@ -47,7 +47,7 @@ export async function receiveGatewayB(deps: ReceiverDeps, companyId: number, del
   return acknowledgeEvent(deps, { receiver: 'gateway_b', ...found.tenant, eventId: event.eventId, type: event.type, payload: body });
 }
 
-export async function receiveBank(deps: ReceiverDeps, companyId: number, delivery: Delivery): Promise<Acknowledgement> {
+export async function receiveBank(deps: ReceiverDeps, companyId: number | null, delivery: Delivery): Promise<Acknowledgement> {
   const tenant = await authenticateBasic(deps.db, deps.masterKey, 'bank', companyId, delivery.headers);
   const body = parseJson(delivery.rawBody);
   const event = parseBankEvent(body);

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app.ts';
-import { AppError } from '../../http/errors.ts';
 import { applyPaymentAction } from '../payments/gateway-actions.ts';
 import { receiveBank, receiveGatewayA, receiveGatewayB, receiveInvoicing, receivePlatform, type ReceiverDeps } from './receivers.ts';
 import { topicOptionsFromEnv, type TopicOptions } from './sns-signature.ts';
@@ -20,10 +19,6 @@ export function defaultWebhookOptions(): WebhookOptions {
   return { applyAction: applyPaymentAction, topic: topicOptionsFromEnv() };
 }
 
-// The receivers' own refusals of missing or wrong credentials (receivers.ts, credentials.ts).
-const invalidSignature = () => new AppError('invalid_signature', 'Missing or invalid Gateway-B-Signature');
-const invalidCredentials = () => new AppError('invalid_credentials', 'Missing or invalid webhook credentials');
-
 const RAW_TYPES = ['application/json', 'application/x-www-form-urlencoded', 'text/plain'];
 const open = { config: { access: 'open' as const } };
 
@@ -39,18 +34,17 @@ export function createWebhookRoutes(options: WebhookOptions) {
         done(null, body);
       });
       const delivery = (request: FastifyRequest) => ({ headers: request.headers, rawBody: request.rawBody ?? Buffer.alloc(0) });
-      // A path id that cannot name a company is an unknown company: the spec's 401, as for an id no company has.
-      const companyOf = (request: FastifyRequest, refusal: () => AppError) => {
+      // A path id that cannot name a company names no company: the receiver's 401, as for an id no company has.
+      const companyOf = (request: FastifyRequest): number | null => {
         const raw = (request.params as { company_id: string }).company_id;
-        if (!/^[1-9]\d{0,14}$/.test(raw)) throw refusal();
-        return Number(raw);
+        return /^[1-9]\d{0,14}$/.test(raw) ? Number(raw) : null;
       };
       scope.post('/webhooks', open, async (request) => answer(await receiveGatewayA(deps, delivery(request))));
       scope.post('/webhooks/platform', open, async (request) => answer(await receivePlatform(deps, delivery(request))));
       scope.post('/webhooks/invoicing', open, async (request) => answer(await receiveInvoicing(deps, delivery(request))));
       scope.post('/webhooks/topic', open, async (request) => receiveTopic(deps, options.topic, delivery(request)));
-      scope.post('/webhooks/:company_id/gateway_b', open, async (request) => answer(await receiveGatewayB(deps, companyOf(request, invalidSignature), delivery(request))));
-      scope.post('/webhooks/:company_id/bank', open, async (request) => answer(await receiveBank(deps, companyOf(request, invalidCredentials), delivery(request))));
+      scope.post('/webhooks/:company_id/gateway_b', open, async (request) => answer(await receiveGatewayB(deps, companyOf(request), delivery(request))));
+      scope.post('/webhooks/:company_id/bank', open, async (request) => answer(await receiveBank(deps, companyOf(request), delivery(request))));
     });
   };
 }
