@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { paymentJobHandlers } from '../../src/jobs/payment-jobs.ts';
-import { VOID_SUPERSEDED_JOB } from '../../src/modules/payments/orphan-capture.ts';
+import { applyPaymentAction } from '../../src/modules/payments/gateway-actions.ts';
+import { VOID_ORPHAN_JOB, VOID_SUPERSEDED_JOB } from '../../src/modules/payments/orphan-capture.ts';
 import { engines } from '../support/engines.ts';
+import { payAtSandbox, runQueuedJobs, sandboxChargeState } from '../support/pay-jobs.ts';
 import { CARDS, insertCart, ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 
 /** A cart is one purchase: once paid it refuses another payment; until then (declined, pix unpaid) it can be paid. */
@@ -59,6 +61,48 @@ for (const engine of engines()) {
       assert.equal(pixPayment.status, 'cancelled');
       const confirm = await fetch(`${pay.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges/${pixPayment.gateway_id}/confirm`, { method: 'POST' });
       assert.equal(confirm.status, 409);
+    });
+
+    const payByPix = async (cartId: string) => {
+      const pix = await post(`/carts/${cartId}/pay`, { payment_plan_id: `${merchant.pixPlanId}-1` });
+      assert.equal(pix.statusCode, 200, pix.body);
+      return database.db.selectFrom('payments').select(['id', 'gateway_id', 'order_id']).where('gateway_id', '=', pix.json().payments[0].gateway_id).executeTakeFirstOrThrow();
+    };
+    const paymentStatus = async (id: number) => (await database.db.selectFrom('payments').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    const paidAction = (gatewayId: string) => applyPaymentAction(database.db, { gateway: 'gateway_a', action: { kind: 'payment_paid', gatewayId, paidAt: new Date() }, at: new Date() });
+
+    test('the earlier order’s pix paid just before its void is given back in full and that order cancelled: the cart keeps one payment', async () => {
+      const cartId = await insertCart(database, merchant);
+      const pix = await payByPix(cartId);
+      const card = await post(`/carts/${cartId}/pay`, { payment_plan_id: `${merchant.cardPlanId}-1`, credit_card_0_token: await tokenA(pay.sandboxes) });
+      assert.equal(card.json().order_status, 'paid');
+      assert.equal(await payAtSandbox(pay, pix.gateway_id!), 200);
+      // The void job finds it paid at the gateway and records it; the cart was bought by the card's order.
+      assert.equal(await runQueuedJobs(database, pay, merchant.accountId, VOID_SUPERSEDED_JOB, [pix.id]), 1);
+      assert.equal(await paymentStatus(pix.id), 'paid');
+      assert.deepEqual(await ordersOf(cartId), [{ status: 'waiting_payment' }, { status: 'paid' }]);
+      assert.equal(await runQueuedJobs(database, pay, merchant.accountId, VOID_ORPHAN_JOB, [pix.id]), 1);
+      assert.equal(await paymentStatus(pix.id), 'refunded');
+      assert.equal(await sandboxChargeState(pay, pix.gateway_id!), 'refunded');
+      assert.deepEqual(await ordersOf(cartId), [{ status: 'cancelled' }, { status: 'paid' }]);
+      const cancelled = await database.db.selectFrom('order_events').select('cause').where('order_id', '=', pix.order_id).where('to_status', '=', 'cancelled').executeTakeFirstOrThrow();
+      assert.match(cancelled.cause ?? '', /cart another order bought/);
+    });
+
+    test('two orders of one cart paid at the same moment: one order is paid, the other’s money is given back', async () => {
+      const cartId = await insertCart(database, merchant);
+      const first = await payByPix(cartId);
+      const second = await payByPix(cartId);
+      assert.equal(await payAtSandbox(pay, first.gateway_id!), 200);
+      assert.equal(await payAtSandbox(pay, second.gateway_id!), 200);
+      const applied = await Promise.all([paidAction(first.gateway_id!), paidAction(second.gateway_id!)]);
+      assert.deepEqual(applied.map((result) => result.applied), [true, true]);
+      const statuses = (await ordersOf(cartId)).map((order) => order.status).sort();
+      assert.deepEqual(statuses, ['paid', 'waiting_payment']);
+      await runQueuedJobs(database, pay, merchant.accountId, VOID_SUPERSEDED_JOB, [first.id, second.id]);
+      assert.equal(await runQueuedJobs(database, pay, merchant.accountId, VOID_ORPHAN_JOB, [first.id, second.id]), 1);
+      assert.deepEqual((await ordersOf(cartId)).map((order) => order.status).sort(), ['cancelled', 'paid']);
+      assert.deepEqual([await paymentStatus(first.id), await paymentStatus(second.id)].sort(), ['paid', 'refunded']);
     });
   });
 }

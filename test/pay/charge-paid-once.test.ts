@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
-import { paymentJobHandlers } from '../../src/jobs/payment-jobs.ts';
-import type { Job } from '../../src/jobs/worker.ts';
+import { transitionOrder } from '../../src/modules/orders/order-status.ts';
 import { applyPaymentAction } from '../../src/modules/payments/gateway-actions.ts';
 import { VOID_ORPHAN_JOB, VOID_SUPERSEDED_JOB } from '../../src/modules/payments/orphan-capture.ts';
 import { engines } from '../support/engines.ts';
+import { payAtSandbox, runQueuedJobs, sandboxChargeState } from '../support/pay-jobs.ts';
 import { insertCharge, ORIGIN, paymentsOfOrderUid, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 
 /**
@@ -21,23 +21,8 @@ for (const engine of engines()) {
     usePayMerchant(engine, (setup) => ({ database, pay, merchant } = setup));
 
     const post = (path: string, payload: Record<string, unknown>) => pay.app.inject({ method: 'POST', url: `/api/v1${path}`, headers: ORIGIN, payload });
-    const handlers = () => paymentJobHandlers({ masterKey: pay.config.masterKey, gatewayUrls: { gateway_a: pay.sandboxes.baseUrlFor('gateway_a') }, clock: () => new Date() });
-    /** Runs the queued jobs of `type` (as the worker would, whatever their due time). */
-    const runQueued = async (type: string) => {
-      const jobs = await database.db.selectFrom('jobs').select(['id', 'payload']).where('type', '=', type).where('status', '=', 'queued').where('account_id', '=', merchant.accountId).execute();
-      for (const queued of jobs) {
-        const job: Job = { id: queued.id, type, payload: queued.payload, accountId: merchant.accountId, attempts: 1 };
-        await handlers()[type]!(job, { database });
-        await database.db.updateTable('jobs').set({ status: 'done' }).where('id', '=', queued.id).execute();
-      }
-      return jobs.length;
-    };
-    /** The sandbox's view of a charge: its state, and 'refunded' once its whole amount was given back. */
-    const ledgerState = async (gatewayId: string) => {
-      const ledger = (await (await fetch(`${pay.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges`)).json()) as { data: Array<{ id: string; state: string; amount_cents: number; refunded_cents: number }> };
-      const charge = ledger.data.find((entry) => entry.id === gatewayId);
-      return charge && charge.refunded_cents === charge.amount_cents ? 'refunded' : charge?.state;
-    };
+    const runQueued = (type: string) => runQueuedJobs(database, pay, merchant.accountId, type);
+    const ledgerState = (gatewayId: string) => sandboxChargeState(pay, gatewayId);
     const pixThenCard = async () => {
       const charge = await insertCharge(database, merchant);
       const pix = await post(`/charges/${charge.uid}/pay`, { payment_plan_id: `${merchant.pixPlanId}-1` });
@@ -89,6 +74,20 @@ for (const engine of engines()) {
       await runQueued(VOID_ORPHAN_JOB);
       assert.deepEqual(await statuses(charge.uid), ['pix:refunded', 'credit_card:paid']);
       assert.equal(await ledgerState(pixPayment.gateway_id!), 'refunded');
+    });
+
+    test('an invoiced (billed) charge is covered too: the old pix paid afterwards is given back in full', async () => {
+      const { charge, pixPayment } = await pixThenCard();
+      await database.db.transaction().execute((trx) => transitionOrder(trx, { accountId: merchant.accountId, orderId: charge.id, to: 'billed', cause: 'invoicing: invoice authorized' }));
+      assert.equal(await payAtSandbox(pay, pixPayment.gateway_id!), 200);
+      const applied = await applyPaymentAction(database.db, { gateway: 'gateway_a', action: { kind: 'payment_paid', gatewayId: pixPayment.gateway_id!, paidAt: new Date() }, at: new Date() });
+      assert.equal(applied.applied, true);
+      await runQueued(VOID_SUPERSEDED_JOB);
+      assert.equal(await runQueued(VOID_ORPHAN_JOB), 1);
+      assert.deepEqual(await statuses(charge.uid), ['pix:refunded', 'credit_card:paid']);
+      assert.equal(await ledgerState(pixPayment.gateway_id!), 'refunded');
+      const order = await database.db.selectFrom('orders').select('status').where('id', '=', charge.id).executeTakeFirstOrThrow();
+      assert.equal(order.status, 'billed');
     });
 
     test('a split whose cards both settle is not an overpayment: nothing is voided', async () => {

@@ -32,6 +32,12 @@ export const ORDER_TRANSITIONS: Readonly<Record<OrderStatus, readonly OrderStatu
   cancelled: [],
 };
 
+/**
+ * Orders whose total was paid (then perhaps invoiced or given back): their purchase is made. Further money on
+ * such an order, or on another order of the same cart, is an overpayment to give back.
+ */
+export const PURCHASED_STATUSES: readonly OrderStatus[] = ['paid', 'billed', 'partially_refunded', 'refunded'];
+
 export function canTransition(from: OrderStatus, to: OrderStatus): boolean {
   return ORDER_TRANSITIONS[from].includes(to);
 }

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { transitionOrder, type OrderStatus } from '../orders/order-status.ts';
+import { PURCHASED_STATUSES, transitionOrder, type OrderStatus } from '../orders/order-status.ts';
 import { releaseCouponOfOrder } from '../coupons/coupon-usage.ts';
-import { findOrderRow, findPaymentsOfOrder, releaseBooking } from './pay.repo.ts';
+import { findOrderRow, findPaymentsOfOrder, purchasedOrderOfCart, releaseBooking } from './pay.repo.ts';
 import { enqueueOrphanVoid, enqueueSupersededVoid } from './orphan-capture.ts';
 
 export type OrderRow = Awaited<ReturnType<typeof findOrderRow>>;
@@ -11,7 +11,7 @@ export type OrderRow = Awaited<ReturnType<typeof findOrderRow>>;
 const SETTLED = new Set(['paid', 'partially_refunded', 'waiting_cancellation']);
 const LIVE = new Set(['pending', 'waiting_payment']);
 // Orders whose total is already covered: any further money on them is an overpayment to give back.
-const COVERED = new Set(['paid', 'partially_refunded', 'refunded']);
+const COVERED = new Set<string>(PURCHASED_STATUSES);
 
 /** What settling an order looks at: its figures and its payments' statuses and amounts. */
 export type OrderSnapshot = {
@@ -36,7 +36,9 @@ export async function orderWithPayments(trx: Kysely<DB>, accountId: string, orde
 
 /**
  * Derives the order's status from its payments after one of them moved, through `transitionOrder`:
- * - the principal of the settled payments (amount less interest) covers the total → paid;
+ * - the principal of the settled payments (amount less interest) covers the total → paid, unless another
+ *   order of the same cart was paid first: the cart is bought, so this money is an overpayment, given back
+ *   by the orphan-capture job, and the order is cancelled once it is;
  * - some money settled but not all (a split whose other card is still being charged) → unchanged:
  *   the order only becomes paid when every card is, and never partially_paid (which could not return to
  *   pending, and a charge must stay payable after a failed split); with nothing live left on a pending
@@ -58,7 +60,11 @@ export async function settleOrder(trx: Kysely<DB>, request: { accountId: string;
   const paidCents = settled.reduce((sum, payment) => sum + payment.amount_cents, 0);
   const move = (to: OrderStatus) => transitionOrder(trx, { accountId: request.accountId, orderId: request.orderId, to, cause: request.cause, paymentId: request.paymentId, at: request.at });
   const current = order.status as OrderStatus;
-  if (settled.length > 0 && principal >= order.total_cents && current !== 'paid' && !COVERED.has(current)) {
+  if (settled.length > 0 && principal >= order.total_cents && !COVERED.has(current)) {
+    if (order.cart_id !== null && (await purchasedOrderOfCart(trx, request.accountId, order.cart_id, { exceptOrderId: request.orderId, lock: true }))) {
+      for (const payment of settled) await enqueueOrphanVoid(trx, request.accountId, payment.id, request.at);
+      return current;
+    }
     if (paidCents !== order.paid_cents) {
       await trx.updateTable('orders').set({ paid_cents: paidCents }).where('account_id', '=', request.accountId).where('id', '=', request.orderId).returning('id').execute();
     }
@@ -124,16 +130,7 @@ function waitingOnSameCart(trx: Kysely<DB>, accountId: string, orderId: number, 
 
 /** Whether another order of the cart `cartId` was paid (the cart's purchase is made); never for a non-cart order. */
 export async function cartPaidByAnotherOrder(db: Kysely<DB>, accountId: string, orderId: number, cartId: string | null): Promise<boolean> {
-  if (!cartId) return false;
-  const paid = await db
-    .selectFrom('orders')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('cart_id', '=', cartId)
-    .where('id', '<>', orderId)
-    .where('status', 'in', [...COVERED])
-    .executeTakeFirst();
-  return paid !== undefined;
+  return cartId !== null && (await purchasedOrderOfCart(db, accountId, cartId, { exceptOrderId: orderId })) !== undefined;
 }
 
 /**

@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { businessRule, notFound } from '../../http/errors.ts';
+import { PURCHASED_STATUSES } from '../orders/order-status.ts';
 import { checkoutPagePricingContext, type PricingContext, type PricingQuery } from '../payment-plans/payment-plans.context.ts';
 import { readsWithPageRows, type PricingReads } from '../payment-plans/payment-plans.reads.ts';
 import type { CustomerInput } from './pay-customer.ts';
 import type { OrderLine } from './pay-order.ts';
-import { findPayCart, findPayCharge, findPayPage, firstCardGateway, listCartLines, type CompanyGatewayRow, type PayCompany } from './pay.repo.ts';
+import { findPayCart, findPayCharge, findPayPage, firstCardGateway, listCartLines, purchasedOrderOfCart, type CompanyGatewayRow, type PayCompany } from './pay.repo.ts';
 
 /** Everything a pay flow needs to know about where the payment comes from, whichever entry point. */
 export type PayContext = {
@@ -117,13 +118,12 @@ export async function cartContext(db: Kysely<DB>, cartId: string, coupon: string
   };
 }
 
-const UNPAYABLE = new Set(['paid', 'cancelled', 'refunded', 'partially_refunded', 'billed']);
-// A cart is one purchase: once an order of it was paid, paying the cart again would buy it twice.
-const CART_PURCHASED = ['paid', 'partially_refunded', 'refunded', 'billed'];
+const UNPAYABLE = new Set<string>([...PURCHASED_STATUSES, 'cancelled']);
 
+// A cart is one purchase: once an order of it was paid, paying the cart again would buy it twice.
 async function assertCartUnpaid(db: Kysely<DB>, accountId: string, cartId: string): Promise<void> {
-  const purchased = await db.selectFrom('orders').select('status').where('account_id', '=', accountId).where('cart_id', '=', cartId).where('status', 'in', CART_PURCHASED).executeTakeFirst();
-  if (purchased) throw businessRule(`This cart was already paid (its order is ${purchased.status.replace('_', ' ')}) and cannot be paid again`);
+  const purchased = await purchasedOrderOfCart(db, accountId, cartId);
+  if (purchased) throw businessRule(`This cart was already paid (its order is ${purchased.replace('_', ' ')}) and cannot be paid again`);
 }
 
 /** POST /charges/{id}/pay: the charge's own order, payable while it is not paid, cancelled or refunded. */

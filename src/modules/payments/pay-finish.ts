@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
+import { transitionOrder } from '../orders/order-status.ts';
 import type { PayContext } from './pay-context.ts';
 import type { ResolvedGateway } from './pay-gateways.ts';
 import type { IntentPayment } from './pay-intent.ts';
@@ -49,10 +50,12 @@ export async function compensateSplit(
 }
 
 /** A captured payment the gateway voided (cancelled or fully refunded) is recorded refunded, and its order settled. */
-export async function recordVoided(db: Kysely<DB>, payment: { accountId: string; paymentId: number; orderId: number; amountCents: number }, cause: string, at: Date): Promise<void> {
+export async function recordVoided(db: Kysely<DB>, payment: { accountId: string; paymentId: number; orderId: number; amountCents: number }, cause: string, at: Date, options: { cancelOrder?: boolean } = {}): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await transitionPayment(trx, { accountId: payment.accountId, paymentId: payment.paymentId, at, to: 'refunded', cause, set: { refunded_cents: payment.amountCents } });
     await settleOrder(trx, { accountId: payment.accountId, orderId: payment.orderId, cause, paymentId: payment.paymentId, at });
+    // An order whose purchase another order made has nothing left to pay for.
+    if (options.cancelOrder) await transitionOrder(trx, { accountId: payment.accountId, orderId: payment.orderId, to: 'cancelled', cause, paymentId: payment.paymentId, at });
   });
 }
 

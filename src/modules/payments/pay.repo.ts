@@ -2,6 +2,7 @@ import { sql, type Expression, type Insertable, type Kysely } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { DB, Payments } from '../../db/schema.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
+import { PURCHASED_STATUSES } from '../orders/order-status.ts';
 import { pageProductsQuery, planRowsQuery } from '../payment-plans/payment-plans.repo.ts';
 
 /* Contexts are found by their unguessable uuid; everything after that is filtered by account. */
@@ -218,4 +219,16 @@ export async function addPaidCents(db: Kysely<DB>, accountId: string, orderId: n
 /** Cancels the order's booked slot so a failed or lapsed attempt does not hold it. */
 export async function releaseBooking(db: Kysely<DB>, accountId: string, orderId: number): Promise<void> {
   await db.updateTable('appointment_bookings').set({ status: 'cancelled' }).where('account_id', '=', accountId).where('order_id', '=', orderId).where('status', '=', 'booked').returning('id').execute();
+}
+
+/**
+ * The status of an order of the cart whose purchase is made (paid, invoiced or given back), other than
+ * `exceptOrderId`; undefined when the cart is still to be bought. `lock` first locks the cart row, so two
+ * orders of one cart settling at the same moment decide one after the other (the second sees the first).
+ */
+export async function purchasedOrderOfCart(db: Kysely<DB>, accountId: string, cartId: string, options: { exceptOrderId?: number; lock?: boolean } = {}): Promise<string | undefined> {
+  if (options.lock) await db.selectFrom('carts').select('id').where('account_id', '=', accountId).where('id', '=', cartId).forUpdate().execute();
+  let query = db.selectFrom('orders').select('status').where('account_id', '=', accountId).where('cart_id', '=', cartId).where('status', 'in', PURCHASED_STATUSES);
+  if (options.exceptOrderId !== undefined) query = query.where('id', '<>', options.exceptOrderId);
+  return (await query.executeTakeFirst())?.status;
 }

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { FoundCharge, GatewayName, RemoteStatus } from '../../gateways/port.ts';
 import { enqueueJob } from '../../jobs/outbox.ts';
-import { transitionOrder } from '../orders/order-status.ts';
+import { PURCHASED_STATUSES, transitionOrder, type OrderStatus } from '../orders/order-status.ts';
 import { applyPaymentAction } from './gateway-actions.ts';
 import { recordVoided } from './pay-finish.ts';
 import { cartPaidByAnotherOrder, coveredWithout, orderWithPayments, settleOrder } from './order-settlement.ts';
@@ -76,25 +76,33 @@ export async function cancelUnpaidPayment(trx: Kysely<DB>, payment: { accountId:
  * (cancel or full refund, under the same key as the pay request's own compensation) and recorded refunded:
  * - a card captured on an order its attempt can no longer pay (still `pending`, no attempt live);
  * - an overpayment: a payment settled on an order its other payments already paid (a charge's pix paid after
- *   the buyer paid it by card).
- * Skipped when neither holds any more or the payment moved meanwhile; a gateway error throws and the worker retries.
+ *   the buyer paid it by card);
+ * - a payment settled on an order of a cart another order bought first (the earlier order's pix paid after the
+ *   buyer paid the cart by card): once given back, that order is cancelled.
+ * Skipped when none holds any more or the payment moved meanwhile; a gateway error throws and the worker retries.
  */
 export async function voidOrphanCapture(db: Kysely<DB>, deps: GatewayDeps, ref: JobRef, now: Date): Promise<'voided' | 'skipped'> {
   const payment = await findPayment(db, ref);
   if (!payment || payment.status !== 'paid' || !payment.gateway_id) return 'skipped';
-  if (!(await cannotKeep(db, ref.accountId, payment))) return 'skipped';
+  const reason = await whyNotKept(db, ref.accountId, payment);
+  if (!reason) return 'skipped';
   const gateway = await resolveGateway(db, deps, { accountId: payment.account_id, companyId: payment.company_id }, payment.gateway);
   await gateway.client.voidCharge(gateway.account, payment.gateway_id, `void:${payment.uid}`);
-  const why = payment.method === 'credit_card' ? 'captured on an order that cannot keep it' : 'paid on an order that cannot keep it';
-  await recordVoided(db, { accountId: ref.accountId, paymentId: payment.id, orderId: payment.order_id, amountCents: payment.amount_cents }, `${why}: voided at the gateway`, now);
+  const why = reason === 'cart_bought' ? 'paid on an order of a cart another order bought' : payment.method === 'credit_card' ? 'captured on an order that cannot keep it' : 'paid on an order that cannot keep it';
+  await recordVoided(db, { accountId: ref.accountId, paymentId: payment.id, orderId: payment.order_id, amountCents: payment.amount_cents }, `${why}: voided at the gateway`, now, { cancelOrder: reason === 'cart_bought' });
   return 'voided';
 }
 
-/** Whether the order of a settled payment cannot keep its money: pending with nothing live, or paid by its other payments. */
-async function cannotKeep(db: Kysely<DB>, accountId: string, payment: PaymentRow): Promise<boolean> {
+/**
+ * Why the order of a settled payment cannot keep its money: pending with nothing live, paid by its other
+ * payments, or of a cart another order bought; undefined when it can.
+ */
+async function whyNotKept(db: Kysely<DB>, accountId: string, payment: PaymentRow): Promise<'orphan' | 'overpaid' | 'cart_bought' | undefined> {
   const { order, payments } = await orderWithPayments(db, accountId, payment.order_id);
-  if (order.status === 'pending') return !payments.some((other) => other.status === 'pending' || other.status === 'waiting_payment');
-  return coveredWithout(order, payments, payment.id);
+  if (order.status === 'pending' && !payments.some((other) => other.status === 'pending' || other.status === 'waiting_payment')) return 'orphan';
+  if (order.status !== 'pending' && coveredWithout(order, payments, payment.id)) return 'overpaid';
+  if (!PURCHASED_STATUSES.includes(order.status as OrderStatus) && (await cartPaidByAnotherOrder(db, accountId, payment.order_id, order.cart_id))) return 'cart_bought';
+  return undefined;
 }
 
 /**
