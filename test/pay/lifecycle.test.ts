@@ -8,6 +8,7 @@ import { dateIn } from '../../src/modules/orders/company-calendar.ts';
 import { applyPaymentAction } from '../../src/modules/payments/gateway-actions.ts';
 import { scheduleDueRenewals } from '../../src/modules/payments/subscription-renewal.ts';
 import { engines } from '../support/engines.ts';
+import { sandboxChargeState } from '../support/pay-jobs.ts';
 import { insertPage, ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 import { insertCoupon } from '../support/pricing-fixtures.ts';
 
@@ -84,10 +85,7 @@ for (const engine of engines()) {
       assert.deepEqual(renewals, [{ status: 'paid' }]);
     });
 
-    const ledgerState = async (gatewayId: string) => {
-      const ledger = (await (await fetch(`${pay.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges`)).json()) as { data: Array<{ id: string; state: string }> };
-      return ledger.data.find((charge) => charge.id === gatewayId)?.state;
-    };
+    const ledgerState = (gatewayId: string) => sandboxChargeState(pay, gatewayId);
 
     test('payments.expire_pix: a pix still waiting at expiry is voided at the gateway, then cancelled with its checkout order; earlier it waits', async () => {
       const res = await post({ checkout_page_id: merchant.pageId, products: [{ id: merchant.productId, quantity: 1 }], customer_email: 'pix@example.com', payment_plan_id: `${merchant.pixPlanId}-1` });
