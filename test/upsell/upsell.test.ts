@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { seal } from '../../src/lib/crypto.ts';
+import { applyPaymentAction } from '../../src/modules/payments/gateway-actions.ts';
 import { createUpsellOffer } from '../../src/modules/payments/upsell-offer-token.ts';
 import { engines } from '../support/engines.ts';
-import { insertPage, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
+import { insertPage, insertProduct, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 import { paidCardOrder, payOnPage, remoteStatus } from '../refunds/refund-fixtures.ts';
 
 const ANY_ORIGIN = { origin: 'https://elsewhere.example' };
@@ -138,6 +139,8 @@ for (const engine of engines()) {
         assert.equal(original.json.order_status, 'waiting_payment');
         const order = await orderByUid(original.orderUid);
         // The pay flow issues offers for paid orders only; a pix or boleto original gets its offer once paid.
+        const paid = await applyPaymentAction(database.db, { gateway: 'gateway_a', action: { kind: 'payment_paid', gatewayId: original.gatewayIds[0]!, paidAt: new Date() }, at: new Date() });
+        assert.equal(paid.applied, true);
         const offer = await createUpsellOffer(database.db, pay.config.masterKey, { accountId: merchant.accountId, orderId: order.id, productId: merchant.upsellProductId, now: new Date() });
         const res = await redeem({ offer });
         assert.equal(res.statusCode, 200, res.body);
@@ -168,6 +171,42 @@ for (const engine of engines()) {
       assert.equal((await upsellOrdersOf(original.id)).length, 1);
       const charged = await database.db.selectFrom('payments').select('id').where('order_id', '=', (await upsellOrdersOf(original.id))[0]!.id).execute();
       assert.equal(charged.length, 1);
+    });
+
+    test('a subscription product offered by upsell starts its own subscription, at the product’s price', async () => {
+      const clubPage = await insertPage(database.db, merchant, { products: [merchant.productId], plans: [merchant.cardPlanId], upsellProductId: merchant.subscriptionProductId });
+      const paid = await paidCardOrder(pay, database, merchant, clubPage);
+      const res = await redeem({ offer: paid.offer });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json().order_status, 'paid');
+      const [upsell] = await upsellOrdersOf((await orderByUid(paid.orderUid)).id);
+      const sub = await database.db.selectFrom('subscriptions').select(['status', 'interval', 'amount_cents', 'saved_payment_method_id']).where('origin_order_id', '=', upsell!.id).executeTakeFirstOrThrow();
+      assert.deepEqual({ status: sub.status, interval: sub.interval, amount: sub.amount_cents }, { status: 'active', interval: 'month', amount: 4_990 });
+      assert.ok(sub.saved_payment_method_id);
+    });
+
+    test('the offer of an order refunded since is refused (422) and stays unspent; nothing is charged', async () => {
+      const paid = await paidCardOrder(pay, database, merchant, upsellPage);
+      const refund = await pay.app.inject({ method: 'POST', url: `/api/v1/payments/${paid.paymentIds[0]}/refund`, headers: { authorization: `Bearer ${merchant.apiKey}` } });
+      assert.equal(refund.statusCode, 200, refund.body);
+      const res = await redeem({ offer: paid.offer });
+      assert.equal(res.statusCode, 422, res.body);
+      assert.match(res.json().message, /refunded/);
+      const original = await orderByUid(paid.orderUid);
+      assert.equal((await offerOf(original.id)).consumed_at, null);
+      assert.deepEqual(await upsellOrdersOf(original.id), []);
+    });
+
+    test('no offer is made for an upsell product no longer sold, or sold for nothing', async () => {
+      const gone = await insertProduct(database.db, merchant, 2_500, { name: 'Retirado' });
+      const free = await insertProduct(database.db, merchant, 0, { name: 'Brinde' });
+      await database.db.updateTable('products').set({ deleted_at: new Date() }).where('id', '=', gone).execute();
+      for (const productId of [gone, free]) {
+        const page = await insertPage(database.db, merchant, { products: [merchant.productId], plans: [merchant.cardPlanId], upsellProductId: productId });
+        const paid = await payOnPage(pay, database, merchant, page, { payment_plan_id: `${merchant.cardPlanId}-1`, credit_card_0_token: await tokenA(pay.sandboxes) });
+        assert.equal(paid.json.order_status, 'paid', JSON.stringify(paid.json));
+        assert.equal('offer' in paid.json, false);
+      }
     });
   });
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { notifyOrderTransition } from '../notifications/notify.ts';
+import { endSubscriptionOfRefundedOrder } from '../payments/subscription-end.ts';
 import { insertTransitionEvent } from './order-events.repo.ts';
 
 /** The eight order statuses of the specification (States and transitions). */
@@ -64,7 +65,8 @@ export type TransitionResult =
 /**
  * Moves an order to `to` when the table allows it from its current status: a conditional UPDATE
  * (`WHERE status IN (allowed sources)`) and an `order.status_changed` event in one statement, then the
- * merchant notification it causes, all on `trx`, which must be a transaction. A refused transition changes nothing.
+ * merchant notification it causes, all on `trx`, which must be a transaction; an order refunded in full also
+ * ends the subscription it started. A refused transition changes nothing.
  */
 export async function transitionOrder(trx: Kysely<DB>, request: TransitionRequest): Promise<TransitionResult> {
   const at = request.at ?? new Date();
@@ -104,5 +106,6 @@ export async function transitionOrder(trx: Kysely<DB>, request: TransitionReques
   if (!row || row.updated_id === null) return { changed: false, current: row?.status as OrderStatus | undefined };
   const from = row.status as OrderStatus;
   await notifyOrderTransition(trx, { accountId: request.accountId, orderId: request.orderId, status: request.to, at });
+  if (request.to === 'refunded') await endSubscriptionOfRefundedOrder(trx, request.accountId, request.orderId, at);
   return { changed: true, from, to: request.to };
 }

@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { enqueueJob } from '../../jobs/outbox.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
-import { findOrderItems, findPaymentsOfOrder } from './pay.repo.ts';
+import { findOrderItems, findOrderProducts, findPaymentsOfOrder } from './pay.repo.ts';
 import { completeRenewalOfOrder } from './subscription-periods.ts';
-import { startSubscription, type Interval, type RenewalMethod } from './subscriptions.ts';
+import { periodOf, startSubscription, type RenewalMethod } from './subscriptions.ts';
 import { ensureUpsellOffer, type OfferRow } from './upsell-offer-token.ts';
 
 /** Releases what a paid order unlocks once its payment is confirmed later (pix, boleto, a reconciled card). */
@@ -24,14 +24,16 @@ export type PaidOrderRelease = {
 };
 
 /**
- * What a paid order unlocks, once whoever gets here first: the subscription of its first subscription
- * product (unique per origin order) and, on a page with an upsell product, its offer (unique per order).
+ * What a paid order unlocks, once whoever gets here first: the subscription of its subscription products
+ * (unique per origin order) and, on a page with an upsell product still sold at a price, its offer (unique
+ * per order).
  * Runs in the caller's transaction; returns the offer when the order has one.
  */
 export async function releasePaidOrder(trx: Kysely<DB>, input: PaidOrderRelease): Promise<{ offer?: OfferRow & { created: boolean }; subscriptionStarted: boolean }> {
   let subscriptionStarted = false;
-  const subscribed = input.lines.find((line) => line.subscription && line.interval);
-  if (subscribed) {
+  const period = input.lines.map(periodOf).find((found) => found !== undefined);
+  if (period) {
+    const subscribedCents = (await findOrderItems(trx, input.accountId, input.orderId)).filter((item) => item.subscription).reduce((sum, item) => sum + item.total_cents, 0);
     const paid = (await findPaymentsOfOrder(trx, input.accountId, input.orderId)).filter((payment) => payment.status === 'paid');
     const savedMethodId = paid.find((payment) => payment.saved_payment_method_id)?.saved_payment_method_id ?? null;
     // A pix or boleto leaves no card to renew with: each period is renewed by a new one on the same gateway.
@@ -44,13 +46,16 @@ export async function releasePaidOrder(trx: Kysely<DB>, input: PaidOrderRelease)
       savedMethodId,
       renewal: slip ? { method: slip.method as RenewalMethod, gateway: slip.gateway } : { method: 'credit_card', gateway: null },
       planId: input.planId,
-      amountCents: paid.reduce((sum, payment) => sum + payment.amount_cents, 0),
-      interval: subscribed.interval as Interval,
-      intervalCount: subscribed.intervalCount ?? subscribed.cycle ?? 1,
+      amountCents: subscribedCents,
+      interval: period.interval,
+      intervalCount: period.count,
       now: input.now,
     });
   }
   if (input.upsellProductId === null) return { subscriptionStarted };
+  // No offer that could only be refused: the product must still be sold, and have a price to charge.
+  const [product] = await findOrderProducts(trx, input.accountId, [input.upsellProductId]);
+  if (!product || product.value_cents <= 0) return { subscriptionStarted };
   const offer = await ensureUpsellOffer(trx, { accountId: input.accountId, orderId: input.orderId, productId: input.upsellProductId, now: input.now });
   return { offer, subscriptionStarted };
 }

@@ -14,6 +14,7 @@ import { recordIntent, type IntentPayment } from './pay-intent.ts';
 import { findOrderItems, findOrderRow, findPayCompany, findPaymentsWithOrderStatus } from './pay.repo.ts';
 import { compensateSplit, finishPaidOrder } from './pay-finish.ts';
 import { asksToKeepCard } from './late-card.ts';
+import { haveOnePeriod } from './subscriptions.ts';
 import { recordGatewayAnswer, type RecordedAnswer, type RecordedPayment } from './payment-record.ts';
 
 export type PayDeps = GatewayDeps & { publicUrl: string };
@@ -115,6 +116,8 @@ export async function takePayment(db: Kysely<DB>, deps: PayDeps, context: PayCon
   const company = context.company ?? (await findPayCompany(db, context.accountId, context.companyId));
   const lines = context.existingOrder ? await findOrderItems(db, context.accountId, context.existingOrder.id) : context.lines;
   const isSubscription = lines.some((line) => line.subscription);
+  // One subscription renews the order's subscription products together, so they must share a period.
+  if (!haveOnePeriod(lines)) throw businessRule('Subscription products with different intervals cannot be bought in one order', [{ field: context.entry === 'checkout_page' ? 'body/products' : 'body', message: 'subscription products must share one interval' }]);
   const intent = await recordIntent(db, {
     context, quote, cards, gateway: gatewayName, masterKey: deps.masterKey, timeZone: company.time_zone, now,
     ...(scheduledAt ? { scheduledAt } : {}),

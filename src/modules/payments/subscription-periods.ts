@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { notifySubscription } from '../notifications/notify.ts';
+import { transitionOrder } from '../orders/order-status.ts';
 import { addInterval, enqueueRenewal, renewalStartsAt, type Interval, type RenewalMethod } from './subscriptions.ts';
 
 /** A failed renewal is retried this many days after each failure; after the last one the subscription is cancelled. */
@@ -39,13 +40,16 @@ export async function completeRenewal(trx: Kysely<DB>, subscriptionId: string, o
 /**
  * The renewal order `orderId` failed (a card declined or refused, a charge the gateway never made, a pix
  * or boleto unpaid at its deadline): past due and retried 1, 3 and 5 days after the 1st, 2nd and 3rd
- * failure; the 4th cancels the subscription (`subscription.cancelled`, with that renewal order).
+ * failure; the 4th cancels the subscription (`subscription.cancelled`, with that renewal order). The failed
+ * renewal order is cancelled either way.
  */
 export async function failRenewal(trx: Kysely<DB>, subscriptionId: string, orderId: number, now: Date): Promise<'failed' | 'cancelled' | 'skipped'> {
   const sub = await lockRenewing(trx, subscriptionId, orderId);
   if (!sub) return 'skipped';
   const attempts = sub.failed_attempts + 1;
   const retryDays = RENEWAL_RETRY_DAYS[attempts - 1];
+  // The failed attempt's order is closed (a retry makes an order of its own); an unpaid pix's is already.
+  await transitionOrder(trx, { accountId: sub.account_id, orderId, to: 'cancelled', cause: `subscription renewal failed (attempt ${attempts})`, at: now });
   if (retryDays === undefined) {
     await trx.updateTable('subscriptions').set({ status: 'cancelled', failed_attempts: attempts, cancelled_at: now, next_charge_at: null, renewal_order_id: null, updated_at: now }).where('id', '=', sub.id).returning('id').execute();
     await notifySubscription(trx, { accountId: sub.account_id, orderId, subscriptionId: sub.id, type: 'subscription.cancelled', at: now });

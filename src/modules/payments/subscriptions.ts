@@ -44,10 +44,28 @@ export function enqueueRenewal(trx: Kysely<DB>, accountId: string, subscriptionI
   return enqueueJob(trx, { type: RENEW_JOB, payload: { account_id: accountId, subscription_id: subscriptionId }, accountId, runAt: chargeAt, dedupKey: renewalDedupKey(subscriptionId, chargeAt) });
 }
 
+type SubscribedLine = { subscription: boolean; interval: string | null; intervalCount?: number | null; cycle?: number | null };
+
+/** A subscription line's period: its interval and how many of them (1 when unset). */
+export function periodOf(line: SubscribedLine): { interval: Interval; count: number } | undefined {
+  return line.subscription && line.interval ? { interval: line.interval as Interval, count: line.intervalCount ?? line.cycle ?? 1 } : undefined;
+}
+
+/** Whether an order's subscription products share one period, so one subscription renews them all. */
+export function haveOnePeriod(lines: SubscribedLine[]): boolean {
+  const periods = new Set(lines.flatMap((line) => {
+    const period = periodOf(line);
+    return period ? [`${period.count} ${period.interval}`] : [];
+  }));
+  return periods.size <= 1;
+}
+
 /**
  * Starts the subscription of a paid order: one period from now, renewed with the saved card at its end,
  * or by a new pix or boleto issued a payment window before it when the order was paid by one.
- * The period comes from the order's first subscription product; the amount is what this payment charged.
+ * The period comes from the order's subscription products (one interval per order, checked at payment); the
+ * amount is theirs alone, at the price paid: the order's other products, its freight, its coupon and the
+ * installment interest of the first payment are not charged again.
  * Once per order (the unique origin-order index): returns false when the order already has one.
  */
 export async function startSubscription(

@@ -21,7 +21,7 @@ export async function linkUpsellOrder(trx: Kysely<DB>, offerId: string, upsellOr
 }
 
 export function findOriginalOrder(db: Kysely<DB>, accountId: string, orderId: number) {
-  return db.selectFrom('orders').select(['id', 'uid', 'company_id', 'customer_id', 'payment_plan_id']).where('account_id', '=', accountId).where('id', '=', orderId).executeTakeFirstOrThrow();
+  return db.selectFrom('orders').select(['id', 'uid', 'status', 'company_id', 'customer_id', 'payment_plan_id']).where('account_id', '=', accountId).where('id', '=', orderId).executeTakeFirstOrThrow();
 }
 
 /** The payment the original order was paid with: a settled one first, card 0 of a split. */

@@ -10,6 +10,7 @@ import { appendOrderEvent } from '../orders/order-events.repo.ts';
 import { transitionOrder } from '../orders/order-status.ts';
 import { submitToGateway, type GatewayAnswer } from '../payments/pay-gateway-call.ts';
 import { resolveGateway, type GatewayDeps } from '../payments/pay-gateways.ts';
+import { releasePaidOrder } from '../payments/paid-order-release.ts';
 import { createPayOrder } from '../payments/pay-order.ts';
 import { findOrderProducts, findPayCompany, findSavedMethod, insertPaymentRow } from '../payments/pay.repo.ts';
 import { enqueueIntentRecovery, recordGatewayAnswer } from '../payments/payment-record.ts';
@@ -38,6 +39,9 @@ export async function redeemOffer(db: Kysely<DB>, deps: UpsellDeps, body: { offe
   const spent = await db.transaction().execute(async (trx) => {
     const offer = await consumeOffer(trx, verified.offerId, now);
     if (!offer) return undefined;
+    // Refused inside the spending transaction: a refunded or charged-back order's offer stays unspent, and unusable.
+    const originalStatus = (await findOriginalOrder(trx, offer.account_id, offer.order_id)).status;
+    if (originalStatus !== 'paid' && originalStatus !== 'billed') throw businessRule(`The original order is ${originalStatus.replace('_', ' ')}: its offer can no longer be redeemed`, [{ field: 'body/offer', message: 'the original order is no longer paid' }]);
     const [product] = await findOrderProducts(trx, offer.account_id, [offer.product_id]);
     // Refused inside the spending transaction, so the offer stays redeemable should the product get a price.
     if (product && product.value_cents <= 0) throw businessRule('The offered product is free: there is nothing to charge', [{ field: 'body/offer', message: 'the offered product has no price' }]);
@@ -55,13 +59,15 @@ export async function redeemOffer(db: Kysely<DB>, deps: UpsellDeps, body: { offe
   const customer = await findCustomer(db, accountId, original.customer_id);
   const savedMethod = method === 'credit_card' && originalPayment.saved_payment_method_id ? await findSavedMethod(db, accountId, customer.id, originalPayment.saved_payment_method_id) : undefined;
 
+  const upsellLine = { productId: product.id, name: product.name, unitName: product.unit_name, quantity: 1, unitCents: product.value_cents, totalCents: product.value_cents, subscription: product.subscription, interval: product.interval, intervalCount: product.interval_count };
+  const planId = originalPayment.payment_plan_id ?? original.payment_plan_id;
   const created = await db.transaction().execute(async (trx) => {
     const order = await createPayOrder(trx, {
       accountId, companyId: original.company_id, customerId: customer.id,
       source: 'upsell',
       parentOrderId: original.id,
-      paymentPlanId: originalPayment.payment_plan_id ?? original.payment_plan_id,
-      lines: [{ productId: product.id, name: product.name, unitName: product.unit_name, quantity: 1, unitCents: product.value_cents, totalCents: product.value_cents, subscription: false, interval: null, intervalCount: null }],
+      paymentPlanId: planId,
+      lines: [upsellLine],
       freightCents: 0, totalCents: product.value_cents, discountCents: 0,
       ...(body.meta ? { meta: body.meta } : {}),
       cause: `upsell offer ${offer.id} of order ${original.uid}`,
@@ -91,7 +97,10 @@ export async function redeemOffer(db: Kysely<DB>, deps: UpsellDeps, body: { offe
   }
   const recorded = { id: created.paymentId, uid: created.uid, accountId, companyId: original.company_id, orderId: created.order.id, customerId: customer.id, gateway: gateway.name as GatewayName };
   const orderStatus = await db.transaction().execute(async (trx) => {
-    const status = (await recordGatewayAnswer(trx, deps.masterKey, recorded, answer, new Date())).orderStatus;
+    const at = new Date();
+    const status = (await recordGatewayAnswer(trx, deps.masterKey, recorded, answer, at)).orderStatus;
+    // A subscription product bought by upsell starts its subscription as at checkout (a pix or boleto once confirmed).
+    if (status === 'paid') await releasePaidOrder(trx, { accountId, companyId: original.company_id, orderId: created.order.id, customerId: customer.id, lines: [upsellLine], planId, upsellProductId: null, now: at });
     if (answer.kind !== 'declined' && answer.kind !== 'refused') return status;
     // The offer is spent, so a declined upsell order can never be paid: it is closed.
     await transitionOrder(trx, { accountId, orderId: created.order.id, to: 'cancelled', cause: `upsell charge ${answer.kind}: ${answer.code}`, paymentId: created.paymentId, at: new Date() });
