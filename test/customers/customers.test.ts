@@ -148,6 +148,24 @@ for (const engine of engines()) {
       assert.equal(companies.find((row) => row.id === byHost.json().id)?.company_id, secondCompany.id);
     });
 
+    test('a caller without the key gets back only what it sent, never what the merchant stored before', async () => {
+      const address = email();
+      const stored = await post({ email: address, name: 'Vítima', phone: '11987654321', identification: VALID_CPF, street: 'Rua A', city: 'São Paulo', meta: { note: 'vip' } });
+      assert.equal(stored.statusCode, 200, stored.body);
+      const anonymous = await post({ email: address, name: 'x', phone: '1', checkout_page_id: alphaPage, city: 'Campinas', meta: { source: 'page' } }, ALPHA_ORIGIN);
+      assert.equal(anonymous.statusCode, 200, anonymous.body);
+      const answer = anonymous.json();
+      assert.equal(answer.id, stored.json().id);
+      assert.equal('identification' in answer, false);
+      assert.deepEqual(answer.address, { city: 'Campinas' });
+      assert.deepEqual(answer.meta, { source: 'page' });
+      // The merchant, with its key, still sees the whole customer.
+      const merchant = await post({ email: address, name: 'x', phone: '1' });
+      assert.equal(merchant.json().identification, VALID_CPF);
+      assert.deepEqual(merchant.json().address, { street: 'Rua A', city: 'Campinas' });
+      assert.deepEqual(merchant.json().meta, { note: 'vip', source: 'page' });
+    });
+
     test('one email is a separate customer in each company', async () => {
       const address = email();
       const primary = await post({ email: address, name: 'A', phone: '1' });

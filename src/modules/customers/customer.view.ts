@@ -19,3 +19,19 @@ export function toCustomerResponse(customer: CustomerRow, orderId: number | null
     order_id: orderId,
   };
 }
+
+const ADDRESS_KEYS = ['street', 'neighborhood', 'number', 'complement', 'zipcode', 'city', 'state'] as const;
+type SentFields = { identification?: string; meta?: Record<string, string> } & Partial<Record<(typeof ADDRESS_KEYS)[number], string>>;
+
+/**
+ * The answer to a caller without the API key (a checkout page's script): the upsert matches an existing
+ * customer by email alone, so it tells back only what this request sent, never what the merchant stored
+ * before (document, address, other meta keys).
+ */
+export function toPublicCustomerResponse(customer: CustomerRow, orderId: number | null, sent: SentFields): Static<typeof CustomerResponseSchema> {
+  const full = toCustomerResponse(customer, orderId);
+  const address = Object.fromEntries(Object.entries(full.address).filter(([key]) => sent[key as (typeof ADDRESS_KEYS)[number]] !== undefined));
+  const meta = Object.fromEntries(Object.entries(full.meta).filter(([key]) => sent.meta?.[key] !== undefined));
+  const { identification: _identification, ...rest } = full;
+  return { ...rest, ...(sent.identification !== undefined && full.identification !== undefined ? { identification: full.identification } : {}), meta, address };
+}

@@ -4,7 +4,7 @@ import type { Static } from 'typebox';
 import type { AppContext } from '../../app.ts';
 import type { IdempotencyOptions } from '../../http/idempotency.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import { toCustomerResponse } from './customer.view.ts';
+import { toCustomerResponse, toPublicCustomerResponse } from './customer.view.ts';
 import { resolveCustomerScope, type CompanyScope } from './customer-scope.ts';
 import { CustomerBody, CustomerResponseSchema } from './customers.schemas.ts';
 import { upsertCustomerWithDeal } from './customers.service.ts';
@@ -45,7 +45,8 @@ export function registerCustomerRoutes(parent: FastifyInstance, { config, databa
     async (request) => {
       const scope = await scopeOf(request);
       const { customer, orderId } = await upsertCustomerWithDeal(db, scope, request.body, clock(), request.log);
-      return toCustomerResponse(customer, orderId);
+      const merchant = request.apiKey?.accountId === scope.accountId;
+      return merchant ? toCustomerResponse(customer, orderId) : toPublicCustomerResponse(customer, orderId, request.body);
     },
   );
 }
