@@ -52,6 +52,17 @@ for (const engine of engines()) {
       }
     });
 
+    test('attached payments adding up to more than the limit, or split into sub-cent installments, are a 422 and store nothing', async () => {
+      const before = await stored();
+      const oversized = await post({ customer: { email: email() }, items: [{ product_id: half }], payments: [{ gateway: 'x', type: 'pix', amount: 99_999_999.99 }, { gateway: 'x', type: 'pix', amount: 99_999_999.99 }] });
+      assert.equal(oversized.statusCode, 422, oversized.body);
+      assert.deepEqual(oversized.json().details.map((d: { field: string }) => d.field), ['body/payments']);
+      const crumbs = await post({ customer: { email: email() }, items: [{ product_id: half }], payments: [{ gateway: 'x', type: 'credit_card', amount: 0.01, installments: 24 }] });
+      assert.equal(crumbs.statusCode, 422, crumbs.body);
+      assert.deepEqual(crumbs.json().details.map((d: { field: string }) => d.field), ['body/payments/0/installments']);
+      assert.deepEqual(await stored(), before);
+    });
+
     test('a total just over the limit is refused even when each line is within it', async () => {
       const res = await post({ customer: { email: email() }, items: [{ product_id: half }, { product_id: half }] });
       assert.equal(res.statusCode, 422);

@@ -70,6 +70,17 @@ function assertOrderWithinLimit(draft: OrderDraft, lines: ReadonlyArray<{ produc
   ]);
 }
 
+/**
+ * Attached payments are what a gateway or a till really took: each at least one cent per installment, and
+ * together within the per-order limit (their sum is the order's `paid_cents`; interest may put it above the
+ * total, never above the limit).
+ */
+function assertPaymentsRecordable(payments: ReadonlyArray<{ amountCents: number; installments?: number | undefined }>): void {
+  const split = payments.findIndex((payment) => (payment.installments ?? 1) > payment.amountCents);
+  if (split >= 0) throw businessRule('A payment cannot be split into installments of less than one cent', [{ field: `body/payments/${split}/installments`, message: 'more installments than cents in the amount' }]);
+  assertWithinAmountLimit('The order’s payments', [{ field: 'body/payments', cents: payments.reduce((sum, payment) => sum + payment.amountCents, 0) }]);
+}
+
 async function usableCoupon(db: Kysely<DB>, draft: OrderDraft, productIds: number[], now: Date): Promise<UsableCoupon | undefined> {
   if (draft.coupon === undefined) return undefined;
   try {
@@ -110,6 +121,7 @@ export async function createOrder(trx: Kysely<DB>, draft: OrderDraft, now: Date)
   assertOrderWithinLimit(draft, lines, amounts);
   const retentionCents = draft.calculateRetention ? Math.min(draft.customer.minimumRetentionCents ?? 0, amounts.totalCents) : 0;
   const payments = await resolvedPayments(trx, draft);
+  assertPaymentsRecordable(payments);
   const date = draft.date ?? dateIn(company.time_zone, now);
   const orderId = await insertOrderWithEvent(trx, {
     uid: randomUUID(),
