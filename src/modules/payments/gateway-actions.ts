@@ -3,6 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import type { GatewayName, PaymentAction } from '../../gateways/port.ts';
 import { recordReportedRefund } from '../refunds/refund-recording.ts';
 import { claimCouponForOrder } from '../coupons/coupon-usage.ts';
+import { appendOrderEvent } from '../orders/order-events.repo.ts';
 import { settleOrder, type OrderRow } from './order-settlement.ts';
 import { keepLateCard } from './late-card.ts';
 import { enqueuePaidOrderRelease } from './paid-order-release.ts';
@@ -46,6 +47,21 @@ async function adoptedByReference(trx: Kysely<DB>, input: ActionInput) {
   return { ...payment, gateway_id: action.gatewayId };
 }
 
+/**
+ * A paid event reporting less than the payment's amount pays nothing: marking it paid would release the order
+ * for a fraction of its price. The mismatch is logged on the order for the merchant to settle.
+ */
+async function logUnderpayment(trx: Kysely<DB>, input: ActionInput, payment: { id: number; account_id: string; order_id: number; amount_cents: number }, reportedCents: number): Promise<AppliedAction> {
+  await appendOrderEvent(trx, {
+    accountId: payment.account_id, orderId: payment.order_id, paymentId: payment.id, type: 'payment.amount_mismatch',
+    cause: `${input.gateway}: a paid event reports ${reportedCents} cents where the payment is of ${payment.amount_cents} cents; not marked paid`,
+    data: { reported_amount_cents: reportedCents, expected_amount_cents: payment.amount_cents, payment_id: payment.id }, at: input.at,
+  });
+  return { applied: false, paymentId: payment.id, reason: 'paid amount below the payment amount' };
+}
+
+const REFUND_NOT_RECORDED = { duplicate: 'refund already recorded', not_refundable: 'no transition', amount_mismatch: 'refund above the refundable amount' } as const;
+
 async function applyInTransaction(trx: Kysely<DB>, input: ActionInput): Promise<AppliedAction> {
   const { action, at } = input;
   if (action.kind === 'ignored') return { applied: false, reason: action.reason };
@@ -55,7 +71,9 @@ async function applyInTransaction(trx: Kysely<DB>, input: ActionInput): Promise<
   const settle = (cause: string, order?: OrderRow) => settleOrder(trx, { accountId: payment.account_id, orderId: payment.order_id, cause, paymentId: payment.id, at, ...(order ? { order } : {}) });
   switch (action.kind) {
     case 'payment_paid': {
-      const moved = await transitionPayment(trx, { ...base, to: 'paid', cause: `${input.gateway}: payment confirmed`, at: action.paidAt });
+      const reported = action.amountCents;
+      if (reported !== undefined && reported < payment.amount_cents) return logUnderpayment(trx, input, payment, reported);
+      const moved = await transitionPayment(trx, { ...base, to: 'paid', cause: `${input.gateway}: payment confirmed`, at: action.paidAt, ...(reported !== undefined ? { data: { amount_cents: reported } } : {}) });
       if (!moved.changed) return { applied: false, paymentId: payment.id, reason: 'already settled' };
       // A card captured after its pay request stopped waiting keeps the card its request asked the gateway to save.
       await keepLateCard(trx, input.masterKey, payment, action.savedMethod, at);
@@ -79,7 +97,8 @@ async function applyInTransaction(trx: Kysely<DB>, input: ActionInput): Promise<
     case 'payment_refunded': {
       const target = { accountId: payment.account_id, paymentId: payment.id, orderId: payment.order_id, capturedCents: payment.amount_cents };
       const outcome = await recordReportedRefund(trx, target, { gatewayRefundId: action.refundId, amountCents: action.amountCents, source: input.gateway }, at);
-      return outcome === 'recorded' ? { applied: true, paymentId: payment.id } : { applied: false, paymentId: payment.id, reason: outcome === 'duplicate' ? 'refund already recorded' : 'no transition' };
+      if (outcome === 'recorded') return { applied: true, paymentId: payment.id };
+      return { applied: false, paymentId: payment.id, reason: REFUND_NOT_RECORDED[outcome] };
     }
     case 'payment_disputed': {
       const moved = await transitionPayment(trx, { ...base, to: 'charged_back', cause: `${input.gateway}: chargeback ${action.disputeId}`, data: { amount_cents: action.amountCents } });

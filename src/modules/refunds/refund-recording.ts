@@ -64,7 +64,8 @@ export async function recordSucceededRefund(trx: Kysely<DB>, target: RefundTarge
  * - a stale pending reservation of the same amount (its request died after calling the gateway): the
  *   webhook settles that reservation, already counted in `refunded_cents`;
  * - otherwise the refund was made elsewhere (the gateway's dashboard): a new row, and the amount is added
- *   to the payment.
+ *   to the payment; unless it is more than remains refundable (captured less refunded and reserved): then
+ *   nothing is recorded but a `refund.amount_mismatch` order event, as money never refunded must not be announced.
  * Runs in the caller's transaction; the payment row lock serialises it with reservations and commits.
  */
 export async function recordReportedRefund(
@@ -72,7 +73,7 @@ export async function recordReportedRefund(
   target: RefundTarget,
   refund: { gatewayRefundId: string; amountCents: number; source: string },
   at: Date,
-): Promise<'recorded' | 'duplicate' | 'not_refundable'> {
+): Promise<'recorded' | 'duplicate' | 'not_refundable' | 'amount_mismatch'> {
   const order = await lockPaymentAndOrder(trx, target.accountId, target.paymentId, target.orderId);
   const payment = await trx.selectFrom('payments').select(['status', 'refunded_cents', 'amount_cents']).where('id', '=', target.paymentId).executeTakeFirstOrThrow();
   const known = await trx.selectFrom('refunds').select('id').where('account_id', '=', target.accountId).where('payment_id', '=', target.paymentId).where('gateway_refund_id', '=', refund.gatewayRefundId).executeTakeFirst();
@@ -90,14 +91,23 @@ export async function recordReportedRefund(
   const staleBefore = at.getTime() - STALE_RESERVATION_MS;
   if (pending.some((row) => row.created_at.getTime() > staleBefore)) throw new RefundInFlightError(refund.gatewayRefundId);
   const abandoned = pending.find((row) => row.amount_cents === refund.amountCents);
+  // `refunded_cents` counts pending reservations too, so what remains is what no refund has claimed yet.
+  const refundable = payment.amount_cents - payment.refunded_cents;
+  if (!abandoned && refund.amountCents > refundable) {
+    await appendOrderEvent(trx, {
+      accountId: target.accountId, orderId: target.orderId, paymentId: target.paymentId, type: 'refund.amount_mismatch',
+      cause: `${refund.source}: refund ${refund.gatewayRefundId} reports ${refund.amountCents} cents where ${refundable} cents remain refundable; not recorded`,
+      data: { reported_amount_cents: refund.amountCents, refundable_cents: refundable, gateway_refund_id: refund.gatewayRefundId, payment_id: target.paymentId }, at,
+    });
+    return 'amount_mismatch';
+  }
   const cause = `${refund.source}: refund ${refund.gatewayRefundId} of ${refund.amountCents} cents`;
   let recorded: SucceededRefund;
   if (abandoned) {
     await trx.updateTable('refunds').set({ status: 'succeeded', gateway_refund_id: refund.gatewayRefundId }).where('account_id', '=', target.accountId).where('uid', '=', abandoned.uid).returning('id').execute();
     recorded = { uid: abandoned.uid, amountCents: abandoned.amount_cents, gatewayRefundId: refund.gatewayRefundId, type: abandoned.type, refundedAt: abandoned.refunded_at };
   } else {
-    const refunded = Math.min(payment.refunded_cents + refund.amountCents, payment.amount_cents);
-    await trx.updateTable('payments').set({ refunded_cents: refunded, updated_at: at }).where('account_id', '=', target.accountId).where('id', '=', target.paymentId).returning('id').execute();
+    await trx.updateTable('payments').set({ refunded_cents: payment.refunded_cents + refund.amountCents, updated_at: at }).where('account_id', '=', target.accountId).where('id', '=', target.paymentId).returning('id').execute();
     recorded = { uid: crypto.randomUUID(), amountCents: refund.amountCents, gatewayRefundId: refund.gatewayRefundId, type: 'gateway', refundedAt: at };
     await trx
       .insertInto('refunds')
