@@ -15,7 +15,7 @@ import type {
   SavedMethod,
   SavedMethodCharge,
 } from '../port.ts';
-import { arrayAt, dateAt, integerAt, isObject, objectAt, ourReference, stringAt } from '../wire.ts';
+import { arrayAt, assertStorableEventKey, eventCentsAt, eventDateAt, integerAt, isObject, objectAt, ourReference, stringAt } from '../wire.ts';
 import type { GatewayACharge, GatewayACustomer, GatewayAOrder, GatewayAOrderRequest, GatewayAPayment } from './types.ts';
 
 /** Metadata travels as text: gateway_a keeps string values only. */
@@ -129,6 +129,7 @@ export function inboundEventFrom(body: unknown): InboundEvent {
   const type = stringAt(body, 'type');
   const data = objectAt(body, 'data');
   if (!eventId || !type || !data) throw new WebhookPayloadError('gateway_a', 'expected { id, type, data }');
+  assertStorableEventKey('gateway_a', eventId, type);
   if (!type.startsWith('charge.')) return { eventId, type, actions: [{ kind: 'ignored', reason: `${type}: the charge events carry the effect` }] };
   const gatewayId = stringAt(data, 'id');
   if (!gatewayId) throw new WebhookPayloadError('gateway_a', 'a charge event without data.id');
@@ -141,8 +142,8 @@ function chargeAction(type: string, gatewayId: string, data: Record<string, unkn
     case 'charge.paid': {
       // The event carries the whole charge: a card saved with it comes with its id, brand, last digits and expiry.
       const savedMethod = savedMethodFrom(transaction);
-      const paidAt = dateAt(data, 'paid_at') ?? dateAt(data, 'updated_at') ?? new Date();
-      return { kind: 'payment_paid', gatewayId, paidAt, amountCents: integerAt(data, 'paid_amount') ?? integerAt(data, 'amount'), ...ourReference(objectAt(data, 'metadata')), ...(savedMethod ? { savedMethod } : {}) };
+      const paidAt = eventDateAt('gateway_a', data, 'paid_at') ?? eventDateAt('gateway_a', data, 'updated_at') ?? new Date();
+      return { kind: 'payment_paid', gatewayId, paidAt, amountCents: eventCentsAt('gateway_a', data, 'paid_amount') ?? eventCentsAt('gateway_a', data, 'amount'), ...ourReference(objectAt(data, 'metadata')), ...(savedMethod ? { savedMethod } : {}) };
     }
     case 'charge.payment_failed':
       if (stringAt(transaction, 'status') === 'expired') return { kind: 'payment_expired', gatewayId };
@@ -152,13 +153,13 @@ function chargeAction(type: string, gatewayId: string, data: Record<string, unkn
     case 'charge.refunded': {
       const refund = arrayAt(data, 'refunds').at(-1);
       const refundId = stringAt(refund, 'id');
-      const amountCents = integerAt(refund, 'amount');
+      const amountCents = eventCentsAt('gateway_a', refund, 'amount');
       if (!isObject(refund) || !refundId || amountCents === undefined) throw new WebhookPayloadError('gateway_a', 'charge.refunded without its refund');
       return { kind: 'payment_refunded', gatewayId, amountCents, refundId };
     }
     case 'charge.chargedback': {
       const chargeback = objectAt(data, 'chargeback');
-      return { kind: 'payment_disputed', gatewayId, disputeId: stringAt(chargeback, 'id') ?? gatewayId, amountCents: integerAt(chargeback, 'amount') ?? integerAt(data, 'amount') ?? 0 };
+      return { kind: 'payment_disputed', gatewayId, disputeId: stringAt(chargeback, 'id') ?? gatewayId, amountCents: eventCentsAt('gateway_a', chargeback, 'amount') ?? eventCentsAt('gateway_a', data, 'amount') ?? 0 };
     }
     default:
       return { kind: 'ignored', reason: `${type} has no effect on a payment` };

@@ -1,6 +1,6 @@
 import { WebhookPayloadError } from '../errors.ts';
 import type { BoletoCharge, BoletoIssued, Buyer, CardCharge, CardOutcome, FoundCharge, InboundEvent, PaymentAction, PaymentMetadata, PixCharge, PixIssued, RemoteStatus, SavedMethod, SavedMethodCharge } from '../port.ts';
-import { arrayAt, dateAt, integerAt, isObject, objectAt, ourReference, stringAt, type JsonObject } from '../wire.ts';
+import { arrayAt, assertStorableEventKey, eventCentsAt, eventDateAt, integerAt, isObject, objectAt, ourReference, stringAt, type JsonObject } from '../wire.ts';
 import type { GatewayBCharge, GatewayBPaymentIntent } from './types.ts';
 
 /** The `code` of a pix or boleto that lapsed unpaid. */
@@ -136,7 +136,8 @@ export function inboundEventFrom(body: unknown): InboundEvent {
   const type = stringAt(body, 'type');
   const object = objectAt(objectAt(body, 'data'), 'object');
   if (!eventId || !type || !object) throw new WebhookPayloadError('gateway_b', 'expected an event { id, type, data: { object } }');
-  return { eventId, type, actions: [eventAction(type, object, dateAt(body, 'created') ?? new Date())] };
+  assertStorableEventKey('gateway_b', eventId, type);
+  return { eventId, type, actions: [eventAction(type, object, eventDateAt('gateway_b', body, 'created') ?? new Date())] };
 }
 
 function eventAction(type: string, object: JsonObject, created: Date): PaymentAction {
@@ -146,7 +147,7 @@ function eventAction(type: string, object: JsonObject, created: Date): PaymentAc
   switch (type) {
     case 'payment_intent.succeeded': {
       const savedMethod = arrayAt(object, 'payment_method_types').includes('card') ? savedMethodFrom(object) : undefined;
-      return { kind: 'payment_paid', gatewayId: intentId, paidAt: created, amountCents: integerAt(object, 'amount_received'), ...ourReference(objectAt(object, 'metadata')), ...(savedMethod ? { savedMethod } : {}) };
+      return { kind: 'payment_paid', gatewayId: intentId, paidAt: created, amountCents: eventCentsAt('gateway_b', object, 'amount_received'), ...ourReference(objectAt(object, 'metadata')), ...(savedMethod ? { savedMethod } : {}) };
     }
     case 'payment_intent.payment_failed':
       if (stringAt(error, 'code') === ATTEMPT_EXPIRED) return { kind: 'payment_expired', gatewayId: intentId };
@@ -156,12 +157,12 @@ function eventAction(type: string, object: JsonObject, created: Date): PaymentAc
     case 'charge.refunded': {
       const latest = arrayAt(objectAt(object, 'refunds'), 'data')[0];
       const refundId = stringAt(latest, 'id');
-      const amountCents = integerAt(latest, 'amount');
+      const amountCents = eventCentsAt('gateway_b', latest, 'amount');
       if (!refundId || amountCents === undefined) throw new WebhookPayloadError('gateway_b', 'charge.refunded without its refunds');
       return { kind: 'payment_refunded', gatewayId: intentId, amountCents, refundId };
     }
     case 'charge.dispute.created':
-      return { kind: 'payment_disputed', gatewayId: intentId, disputeId: stringAt(object, 'id') ?? intentId, amountCents: integerAt(object, 'amount') ?? 0 };
+      return { kind: 'payment_disputed', gatewayId: intentId, disputeId: stringAt(object, 'id') ?? intentId, amountCents: eventCentsAt('gateway_b', object, 'amount') ?? 0 };
     default:
       return { kind: 'ignored', reason: `${type} has no effect on a payment` };
   }

@@ -1,7 +1,7 @@
 import qs from 'qs';
 import { WebhookPayloadError } from '../errors.ts';
 import type { BoletoCharge, BoletoIssued, Buyer, CardCharge, CardOutcome, FoundCharge, InboundEvent, PaymentAction, PaymentMetadata, PixCharge, PixIssued, RemoteStatus, SavedMethod, SavedMethodCharge } from '../port.ts';
-import { dateAt, integerAt, isObject, objectAt, ourReference, stringAt, type JsonObject } from '../wire.ts';
+import { assertStorableEventKey, eventCentsAt, eventDateAt, isObject, objectAt, ourReference, stringAt, type JsonObject } from '../wire.ts';
 import type { GatewayCCustomer, GatewayCTransaction, GatewayCTransactionRequest } from './types.ts';
 
 type Base = { amountCents: number; description: string; buyer: Buyer; metadata: PaymentMetadata; idempotencyKey: string };
@@ -105,6 +105,7 @@ export function inboundEventFrom(body: unknown): InboundEvent {
   const gatewayId = stringAt(postback, 'id');
   const status = stringAt(postback, 'current_status');
   if (!eventId || !type || !gatewayId || !isObject(postback)) throw new WebhookPayloadError('gateway_c', 'expected a postback with postback_id, event and id');
+  assertStorableEventKey('gateway_c', eventId, type);
   if (type !== 'transaction_status_changed' || !status) return { eventId, type, actions: [{ kind: 'ignored', reason: `${type} has no effect on a payment` }] };
   return { eventId, type, actions: [statusAction(status, gatewayId, postback)] };
 }
@@ -115,8 +116,8 @@ function statusAction(status: string, gatewayId: string, postback: JsonObject): 
     case 'paid': {
       // The postback carries the transaction's card (`transaction[card][id]`, brand, last digits, expiry).
       const savedMethod = stringAt(transaction, 'payment_method') === 'credit_card' ? savedMethodFrom(objectAt(transaction, 'card')) : undefined;
-      const paidAt = dateAt(transaction, 'date_updated') ?? new Date();
-      return { kind: 'payment_paid', gatewayId, paidAt, amountCents: integerAt(transaction, 'paid_amount'), ...ourReference(objectAt(transaction, 'metadata') ?? objectAt(postback, 'metadata')), ...(savedMethod ? { savedMethod } : {}) };
+      const paidAt = eventDateAt('gateway_c', transaction, 'date_updated') ?? new Date();
+      return { kind: 'payment_paid', gatewayId, paidAt, amountCents: eventCentsAt('gateway_c', transaction, 'paid_amount'), ...ourReference(objectAt(transaction, 'metadata') ?? objectAt(postback, 'metadata')), ...(savedMethod ? { savedMethod } : {}) };
     }
     case 'refused':
       return { kind: 'payment_failed', gatewayId, reason: stringAt(transaction, 'acquirer_response_message') ?? 'refused' };
@@ -128,13 +129,13 @@ function statusAction(status: string, gatewayId: string, postback: JsonObject): 
     case 'partially_refunded': {
       const refund = objectAt(postback, 'refund');
       const refundId = stringAt(refund, 'id');
-      const amountCents = integerAt(refund, 'amount');
+      const amountCents = eventCentsAt('gateway_c', refund, 'amount');
       if (!refundId || amountCents === undefined) throw new WebhookPayloadError('gateway_c', `a ${status} postback without refund[id] and refund[amount]`);
       return { kind: 'payment_refunded', gatewayId, amountCents, refundId };
     }
     case 'chargedback': {
       const chargeback = objectAt(postback, 'chargeback');
-      return { kind: 'payment_disputed', gatewayId, disputeId: stringAt(chargeback, 'id') ?? gatewayId, amountCents: integerAt(chargeback, 'amount') ?? 0 };
+      return { kind: 'payment_disputed', gatewayId, disputeId: stringAt(chargeback, 'id') ?? gatewayId, amountCents: eventCentsAt('gateway_c', chargeback, 'amount') ?? 0 };
     }
     default:
       return { kind: 'ignored', reason: `status ${status} needs no action` };

@@ -33,7 +33,7 @@ export function parseInvoiceEvent(body: unknown): InvoiceEvent {
       type: requireString(invoice.type, 'data.invoice.type', 20),
       number: optional(invoice.number, 'data.invoice.number'),
       series: optional(invoice.series, 'data.invoice.series'),
-      valueCents: requireCents(invoice.amount, 'data.invoice.amount'),
+      valueCents: requireCents(invoice.amount, 'data.invoice.amount', { allowZero: true }),
       url: optional(invoice.url, 'data.invoice.url'),
     },
   };

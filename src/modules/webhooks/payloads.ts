@@ -1,3 +1,6 @@
+import { WebhookPayloadError } from '../../gateways/errors.ts';
+import { MAX_AMOUNT_CENTS } from '../../http/amount-limits.ts';
+import { FIRST_DATE, isInstantInRange, LAST_DATE } from '../../http/date-range.ts';
 import { AppError } from '../../http/errors.ts';
 import { findUnstorableInput } from '../../http/input-guard.ts';
 
@@ -8,19 +11,35 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/** A gateway parser's refusal of the body shape becomes a 422. */
+export function gatewayEvent<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof WebhookPayloadError) throw invalidPayload(error.message);
+    throw error;
+  }
+}
+
 export function requireString(value: unknown, field: string, max = 200): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > max) throw invalidPayload(`${field} must be a non-empty string`);
+  if (typeof value !== 'string' || value.length === 0 || value.length > max) throw invalidPayload(`${field} must be a non-empty string of at most ${max} characters`);
   return value;
 }
 
-export function requireCents(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw invalidPayload(`${field} must be a non-negative integer amount in cents`);
+/**
+ * An amount in cents: a positive integer no larger than one order may amount to (the database refuses a
+ * zero or negative payment or refund). `allowZero` is for what may describe a zero-total order (an invoice).
+ */
+export function requireCents(value: unknown, field: string, { allowZero = false } = {}): number {
+  const least = allowZero ? 0 : 1;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < least || value > MAX_AMOUNT_CENTS) throw invalidPayload(`${field} must be a ${allowZero ? 'non-negative' : 'positive'} integer amount in cents of at most ${MAX_AMOUNT_CENTS}`);
   return value;
 }
 
+/** An ISO 8601 time within the range the service stores (a time outside it fails in the database). */
 export function requireDate(value: unknown, field: string): Date {
   const date = typeof value === 'string' ? new Date(value) : undefined;
-  if (!date || Number.isNaN(date.getTime())) throw invalidPayload(`${field} must be an ISO 8601 time`);
+  if (!date || !isInstantInRange(date)) throw invalidPayload(`${field} must be an ISO 8601 time between ${FIRST_DATE} and ${LAST_DATE}`);
   return date;
 }
 

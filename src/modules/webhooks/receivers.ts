@@ -1,27 +1,16 @@
 import { verifyWebhook as verifyGatewayB, inboundEventFrom as gatewayBEvent } from '../../gateways/gateway-b/index.ts';
 import { inboundEventFrom as gatewayAEvent, webhookCompanyId } from '../../gateways/gateway-a/index.ts';
-import { WebhookPayloadError } from '../../gateways/errors.ts';
 import type { WebhookHeaders } from '../../gateways/wire.ts';
 import { AppError } from '../../http/errors.ts';
 import { parseBankEvent, bankActions } from './bank-events.ts';
 import { authenticateBasic, authenticateBasicByUsername, signingSecrets } from './credentials.ts';
 import { parseInvoiceEvent } from './invoicing-events.ts';
-import { invalidPayload, parseJson } from './payloads.ts';
+import { gatewayEvent, parseJson } from './payloads.ts';
 import { parsePlatformEvent } from './platform-events.ts';
 import { acknowledgeEvent, type Acknowledgement, type WebhookDeps } from './webhooks.service.ts';
 
 export type ReceiverDeps = WebhookDeps;
 export type Delivery = { headers: WebhookHeaders; rawBody: Buffer };
-
-/** A gateway parser's refusal of the body shape becomes a 422. */
-function gatewayEvent<T>(parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    if (error instanceof WebhookPayloadError) throw invalidPayload(error.message);
-    throw error;
-  }
-}
 
 /** gateway_a: HTTP Basic of the company named by `data.metadata.company_id`. */
 export async function receiveGatewayA(deps: ReceiverDeps, delivery: Delivery): Promise<Acknowledgement> {

@@ -1,7 +1,7 @@
 import { inboundEventFrom as gatewayCEvent } from '../../gateways/gateway-c/index.ts';
 import type { PaymentAction } from '../../gateways/port.ts';
 import { bankActions } from './bank-events.ts';
-import { invalidPayload, isObject, requireCompanyId, requireString } from './payloads.ts';
+import { gatewayEvent, invalidPayload, isObject, requireCompanyId, requireString } from './payloads.ts';
 
 /**
  * The `Message` of a topic notification, a JSON string:
@@ -25,9 +25,14 @@ export function parseTopicMessage(message: unknown): TopicMessage {
   throw invalidPayload('Message.source must be gateway_c or bank');
 }
 
+/** The actions of a message's inner event, validated as its direct receiver validates it: a 422 when invalid. */
+export function messageActions(message: TopicMessage): PaymentAction[] {
+  if (message.source === 'gateway_c') return gatewayEvent(() => gatewayCEvent(message.body)).actions;
+  return bankActions(message.body);
+}
+
 /** The actions of a stored topic envelope (its `Message`). */
 export function topicActions(envelope: unknown): { source: TopicMessage['source']; actions: PaymentAction[] } {
   const message = parseTopicMessage(isObject(envelope) ? envelope.Message : undefined);
-  if (message.source === 'gateway_c') return { source: 'gateway_c', actions: gatewayCEvent(message.body).actions };
-  return { source: 'bank', actions: bankActions(message.body) };
+  return { source: message.source, actions: messageActions(message) };
 }
