@@ -8,7 +8,9 @@ import { AppError } from './errors.ts';
 /**
  * `Idempotency-Key` on POSTs that create orders or move money (route `config.idempotency`).
  * - The first request with a key runs; its status and body are stored (5xx answers are not: the
- *   client may retry those; nor 401/403: they depend on who asks, not on the request).
+ *   client may retry those; nor 401/403: they depend on who asks, not on the request). A 504 is: the
+ *   gateway may have charged or refunded with its answer lost, the payment is being reconciled, and a
+ *   retry under the same key must learn that rather than start another attempt.
  * - On a `public` route the scope account's host restriction is decided before a key is replayed or
  *   claimed, so a refused caller gets 403, never the stored answer nor 409/422 about the key.
  * - The same key with the same request replays the stored answer, marked `Idempotent-Replayed: true`.
@@ -17,6 +19,9 @@ import { AppError } from './errors.ts';
  *   once its lock expires.
  * Keys are scoped to the account that owns the request and kept for 24 hours.
  */
+/** `gateway_timeout`: the money's outcome is unknown and being reconciled; stored like a final answer. */
+const OUTCOME_UNKNOWN = 504;
+
 export type IdempotencyOptions = {
   /** The account the request acts for: the API key's, or the owner of the resource it names. */
   scope(request: FastifyRequest): Promise<string | undefined>;
@@ -111,7 +116,7 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>, clock:
     const record = request.idempotencyRecord;
     if (!record) return payload;
     request.idempotencyRecord = undefined;
-    if (reply.statusCode >= 500 || reply.statusCode === 401 || reply.statusCode === 403) {
+    if ((reply.statusCode >= 500 && reply.statusCode !== OUTCOME_UNKNOWN) || reply.statusCode === 401 || reply.statusCode === 403) {
       await db.deleteFrom('idempotency_keys').where('account_id', '=', record.accountId).where('key', '=', record.key).execute();
       return payload;
     }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { engines } from '../support/engines.ts';
-import { ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
+import { CARDS, ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 
 for (const engine of engines()) {
   describe(`Idempotency-Key on POST /payments on ${engine.name}`, { timeout: 120_000 }, () => {
@@ -33,6 +33,24 @@ for (const engine of engines()) {
       const replay = await send();
       assert.equal(replay.headers['idempotent-replayed'], 'true');
       assert.deepEqual(replay.json(), fresh[0]!.json());
+    });
+
+    test('a gateway timeout (outcome unknown) is stored: the retry under the key replays the 504 and starts no second attempt; a 502 is not', async () => {
+      const before = await paymentsOfAccount();
+      const attempt = async (card: string, key: string) => {
+        const body = { checkout_page_id: merchant.pageId, products: [{ id: merchant.productId, quantity: 1 }], customer_email: `${key}@example.com`, payment_plan_id: `${merchant.cardPlanId}-1`, credit_card_0_token: await tokenA(pay.sandboxes, card) };
+        const send = () => pay.app.inject({ method: 'POST', url: '/api/v1/payments', headers: { ...ORIGIN, 'idempotency-key': key }, payload: body });
+        return [await send(), await send()] as const;
+      };
+      const [timedOut, replayed] = await attempt(CARDS.gatewayTimeout, 'pay-timeout-1');
+      assert.equal(timedOut.statusCode, 504, timedOut.body);
+      assert.equal(replayed.statusCode, 504);
+      assert.equal(replayed.headers['idempotent-replayed'], 'true');
+      assert.equal(await paymentsOfAccount(), before + 1);
+      const [failed, retried] = await attempt(CARDS.gatewayError, 'pay-error-1');
+      assert.equal(failed.statusCode, 502, failed.body);
+      assert.equal(retried.headers['idempotent-replayed'], undefined);
+      assert.equal(await paymentsOfAccount(), before + 3);
     });
 
     test('the same key with another body is refused before anything is charged', async () => {

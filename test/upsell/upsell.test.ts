@@ -71,6 +71,15 @@ for (const engine of engines()) {
       assert.equal(again.statusCode, 200);
       assert.equal(again.headers['idempotent-replayed'], 'true');
       assert.deepEqual(again.json(), first.json());
+      // Still the first answer once the offer has expired: the key is scoped by the genuine token, expired or not.
+      pay.setNow(new Date(Date.now() + 31 * 60_000));
+      try {
+        const late = await send();
+        assert.equal(late.statusCode, 200, late.body);
+        assert.equal(late.headers['idempotent-replayed'], 'true');
+      } finally {
+        pay.setNow(undefined);
+      }
       const original = await orderByUid(paid.orderUid);
       assert.equal((await upsellOrdersOf(original.id)).length, 1);
     });

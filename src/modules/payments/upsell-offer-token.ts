@@ -20,6 +20,15 @@ export function signOfferToken(masterKey: Buffer, offerId: string, expiresAt: Da
 
 /** The offer id of a genuine, unexpired token; undefined otherwise (tampered, expired, other purpose). */
 export function verifyOfferToken(masterKey: Buffer, token: string, now: Date): { offerId: string; expiresAt: Date } | undefined {
+  const genuine = genuineOfferToken(masterKey, token);
+  return genuine && genuine.expiresAt > now ? genuine : undefined;
+}
+
+/**
+ * The offer a genuine token names, expired or not: what the Idempotency-Key of a redemption is scoped by, so
+ * a retry after the offer expired still replays the first answer. Never a licence to redeem.
+ */
+export function genuineOfferToken(masterKey: Buffer, token: string): { offerId: string; expiresAt: Date } | undefined {
   const [payload, signature, extra] = token.split('.');
   if (!payload || !signature || extra !== undefined) return undefined;
   const expected = hmacSha256(deriveSecret(masterKey, PURPOSE), payload).toString('base64url');
@@ -27,8 +36,7 @@ export function verifyOfferToken(masterKey: Buffer, token: string, now: Date): {
   try {
     const parsed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { p?: unknown; id?: unknown; exp?: unknown };
     if (parsed.p !== PURPOSE || typeof parsed.id !== 'string' || typeof parsed.exp !== 'number') return undefined;
-    const expiresAt = new Date(parsed.exp * 1000);
-    return expiresAt > now ? { offerId: parsed.id, expiresAt } : undefined;
+    return { offerId: parsed.id, expiresAt: new Date(parsed.exp * 1000) };
   } catch {
     return undefined;
   }

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../app.ts';
 import type { IdempotencyOptions } from '../../http/idempotency.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import { verifyOfferToken } from '../payments/upsell-offer-token.ts';
+import { genuineOfferToken } from '../payments/upsell-offer-token.ts';
 import { UpsellBody, UpsellResultSchema } from './upsell.schemas.ts';
 import { redeemOffer, type UpsellOutcome } from './upsell.service.ts';
 
@@ -22,10 +22,11 @@ export function registerUpsellRoutes(parent: FastifyInstance, context: AppContex
   const { db } = context.database;
   const deps = { masterKey: context.config.masterKey, gatewayUrls: context.gatewayUrls, publicUrl: context.config.publicUrl.replace(/\/$/, '') };
 
-  // The offer names its account; a valid token scopes the key (an invalid one runs and is refused).
+  // The offer names its account; a genuine token scopes the key, expired or spent since the first answer
+  // (a forged one runs and is refused).
   const idempotency: IdempotencyOptions = {
     scope: async (request) => {
-      const verified = verifyOfferToken(deps.masterKey, String((request.body as { offer?: unknown }).offer ?? ''), context.clock());
+      const verified = genuineOfferToken(deps.masterKey, String((request.body as { offer?: unknown }).offer ?? ''));
       if (!verified) return undefined;
       const offer = await db.selectFrom('upsell_offers').select('account_id').where('id', '=', verified.offerId).executeTakeFirst();
       return offer?.account_id;
