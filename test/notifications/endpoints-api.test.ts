@@ -104,6 +104,8 @@ for (const engine of engines()) {
         [{ url: 'HTTPS://erp.example.com/hooks' }, 'body/url', /http or https/],
         [{ url: ' https://erp.example.com/hooks' }, 'body/url', /http or https/],
         [{ url: 'https://user:pw@erp.example.com/hooks' }, 'body/url', /credentials/],
+        [{ url: 'https://erp.example.com/hooks ' }, 'body/url', /spaces or control characters/],
+        [{ url: 'https://erp.example.com/hooks\n' }, 'body/url', /spaces or control characters/],
         [{ url: 'https://erp.example.com/x', event_types: ['order.shipped'] }, 'body/event_types', /unknown event type order\.shipped/],
         [{ url: 'https://erp.example.com/x', event_types: ['*', 'order.paid'] }, 'body/event_types', /cannot be combined/],
         [{ url: 'https://erp.example.com/x', company_id: beta.companyId }, 'body/company_id', /not a company of this account/],
@@ -125,6 +127,12 @@ for (const engine of engines()) {
       assert.equal(taken.json().code, 'conflict');
       assert.equal(await count(), endpoints);
       assert.equal((await deliveriesOf(database, alpha.accountId)).length, before);
+    });
+
+    test('the same URL created by concurrent requests: one 201, every other a 409 conflict', async () => {
+      const url = `https://erp.example.com/race-${Date.now()}`;
+      const answers = await Promise.all(Array.from({ length: 6 }, () => create(alpha, { url })));
+      assert.deepEqual(answers.map((res) => res.statusCode).sort(), [201, 409, 409, 409, 409, 409], answers.map((res) => res.body).join('\n'));
     });
 
     test('PATCH changes only the fields sent and validates them like creation', async () => {

@@ -30,6 +30,7 @@ import {
   endpointUrlProblem,
   endpointView,
   eventTypesProblem,
+  DuplicateEndpointUrlError,
   NotificationInputError,
   rotateEndpointSecret,
   setEndpointEnabled,
@@ -83,6 +84,7 @@ const duplicateUrl = (existing: EndpointRow) =>
 
 /** Errors the service raises after the route's own checks (a race on the URL): never a 5xx. */
 function serviceError(error: unknown): never {
+  if (error instanceof DuplicateEndpointUrlError) throw new AppError('conflict', 'This URL is already a notification endpoint of the account', [{ field: 'body/url', message: 'already registered' }]);
   if (error instanceof NotificationInputError) throw validationFailed(error.message);
   if ((error as { code?: unknown }).code === '23505') throw new AppError('conflict', 'This URL is already a notification endpoint of the account');
   throw error;

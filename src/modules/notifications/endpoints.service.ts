@@ -10,6 +10,9 @@ export class NotificationInputError extends Error {
   override readonly name = 'NotificationInputError';
 }
 
+/** The account already has an endpoint at this URL (found by a request that raced the route's own check). */
+export class DuplicateEndpointUrlError extends NotificationInputError {}
+
 export type EndpointInput = {
   accountId: string;
   companyId?: number | null;
@@ -33,6 +36,8 @@ export function endpointUrlProblem(url: string): string | undefined {
   }
   // Checked on the text too: the parser accepts `HTTP://` or leading spaces, which the table's CHECK refuses.
   if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !/^https?:\/\//.test(url)) return 'must be an http or https URL';
+  // The parser also drops trailing spaces and control characters: stored, they would make a second URL of the same address.
+  if (/[\s\u0000-\u001f\u007f]/.test(url)) return 'must not contain spaces or control characters';
   if (parsed.username || parsed.password) return 'must not carry credentials';
   if (url.length > 2048) return 'is longer than 2048 characters';
   return undefined;
@@ -54,7 +59,7 @@ function checkInput(input: Pick<EndpointInput, 'url' | 'eventTypes'>): void {
 export async function createEndpoint(db: Kysely<DB>, masterKey: Buffer, input: EndpointInput, now: Date): Promise<{ endpoint: EndpointRow; secret: string }> {
   checkInput(input);
   const existing = await findEndpointByUrl(db, input.accountId, input.url);
-  if (existing) throw new NotificationInputError(`${input.url} is already endpoint ${existing.id} of this account`);
+  if (existing) throw new DuplicateEndpointUrlError(`${input.url} is already endpoint ${existing.id} of this account`);
   const secret = newSigningSecret();
   const endpoint = await insertEndpoint(db, {
     id: newEndpointId(),
