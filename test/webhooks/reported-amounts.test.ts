@@ -181,5 +181,22 @@ for (const engine of engines()) {
       assert.equal((await state(gatewayId)).paymentRefunded, 8_000);
       assert.equal((await orderEvents(orderId, 'refund.amount_mismatch')).length, 1);
     });
+
+    test('money reported received for a pix already expired here is not counted: the order stays unpaid and its log says to return it', async () => {
+      const gatewayId = await pix();
+      await bank('pix.expired', { gateway_id: gatewayId });
+      await runWebhookJobs(database);
+      assert.equal((await state(gatewayId)).payment, 'cancelled');
+      const eventId = await bankPaid(gatewayId, 10_000);
+      await runWebhookJobs(database);
+      const after = await state(gatewayId);
+      assert.equal(after.payment, 'cancelled');
+      assert.notEqual(after.order, 'paid');
+      assert.equal(await eventStatus(eventId), 'processed');
+      const late = await orderEvents(after.orderId, 'payment.paid_after_close');
+      assert.equal(late.length, 1);
+      assert.deepEqual(late[0]!.data, { reported_amount_cents: 10_000, payment_status: 'cancelled', payment_id: after.paymentId });
+      assert.match(late[0]!.cause, /returned to the buyer/);
+    });
   });
 }

@@ -60,6 +60,21 @@ async function logUnderpayment(trx: Kysely<DB>, input: ActionInput, payment: { i
   return { applied: false, paymentId: payment.id, reason: 'paid amount below the payment amount' };
 }
 
+/**
+ * Money reported received for an attempt already closed (a pix the bank credits after it expired here): the
+ * attempt stays closed and its order unpaid, since the buyer was told it lapsed, and the money is not counted.
+ * The order's log says so for the merchant, who returns it to the buyer (a Pix return is made at the bank).
+ */
+async function logPaidAfterClose(trx: Kysely<DB>, input: ActionInput, payment: { id: number; account_id: string; order_id: number; amount_cents: number; status: string }, reportedCents: number | undefined): Promise<AppliedAction> {
+  const cents = reportedCents ?? payment.amount_cents;
+  await appendOrderEvent(trx, {
+    accountId: payment.account_id, orderId: payment.order_id, paymentId: payment.id, type: 'payment.paid_after_close',
+    cause: `${input.gateway}: ${cents} cents reported received for a payment already ${payment.status}; not counted, to be returned to the buyer`,
+    data: { reported_amount_cents: cents, payment_status: payment.status, payment_id: payment.id }, at: input.at,
+  });
+  return { applied: false, paymentId: payment.id, reason: `paid after the payment was ${payment.status}` };
+}
+
 const REFUND_NOT_RECORDED = { duplicate: 'refund already recorded', not_refundable: 'no transition', amount_mismatch: 'refund above the refundable amount' } as const;
 
 async function applyInTransaction(trx: Kysely<DB>, input: ActionInput): Promise<AppliedAction> {
@@ -74,7 +89,11 @@ async function applyInTransaction(trx: Kysely<DB>, input: ActionInput): Promise<
       const reported = action.amountCents;
       if (reported !== undefined && reported < payment.amount_cents) return logUnderpayment(trx, input, payment, reported);
       const moved = await transitionPayment(trx, { ...base, to: 'paid', cause: `${input.gateway}: payment confirmed`, at: action.paidAt, ...(reported !== undefined ? { data: { amount_cents: reported } } : {}) });
-      if (!moved.changed) return { applied: false, paymentId: payment.id, reason: 'already settled' };
+      if (!moved.changed) {
+        // Final statuses never change, so the row read before the lock still tells why the transition was refused.
+        if (payment.status === 'cancelled' || payment.status === 'failed') return logPaidAfterClose(trx, input, payment, reported);
+        return { applied: false, paymentId: payment.id, reason: 'already settled' };
+      }
       // A card captured after its pay request stopped waiting keeps the card its request asked the gateway to save.
       await keepLateCard(trx, input.masterKey, payment, action.savedMethod, at);
       // A pix or boleto confirmed later claims the order's coupon use (a no-op when the intent already holds
