@@ -40,9 +40,19 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const LOCK_MS = 60_000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
+/** JSON with every object's keys in order: the same request sent with its fields in another order is the same request. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, item]) => item !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
 function requestHash(request: FastifyRequest): string {
   return createHash('sha256')
-    .update(`${request.method}\n${request.url}\n${JSON.stringify(request.body ?? null)}`)
+    .update(`${request.method}\n${request.url}\n${canonicalJson(request.body ?? null)}`)
     .digest('hex');
 }
 

@@ -43,6 +43,17 @@ for (const engine of engines()) {
       assert.equal(await orderCount(shop), before + 1);
     });
 
+    test('the same body with its fields in another order is the same request: replayed, not refused', async () => {
+      const body = orderBody('dora@example.com') as Record<string, unknown>;
+      const reordered = Object.fromEntries(Object.entries(body).reverse());
+      assert.notEqual(JSON.stringify(reordered), JSON.stringify(body));
+      const first = await createOrder(shop, 'order-key-order', body);
+      assert.equal(first.statusCode, 201, first.body);
+      const second = await createOrder(shop, 'order-key-order', reordered);
+      assert.equal(second.statusCode, 201, second.body);
+      assert.equal(second.headers['idempotent-replayed'], 'true');
+    });
+
     test('the same key with another body gets 422 idempotency_key_reused', async () => {
       await createOrder(shop, 'order-key-2', orderBody('bia@example.com'));
       const res = await createOrder(shop, 'order-key-2', orderBody('carla@example.com'));
