@@ -198,5 +198,18 @@ for (const engine of engines()) {
       assert.deepEqual(late[0]!.data, { reported_amount_cents: 10_000, payment_status: 'cancelled', payment_id: after.paymentId });
       assert.match(late[0]!.cause, /returned to the buyer/);
     });
+
+    test('a refund event that arrives before its payment’s paid event waits for it, then is recorded', async () => {
+      const gatewayId = await pix();
+      const refundEvent = await bankRefund(gatewayId, 10_000);
+      await runWebhookJobs(database);
+      assert.equal(await eventStatus(refundEvent), 'received');
+      await bankPaid(gatewayId, 10_000);
+      // The refund's retry is due later (backoff): run the worker as if that time had come.
+      await runWebhookJobs(database, { clock: () => new Date(Date.now() + 3_600_000) });
+      const after = await state(gatewayId);
+      assert.deepEqual({ payment: after.payment, order: after.order, refunded: after.paymentRefunded }, { payment: 'refunded', order: 'refunded', refunded: 10_000 });
+      assert.equal(await eventStatus(refundEvent), 'processed');
+    });
   });
 }

@@ -20,6 +20,14 @@ export class RefundInFlightError extends Error {
   }
 }
 
+/** A refund webhook that must wait: its payment's own paid event has not been applied yet (events may arrive out of order). */
+export class RefundBeforePaymentError extends Error {
+  constructor(refundId: string) {
+    super(`refund ${refundId}: the payment is not recorded paid yet; the event is retried later`);
+    this.name = 'RefundBeforePaymentError';
+  }
+}
+
 export type RefundTarget = { accountId: string; paymentId: number; orderId: number; capturedCents: number };
 
 /**
@@ -58,6 +66,8 @@ export async function recordSucceededRefund(trx: Kysely<DB>, target: RefundTarge
 /**
  * A refund the gateway reports (webhook), recorded once whichever path gets there first:
  * - a refund row already holds this gateway refund id: nothing to do (our own request recorded it);
+ * - the payment is still waiting for its money: its paid event is late, so the refund waits for it
+ *   (`RefundBeforePaymentError`, retried by the worker) rather than being dropped before the money lands;
  * - one of our reservations of the payment is still pending and recent: its request is between the
  *   gateway call and its commit, and this may be that very refund, so the event waits
  *   (`RefundInFlightError`, retried by the worker) instead of counting the money a second time;
@@ -78,6 +88,7 @@ export async function recordReportedRefund(
   const payment = await trx.selectFrom('payments').select(['status', 'refunded_cents', 'amount_cents']).where('id', '=', target.paymentId).executeTakeFirstOrThrow();
   const known = await trx.selectFrom('refunds').select('id').where('account_id', '=', target.accountId).where('payment_id', '=', target.paymentId).where('gateway_refund_id', '=', refund.gatewayRefundId).executeTakeFirst();
   if (known) return 'duplicate';
+  if (payment.status === 'pending' || payment.status === 'waiting_payment') throw new RefundBeforePaymentError(refund.gatewayRefundId);
   if (payment.status !== 'paid' && payment.status !== 'partially_refunded') return 'not_refundable';
   const pending = await trx
     .selectFrom('refunds')
