@@ -16,9 +16,38 @@ function withFormats(ajv: Ajv): Ajv {
 const textAjv = withFormats(new Ajv({ ...base, coerceTypes: 'array' }));
 const bodyAjv = withFormats(new Ajv({ ...base, coerceTypes: false }));
 
+type Validate = ReturnType<FastifySchemaCompiler<unknown>> & { errors?: unknown };
+
+/** The properties a text schema declares as integers. */
+function integerProperties(schema: unknown): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  return Object.entries(properties).filter(([, property]) => property.type === 'integer').map(([name]) => name);
+}
+
+/**
+ * Coercion reads `0x1`, ` 1` or `1e3` as numbers: an integer in a path or query string must be written in
+ * decimal digits, so one resource has one address and a typo is a 422, not another record.
+ */
+function decimalIntegersOnly(validate: Validate, integers: string[]): Validate {
+  const checked = ((data: unknown) => {
+    const values = (data ?? {}) as Record<string, unknown>;
+    const malformed = integers.find((name) => typeof values[name] === 'string' && !/^-?[0-9]+$/.test(values[name] as string));
+    if (malformed !== undefined) {
+      checked.errors = [{ instancePath: `/${malformed}`, schemaPath: `#/properties/${malformed}/type`, keyword: 'type', params: { type: 'integer' }, message: 'must be an integer in decimal digits' }];
+      return false;
+    }
+    const valid = validate(data);
+    checked.errors = validate.errors;
+    return valid;
+  }) as Validate;
+  return checked;
+}
+
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
-  const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+  if (httpPart === 'body') return bodyAjv.compile(schema as object) as Validate;
+  const validate = textAjv.compile(schema as object) as Validate;
+  const integers = integerProperties(schema);
+  return integers.length ? decimalIntegersOnly(validate, integers) : validate;
 };
 
 /**

@@ -170,6 +170,14 @@ for (const engine of engines()) {
         assert.equal((await app.inject({ url: `/api/v1/products/${gone}`, headers: SHOP })).statusCode, 404);
         assert.equal((await app.inject({ url: '/api/v1/products/99999999', headers: SHOP })).statusCode, 404);
         assert.equal((await app.inject({ url: '/api/v1/products/abc', headers: SHOP })).statusCode, 422);
+        // Only decimal digits name a product: hex, exponent or padded forms are not another spelling of an id.
+        const sold = await insertProduct(database, shop);
+        for (const spelling of [`0x${sold.toString(16)}`, `%20${sold}`, `${sold}e0`, `${sold}.0`]) {
+          const res = await app.inject({ url: `/api/v1/products/${spelling}`, headers: SHOP });
+          assert.equal(res.statusCode, 422, `${spelling}: ${res.body}`);
+          assert.equal(res.json().code, 'validation_failed');
+        }
+        assert.equal((await app.inject({ url: `/api/v1/products/${sold}`, headers: SHOP })).statusCode, 200);
       });
 
       test('another account’s origin or key, or no origin at all, is 403', async () => {
