@@ -7,6 +7,9 @@ import { pageBranding } from '../../modules/carts/page-branding.ts';
 import { showCheckoutPage } from '../../modules/catalog/checkout-pages.service.ts';
 import { findCharge } from '../../modules/charges/charges.repo.ts';
 import { showCharge } from '../../modules/charges/charges.service.ts';
+import { resolvePricingContext, type PricingQuery } from '../../modules/payment-plans/payment-plans.context.ts';
+import { databaseReads } from '../../modules/payment-plans/payment-plans.reads.ts';
+import { contextTotal } from '../../modules/payment-plans/payment-plans.totals.ts';
 import { formatBrl } from '../payment-pages/html.ts';
 import { findCartPageSettings, findCompanyTimeZone, findHostedCheckoutPage } from './checkout.repo.ts';
 
@@ -203,4 +206,24 @@ export async function loadCharge(db: Kysely<DB>, uid: string): Promise<HostedChe
     })),
     notes: [`Vencimento: ${show.due_date.split('-').reverse().join('/')}`, ...(show.observation ? [show.observation] : [])],
   };
+}
+
+/**
+ * The total before interest that GET /payment_plans quotes for the page as first shown (freight, discount,
+ * fine and late interest included), so the server-rendered total matches what the script shows later.
+ */
+export async function quotedBaseCents(db: Kysely<DB>, checkout: HostedCheckout, now: Date): Promise<number | undefined> {
+  const query: PricingQuery =
+    checkout.kind === 'page'
+      ? { checkout_page_id: checkout.id, products: Object.fromEntries(checkout.products.flatMap((product) => (product.id === undefined ? [] : [[String(product.id), product.quantity]]))) }
+      : checkout.kind === 'cart'
+        ? { cart_id: checkout.id }
+        : { charge_id: checkout.id };
+  try {
+    const reads = databaseReads(db);
+    const context = await resolvePricingContext(db, query, async () => undefined, reads);
+    return (await contextTotal(db, reads, context, query, now)).baseCents;
+  } catch {
+    return undefined; // the plans answer the same error; the page then shows the items' sum
+  }
 }

@@ -5,7 +5,7 @@ import { openOfferToken } from '../../modules/payments/upsell-offer-token.ts';
 import { formatBrl, html } from '../payment-pages/html.ts';
 import { clientBundle } from './client-bundle.ts';
 import { checkoutPolicy, layout, newNonce, sendPage } from './checkout.layout.ts';
-import { isUuid, loadCart, loadCharge, loadCheckoutPage, type HostedCheckout } from './checkout.model.ts';
+import { isUuid, loadCart, loadCharge, loadCheckoutPage, quotedBaseCents, type HostedCheckout } from './checkout.model.ts';
 import { findChargeOutcome, findPaymentStatus } from './checkout.repo.ts';
 import { brandHeader, checkoutBody, messageBody } from './checkout.view.ts';
 import { sendCustomCode } from './custom-code.ts';
@@ -21,8 +21,9 @@ export function registerHostedCheckoutPages(app: FastifyInstance, { config, data
   const { db } = database;
   const publicHostname = new URL(config.publicUrl).hostname;
 
-  const render = (reply: FastifyReply, checkout: HostedCheckout | undefined) => {
+  const render = async (reply: FastifyReply, checkout: HostedCheckout | undefined) => {
     if (!checkout) return notFoundPage(reply);
+    const totalCents = await quotedBaseCents(db, checkout, clock());
     const gatewayUrl = gatewayUrls[checkout.gateway as keyof typeof gatewayUrls];
     const nonce = newNonce();
     const document = layout({
@@ -30,7 +31,7 @@ export function registerHostedCheckoutPages(app: FastifyInstance, { config, data
       mainColor: checkout.mainColor,
       index: checkout.indexOnSearchEngines,
       header: brandHeader(checkout),
-      body: checkoutBody(checkout, gatewayUrl),
+      body: checkoutBody(checkout, gatewayUrl, totalCents),
       nonce,
     });
     return sendPage(reply, 200, document, checkoutPolicy(nonce, gatewayUrl ? [new URL(gatewayUrl).origin] : []), checkout.indexOnSearchEngines);

@@ -33,8 +33,12 @@ ${product.allowQuantity
 </li>`;
 }
 
-/** The whole form, server-rendered; the bundle fills the methods and installments from GET /payment_plans. */
-export function checkoutBody(checkout: HostedCheckout, gatewayUrl: string | undefined): SafeHtml {
+/**
+ * The whole form, server-rendered; the bundle fills the methods and installments from GET /payment_plans.
+ * `totalCents` is the total the plans quote before interest; without it, the items' sum.
+ */
+export function checkoutBody(checkout: HostedCheckout, gatewayUrl: string | undefined, totalCents?: number): SafeHtml {
+  const itemsCents = checkout.products.reduce((sum, product) => sum + product.valueCents * product.quantity, 0);
   const customer = checkout.asksCustomer ? html`${customerFields(checkout.prefill)}${checkout.asksAddress ? addressFields() : ''}` : '';
   return html`<noscript><p class="alert">Ative o JavaScript para pagar: os dados do cartão são protegidos no seu navegador antes do envio.</p></noscript>
 <form id="checkout-form" novalidate ${dataAttributes(checkout, gatewayUrl)}>
@@ -57,7 +61,7 @@ ${cardFields(0)}
 ${checkout.enableTwoCards ? html`<div class="choice"><input type="checkbox" id="two-cards"><label for="two-cards">Pagar com dois cartões</label></div><div id="card1-section" hidden>${cardFields(1)}</div>` : ''}
 </div>
 ${checkout.customerDataAt === 'end' ? customer : ''}
-<p class="total">Total: <span id="total" aria-live="polite">${formatBrl(checkout.products.reduce((sum, product) => sum + product.valueCents * product.quantity, 0))}</span></p>
+<p class="total">Total: <span id="total" aria-live="polite">${formatBrl(totalCents ?? itemsCents)}</span></p>
 <button type="submit" id="pay-button">Pagar</button>
 </form>
 <section id="result" tabindex="-1" hidden aria-labelledby="result-heading"></section>

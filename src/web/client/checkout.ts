@@ -1,7 +1,7 @@
 import { couponMessage, getJson, payError, postJson, type ApiAnswer } from './api.ts';
 import { announce, byId, clearErrors, showErrors, valueOf, type FieldError } from './dom.ts';
 import { brl, digits, luhnValid, parseAmount, toCents } from './format.ts';
-import { fetchPlans, optionTotalCents, renderInstallments, renderMethods, selectedMethod, type PlanOption, type Plans } from './plans.ts';
+import { baseOfOneTimeOption, fetchPlans, optionTotalCents, renderInstallments, renderMethods, selectedMethod, type PlanOption, type Plans } from './plans.ts';
 import { showBoleto, showPaid, showPix, type Settings } from './result.ts';
 import { loadSlots, scheduledAt, selectedSlot } from './schedule.ts';
 import { tokenizeCard, type Card, type Gateway } from './tokenize.ts';
@@ -18,6 +18,12 @@ function start(form: HTMLFormElement): void {
   const settings: Settings = { redirectUrl: data.redirectUrl ?? '', upsellName: data.upsellName ?? '' };
   let plans: Plans = {};
   let coupon = '';
+  /** The total before interest and fees: what two card amounts must add up to. */
+  let baseTotal = 0;
+  /** With two cards, each card's share and the card options quoted on it (as the service quotes each share). */
+  let shares: { cents: [number, number]; options: [PlanOption[], PlanOption[]] } | undefined;
+  let shareRequest = 0;
+  let shareTimer: ReturnType<typeof setTimeout> | undefined;
 
   const products = () =>
     [...form.querySelectorAll<HTMLElement>('ul.products li')].map((item) => ({
@@ -40,17 +46,54 @@ function start(form: HTMLFormElement): void {
     const chosen = selectId ? byId<HTMLSelectElement>(selectId)?.value : undefined;
     return options.find((option) => option.id === chosen) ?? options[0];
   };
-  const baseCents = () => toCents((plans.credit_card ?? []).find((option) => option.number === 1)?.value ?? plans.credit_card?.[0]?.value ?? 0);
+  const baseCents = () => baseTotal;
   const twoCards = () => byId<HTMLInputElement>('two-cards')?.checked === true;
+  const secondCents = () => {
+    const cents = parseAmount(valueOf('card1-amount'));
+    return cents !== undefined && cents > 0 && cents < baseCents() ? cents : undefined;
+  };
+  const charged = (option: PlanOption, base: number) => (base > 0 ? optionTotalCents(option, base) : toCents(option.value) * option.number);
+  const shareOption = (index: 0 | 1) => {
+    const options = shares?.options[index] ?? [];
+    return options.find((option) => option.id === byId<HTMLSelectElement>(`card${index}-installments`)?.value) ?? options[0];
+  };
+
+  const renderCards = () => {
+    renderInstallments('card0-installments', shares?.options[0] ?? plans.credit_card ?? [], shares?.cents[0] ?? baseCents());
+    renderInstallments('card1-installments', shares?.options[1] ?? [], shares?.cents[1] ?? 0);
+  };
 
   const updateView = () => {
     const method = selectedMethod();
     byId('card-section')!.hidden = method !== 'credit_card';
     const second = byId('card1-section');
     if (second) second.hidden = !twoCards();
+    const [first, last] = [shareOption(0), shareOption(1)];
+    if (method === 'credit_card' && twoCards() && shares && first && last) {
+      byId('total')!.textContent = brl(charged(first, shares.cents[0]) + charged(last, shares.cents[1]));
+      return;
+    }
     const option = method ? optionFor(method, method === 'credit_card' ? 'card0-installments' : undefined) : undefined;
-    if (option) byId('total')!.textContent = brl(optionTotalCents(option));
+    if (option) byId('total')!.textContent = brl(charged(option, baseCents()));
   };
+
+  /** Quotes both shares with the page's own query and `amount` = the share, the way the service prices each card. */
+  const refreshShares = async (): Promise<void> => {
+    clearTimeout(shareTimer);
+    const request = ++shareRequest;
+    const second = twoCards() ? secondCents() : undefined;
+    let next: typeof shares;
+    if (second !== undefined) {
+      const cents: [number, number] = [baseCents() - second, second];
+      const [first, last] = await Promise.all(cents.map((share) => fetchPlans(`${planQuery()}&amount=${(share / 100).toFixed(2)}`)));
+      if (request !== shareRequest) return;
+      next = first && last ? { cents, options: [first.credit_card ?? [], last.credit_card ?? []] } : undefined;
+    }
+    shares = next;
+    renderCards();
+    updateView();
+  };
+  const sharesMatch = (second: number) => shares !== undefined && shares.cents[0] === baseCents() - second && shares.cents[1] === second;
 
   const refreshPlans = async () => {
     const fetched = await fetchPlans(planQuery());
@@ -59,15 +102,26 @@ function start(form: HTMLFormElement): void {
       return;
     }
     plans = fetched;
+    const oneTime = Object.values(plans).flatMap((options) => options ?? []).filter((option) => option.number === 1);
+    baseTotal = oneTime.map(baseOfOneTimeOption).find((base) => base !== undefined) ?? 0;
     renderMethods(plans, updateView);
-    renderInstallments('card0-installments', plans.credit_card ?? []);
-    renderInstallments('card1-installments', plans.credit_card ?? []);
+    renderCards();
     updateView();
+    await refreshShares();
   };
 
   for (const input of form.querySelectorAll<HTMLInputElement>('input.quantity[type=number]')) input.addEventListener('change', () => void refreshPlans());
   byId('card0-installments')?.addEventListener('change', updateView);
-  byId('two-cards')?.addEventListener('change', updateView);
+  byId('card1-installments')?.addEventListener('change', updateView);
+  byId('two-cards')?.addEventListener('change', () => {
+    updateView();
+    void refreshShares();
+  });
+  byId('card1-amount')?.addEventListener('input', () => {
+    clearTimeout(shareTimer);
+    shareTimer = setTimeout(() => void refreshShares(), 300);
+  });
+  byId('card1-amount')?.addEventListener('change', () => void refreshShares());
   byId('apply-coupon')?.addEventListener('click', () => void applyCoupon());
   byId('schedule-date')?.addEventListener('change', () => void loadSlots(data.companyId!, valueOf('schedule-date')));
   form.addEventListener('submit', (event) => {
@@ -153,8 +207,11 @@ function start(form: HTMLFormElement): void {
       cards.push(readCard(0, errors));
       if (twoCards()) {
         cards.push(readCard(1, errors));
-        const second = parseAmount(valueOf('card1-amount'));
-        if (second === undefined || second <= 0 || second >= baseCents()) errors.push({ field: 'card1-amount', message: `Informe um valor entre R$ 0,01 e ${brl(baseCents() - 1)}.` });
+        const second = secondCents();
+        // The options chosen must be those quoted on the current shares (a typed amount may still be pending).
+        if (second !== undefined && !sharesMatch(second)) await refreshShares();
+        if (second === undefined) errors.push({ field: 'card1-amount', message: `Informe um valor entre R$ 0,01 e ${brl(baseCents() - 1)}.` });
+        else if (!sharesMatch(second)) errors.push({ field: 'card1-amount', message: 'Não foi possível calcular as parcelas deste valor. Tente de novo.' });
         else {
           body.credit_card_0_amount = (baseCents() - second) / 100;
           body.credit_card_1_amount = second / 100;

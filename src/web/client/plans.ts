@@ -1,8 +1,10 @@
 import { getJson } from './api.ts';
 import { byId, element } from './dom.ts';
+import { installmentTotal } from '../../modules/pricing/installments.ts';
 import { brl, toCents } from './format.ts';
 
-export type PlanOption = { id: string; name: string; number: number; value: number; payment_method: string };
+/** One option of GET /payment_plans; `fixed` and `percentage` are its tax row, already in `value`. */
+export type PlanOption = { id: string; name: string; number: number; value: number; payment_method: string; fixed: number; percentage: number };
 export type Plans = Partial<Record<'credit_card' | 'pix' | 'bank_slip', PlanOption[]>>;
 
 const METHOD_LABELS: Record<string, string> = { credit_card: 'Cartão de crédito', pix: 'Pix', bank_slip: 'Boleto bancário' };
@@ -32,16 +34,29 @@ export function renderMethods(plans: Plans, onChange: () => void): void {
   if (!methods.length) container.replaceChildren(element('p', { class: 'error' }, 'Nenhuma forma de pagamento disponível.'));
 }
 
-const optionLabel = (option: PlanOption) =>
-  option.number === 1 ? `À vista: ${brl(toCents(option.value))}` : `${option.number}x de ${brl(toCents(option.value))} (total ${brl(toCents(option.value) * option.number)})`;
+/** What the option charges in all on `baseCents`, computed by the service's own pricing rule (value × number can overstate it). */
+export const optionTotalCents = (option: PlanOption, baseCents: number): number =>
+  installmentTotal(baseCents, { fixedCents: toCents(option.fixed), percentage: option.percentage });
 
-export function renderInstallments(selectId: string, options: PlanOption[]): void {
+/**
+ * The total before interest and fees that a 1× option was quoted on: the one base whose 1× total is its
+ * value (the total grows by at least a cent per cent of base, so there is at most one).
+ */
+export function baseOfOneTimeOption(option: PlanOption): number | undefined {
+  const charged = toCents(option.value);
+  const estimate = Math.round((charged - toCents(option.fixed)) / (1 + option.percentage / 100));
+  for (let base = Math.max(0, estimate - 2); base <= estimate + 2; base++) if (optionTotalCents(option, base) === charged) return base;
+  return undefined;
+}
+
+const optionLabel = (option: PlanOption, baseCents: number) =>
+  option.number === 1 ? `À vista: ${brl(toCents(option.value))}` : `${option.number}x de ${brl(toCents(option.value))} (total ${brl(optionTotalCents(option, baseCents))})`;
+
+/** The options of one card, labelled with what they charge on `baseCents` (the whole total or the card's share). */
+export function renderInstallments(selectId: string, options: PlanOption[], baseCents: number): void {
   const select = byId<HTMLSelectElement>(selectId);
   if (!select) return;
   const previous = select.value;
-  select.replaceChildren(...options.map((option) => element('option', { value: option.id }, optionLabel(option))));
+  select.replaceChildren(...options.map((option) => element('option', { value: option.id }, optionLabel(option, baseCents))));
   if (options.some((option) => option.id === previous)) select.value = previous;
 }
-
-/** The amount charged for an option: per-installment value times the count. */
-export const optionTotalCents = (option: PlanOption) => toCents(option.value) * option.number;
