@@ -40,17 +40,16 @@ export async function redeemOffer(db: Kysely<DB>, deps: UpsellDeps, body: { offe
     const offer = await consumeOffer(trx, verified.offerId, now);
     if (!offer) return undefined;
     // Refused inside the spending transaction: a refunded or charged-back order's offer stays unspent, and unusable.
-    const originalStatus = (await findOriginalOrder(trx, offer.account_id, offer.order_id)).status;
-    if (originalStatus !== 'paid' && originalStatus !== 'billed') throw businessRule(`The original order is ${originalStatus.replace('_', ' ')}: its offer can no longer be redeemed`, [{ field: 'body/offer', message: 'the original order is no longer paid' }]);
+    const original = await findOriginalOrder(trx, offer.account_id, offer.order_id);
+    if (original.status !== 'paid' && original.status !== 'billed') throw businessRule(`The original order is ${original.status.replace('_', ' ')}: its offer can no longer be redeemed`, [{ field: 'body/offer', message: 'the original order is no longer paid' }]);
     const [product] = await findOrderProducts(trx, offer.account_id, [offer.product_id]);
     // Refused inside the spending transaction, so the offer stays redeemable should the product get a price.
     if (product && product.value_cents <= 0) throw businessRule('The offered product is free: there is nothing to charge', [{ field: 'body/offer', message: 'the offered product has no price' }]);
-    return { offer, product };
+    return { offer, product, original };
   });
   if (!spent) throw businessRule(INVALID_OFFER, [{ field: 'body/offer', message: 'already used or expired' }]);
-  const { offer, product } = spent;
+  const { offer, product, original } = spent;
   const accountId = offer.account_id;
-  const original = await findOriginalOrder(db, accountId, offer.order_id);
   const originalPayment = await findOriginalPayment(db, accountId, original.id);
   if (!product || !originalPayment || original.customer_id === null) throw businessRule('The offer can no longer be fulfilled (its product or the original payment is gone)');
   const method = originalPayment.method as 'credit_card' | 'pix' | 'bank_slip';
