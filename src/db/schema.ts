@@ -642,6 +642,7 @@ export interface WebhookEvents {
   last_error: string | null;
   received_at: Generated<Date>;
   processed_at: Date | null;
+  payment_ref: string | null;
 }
 
 export interface DB {

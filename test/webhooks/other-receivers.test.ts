@@ -46,8 +46,10 @@ for (const engine of engines()) {
       assert.deepEqual(again.json(), { status: 'duplicate' });
       await runWebhookJobs(database);
       const { id: orderId } = await orderOf(gatewayId);
-      const paid = await database.db.selectFrom('order_events').select('type').where('order_id', '=', orderId).where('to_status', '=', 'paid').execute();
+      const paid = await database.db.selectFrom('order_events').select(['type', 'cause']).where('order_id', '=', orderId).where('to_status', '=', 'paid').execute();
       assert.deepEqual(paid.map((row) => row.type).sort(), ['order.status_changed', 'payment.status_changed']);
+      // The bank reported it, not the gateway that issued the pix: the log says so.
+      assert.equal(paid.find((row) => row.type === 'payment.status_changed')!.cause, 'bank: payment confirmed');
     });
 
     test('bank: unknown types are ignored; a known type without its fields is 422; missing, wrong, foreign or unknown-company credentials are 401', async () => {

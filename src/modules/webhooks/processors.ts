@@ -23,7 +23,9 @@ async function applyActions(deps: WebhookDeps, event: StoredEvent, actions: Paym
     acted = true;
     const name = gateway === 'by_payment' ? await findPaymentGateway(deps.db, accountId ?? '', action.gatewayId) : gateway;
     if (!name) continue;
-    await deps.applyAction(deps.db, { gateway: name as GatewayName, action, accountId, at: deps.clock(), masterKey: deps.masterKey });
+    // The bank or a topic message reports on a payment another gateway issued: the log names who reported it.
+    const source = gateway === 'by_payment' ? { source: event.receiver === 'topic' ? 'topic message' : event.receiver } : {};
+    await deps.applyAction(deps.db, { gateway: name as GatewayName, action, accountId, at: deps.clock(), masterKey: deps.masterKey, ...source });
   }
   return acted ? 'processed' : 'ignored';
 }

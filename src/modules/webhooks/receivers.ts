@@ -4,6 +4,7 @@ import type { WebhookHeaders } from '../../gateways/wire.ts';
 import { AppError } from '../../http/errors.ts';
 import { parseBankEvent, bankActions } from './bank-events.ts';
 import { authenticateBasic, authenticateBasicByUsername, signingSecrets } from './credentials.ts';
+import { paymentRefOf } from './event-order.ts';
 import { parseInvoiceEvent } from './invoicing-events.ts';
 import { gatewayEvent, parseJson } from './payloads.ts';
 import { parsePlatformEvent } from './platform-events.ts';
@@ -22,7 +23,7 @@ export async function receiveGatewayA(deps: ReceiverDeps, delivery: Delivery): P
   }
   const tenant = await authenticateBasic(deps.db, deps.masterKey, 'gateway_a', body === undefined ? null : webhookCompanyId(body), delivery.headers);
   const event = gatewayEvent(() => gatewayAEvent(body));
-  return acknowledgeEvent(deps, { receiver: 'gateway_a', ...tenant, eventId: event.eventId, type: event.type, payload: body });
+  return acknowledgeEvent(deps, { receiver: 'gateway_a', ...tenant, eventId: event.eventId, type: event.type, payload: body, paymentRef: paymentRefOf(event.actions) });
 }
 
 /** gateway_b: `Gateway-B-Signature` with the company's current or previous signing secret. */
@@ -33,15 +34,15 @@ export async function receiveGatewayB(deps: ReceiverDeps, companyId: number | nu
   }
   const body = parseJson(delivery.rawBody);
   const event = gatewayEvent(() => gatewayBEvent(body));
-  return acknowledgeEvent(deps, { receiver: 'gateway_b', ...found.tenant, eventId: event.eventId, type: event.type, payload: body });
+  return acknowledgeEvent(deps, { receiver: 'gateway_b', ...found.tenant, eventId: event.eventId, type: event.type, payload: body, paymentRef: paymentRefOf(event.actions) });
 }
 
 export async function receiveBank(deps: ReceiverDeps, companyId: number | null, delivery: Delivery): Promise<Acknowledgement> {
   const tenant = await authenticateBasic(deps.db, deps.masterKey, 'bank', companyId, delivery.headers);
   const body = parseJson(delivery.rawBody);
   const event = parseBankEvent(body);
-  bankActions(body); // validates the fields of known types before the event is stored
-  return acknowledgeEvent(deps, { receiver: 'bank', ...tenant, eventId: event.id, type: event.type, payload: body });
+  const actions = bankActions(body); // also validates the fields of known types before the event is stored
+  return acknowledgeEvent(deps, { receiver: 'bank', ...tenant, eventId: event.id, type: event.type, payload: body, paymentRef: paymentRefOf(actions) });
 }
 
 export async function receiveInvoicing(deps: ReceiverDeps, delivery: Delivery): Promise<Acknowledgement> {

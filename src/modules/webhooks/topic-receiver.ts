@@ -1,5 +1,6 @@
 import { AppError } from '../../http/errors.ts';
 import { isObject, parseJson, requireString } from './payloads.ts';
+import { paymentRefOf } from './event-order.ts';
 import { hostAllowed, verifySnsMessage, type TopicOptions } from './sns-signature.ts';
 import { messageActions, parseTopicMessage } from './topic-messages.ts';
 import type { Delivery, ReceiverDeps } from './receivers.ts';
@@ -32,10 +33,11 @@ export async function receiveTopic(deps: ReceiverDeps, options: TopicOptions, de
   const messageId = requireString(message.MessageId, 'MessageId'); // the dedup key, capped as every receiver's event id
   const parsed = parseTopicMessage(message.Message);
   // An invalid inner event is refused before it is stored: a 4xx tells the sender not to retry what no retry can fix.
-  messageActions(parsed);
+  const actions = messageActions(parsed);
   const company = await findCompany(deps.db, parsed.companyId);
   if (!company) throw new AppError('validation_failed', 'Message.company_id names no company');
-  const receipt = await receiveAndProcessEvent(deps, { receiver: 'topic', accountId: company.account_id, companyId: company.id, eventId: messageId, type: `${parsed.source}.message`, payload: message });
+  const receipt = await receiveAndProcessEvent(deps, { receiver: 'topic', accountId: company.account_id, companyId: company.id, eventId: messageId, type: `${parsed.source}.message`, payload: message, paymentRef: paymentRefOf(actions) });
+  // Also when an earlier event of the payment has not been applied yet: the sender's retry (or the job) applies it in turn.
   if (receipt.error) throw new AppError('service_unavailable', 'The message could not be processed; retry later');
   return { status: receipt.duplicate && receipt.status !== 'received' ? 'duplicate' : (receipt.status as TopicAnswer['status']) };
 }

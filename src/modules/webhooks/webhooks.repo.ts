@@ -5,8 +5,11 @@ export type Executor = Kysely<DB> | Transaction<DB>;
 export type Receiver = 'gateway_a' | 'gateway_b' | 'bank' | 'platform' | 'invoicing' | 'topic';
 export type CredentialReceiver = 'gateway_a' | 'gateway_b' | 'bank' | 'invoicing';
 
-export type NewWebhookEvent = { receiver: Receiver; accountId: string | null; companyId: number | null; eventId: string; type: string; payload: unknown; at: Date };
-export type StoredEvent = { id: number; receiver: Receiver; account_id: string | null; company_id: number | null; external_event_id: string; event_type: string; payload: unknown; status: string };
+/** `paymentRef`: the gateway id of the payment the event is about (see event-order.ts); absent is none. */
+export type NewWebhookEvent = { receiver: Receiver; accountId: string | null; companyId: number | null; eventId: string; type: string; payload: unknown; paymentRef?: string | null; at: Date };
+export type StoredEvent = { id: number; receiver: Receiver; account_id: string | null; company_id: number | null; external_event_id: string; event_type: string; payload: unknown; status: string; payment_ref: string | null };
+
+const STORED_EVENT_COLUMNS = ['id', 'receiver', 'account_id', 'company_id', 'external_event_id', 'event_type', 'payload', 'status', 'payment_ref'] as const;
 
 /**
  * Inserts the event unless (receiver, company, sender event id) is already stored and, with it, the job that
@@ -17,7 +20,7 @@ export async function insertEventWithJob(executor: Executor, event: NewWebhookEv
     .with('stored', (db) =>
       db
         .insertInto('webhook_events')
-        .values({ account_id: event.accountId, company_id: event.companyId, receiver: event.receiver, external_event_id: event.eventId, event_type: event.type, payload: JSON.stringify(event.payload ?? null), received_at: event.at })
+        .values({ account_id: event.accountId, company_id: event.companyId, receiver: event.receiver, external_event_id: event.eventId, event_type: event.type, payload: JSON.stringify(event.payload ?? null), payment_ref: event.paymentRef ?? null, received_at: event.at })
         // Repeats webhook_events_dedup_idx, an expression index.
         .onConflict((oc) => oc.expression(sql`receiver, (coalesce(company_id, 0)), external_event_id`).doNothing())
         .returning(['id', 'account_id']),
@@ -48,7 +51,7 @@ export async function insertEventWithJob(executor: Executor, event: NewWebhookEv
 export function findEventByKey(executor: Executor, receiver: Receiver, companyId: number | null, eventId: string): Promise<StoredEvent | undefined> {
   return executor
     .selectFrom('webhook_events')
-    .select(['id', 'receiver', 'account_id', 'company_id', 'external_event_id', 'event_type', 'payload', 'status'])
+    .select(STORED_EVENT_COLUMNS)
     .where('receiver', '=', receiver)
     .where(sql<number>`coalesce(company_id, 0)`, '=', companyId ?? 0)
     .where('external_event_id', '=', eventId)
@@ -59,7 +62,7 @@ export function findEventByKey(executor: Executor, receiver: Receiver, companyId
 export function lockEvent(executor: Executor, id: number): Promise<StoredEvent | undefined> {
   return executor
     .selectFrom('webhook_events')
-    .select(['id', 'receiver', 'account_id', 'company_id', 'external_event_id', 'event_type', 'payload', 'status'])
+    .select(STORED_EVENT_COLUMNS)
     .where('id', '=', id)
     .forUpdate()
     .executeTakeFirst() as Promise<StoredEvent | undefined>;
@@ -68,6 +71,48 @@ export function lockEvent(executor: Executor, id: number): Promise<StoredEvent |
 /** Marks a received event done; only a `received` row moves, so a concurrent retry cannot mark it twice. */
 export async function markEvent(executor: Executor, id: number, status: 'processed' | 'ignored', at: Date): Promise<void> {
   await executor.updateTable('webhook_events').set({ status, processed_at: at }).where('id', '=', id).where('status', '=', 'received').returning('id').execute();
+}
+
+/**
+ * Serialises the processing of one payment's events (across workers and processes) until the transaction ends.
+ * The two-key form keeps these locks apart from single-key ones (the migrations' lock).
+ */
+export async function lockPaymentRef(executor: Executor, accountId: string, paymentRef: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtext(${accountId}), hashtext(${paymentRef}))`.execute(executor);
+}
+
+/**
+ * The first earlier event about the same payment that is still waiting its first attempt and will get one (its
+ * job is live); undefined when none. An event already attempted (a refund waiting for its paid event) is not
+ * waited for, and neither is one whose job is dead.
+ */
+export async function findEarlierUnattemptedEvent(executor: Executor, event: { id: number; accountId: string; paymentRef: string }, jobType: string): Promise<number | undefined> {
+  const row = await executor
+    .selectFrom('webhook_events as e')
+    .select('e.id')
+    .where('e.account_id', '=', event.accountId)
+    .where('e.payment_ref', '=', event.paymentRef)
+    .where('e.id', '<', event.id)
+    // Literal, as the partial indexes' predicates, so the planner matches them whatever the plan's parameters.
+    .where(sql<boolean>`e.status = 'received'`)
+    .where('e.attempts', '=', 0)
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('jobs as j')
+          .select('j.id')
+          .where('j.dedup_key', '=', sql<string>`${`${jobType}:`} || e.id`)
+          .where(sql<boolean>`j.status IN ('queued', 'running')`),
+      ),
+    )
+    .orderBy('e.id')
+    .limit(1)
+    .executeTakeFirst();
+  return row === undefined ? undefined : Number(row.id);
+}
+
+/** A deferral is not an attempt: the event keeps its place ahead of later events of its payment. */
+export async function recordDeferral(executor: Executor, id: number, reason: string): Promise<void> {
+  await executor.updateTable('webhook_events').set({ last_error: reason.slice(0, 1000) }).where('id', '=', id).returning('id').execute();
 }
 
 export async function recordFailure(executor: Executor, id: number, error: string): Promise<void> {

@@ -2,8 +2,9 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { announceJobsDue } from '../../jobs/wake.ts';
 import type { applyPaymentAction } from '../payments/gateway-actions.ts';
+import { awaitTurnOfEvent, EarlierEventPendingError } from './event-order.ts';
 import { processorFor } from './processors.ts';
-import { findEventByKey, insertEventWithJob, lockEvent, markEvent, recordFailure, type NewWebhookEvent } from './webhooks.repo.ts';
+import { findEventByKey, insertEventWithJob, lockEvent, markEvent, recordDeferral, recordFailure, type NewWebhookEvent } from './webhooks.repo.ts';
 
 export const PROCESS_EVENT_JOB = 'webhooks.process_event';
 /** The topic receiver processes inline; its job is only a safety net, run this long after receipt. */
@@ -15,7 +16,8 @@ export type ApplyAction = typeof applyPaymentAction;
  * makes secret at rest (a card a paid event names for later charges) and opens stored webhook credentials.
  */
 export type WebhookDeps = { db: Kysely<DB>; clock: () => Date; applyAction: ApplyAction; masterKey: Buffer };
-export type Receipt = { eventId: number; duplicate: boolean; status: string; error?: string };
+/** `deferred`: not applied because an earlier event of its payment has not been attempted yet (`error` says which). */
+export type Receipt = { eventId: number; duplicate: boolean; status: string; error?: string; deferred?: boolean };
 export type Acknowledgement = { duplicate: boolean; status: 'received' };
 
 /**
@@ -50,7 +52,8 @@ export async function receiveAndProcessEvent(deps: WebhookDeps, event: Omit<NewW
  * Processes a stored event still `received`: the worker's job, and the topic receiver. The effect and the
  * event's `processed`/`ignored` mark commit in one transaction, which first locks the event row, so a
  * concurrent run (two workers, or the topic request and its safety-net job) waits and then finds it done.
- * A failure rolls both back; only the failure count is written, and the job retries.
+ * A failure rolls both back; only the failure count is written, and the job retries. An event about a payment
+ * waits (`deferred`, not counted as an attempt) while an earlier event of that payment has not been attempted.
  */
 export async function processEvent(deps: WebhookDeps, eventId: number): Promise<Receipt> {
   try {
@@ -59,6 +62,7 @@ export async function processEvent(deps: WebhookDeps, eventId: number): Promise<
       // Gone with its account: nothing left to apply.
       if (!stored) return 'gone';
       if (stored.status !== 'received') return stored.status;
+      await awaitTurnOfEvent(trx, stored, PROCESS_EVENT_JOB);
       const outcome = await processorFor(stored.receiver)({ ...deps, db: trx }, stored);
       await markEvent(trx, stored.id, outcome, deps.clock());
       return outcome;
@@ -66,6 +70,10 @@ export async function processEvent(deps: WebhookDeps, eventId: number): Promise<
     return { eventId, duplicate: false, status };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof EarlierEventPendingError) {
+      await recordDeferral(deps.db, eventId, message);
+      return { eventId, duplicate: false, status: 'received', error: message, deferred: true };
+    }
     await recordFailure(deps.db, eventId, message);
     return { eventId, duplicate: false, status: 'received', error: message };
   }
