@@ -64,6 +64,13 @@ for (const engine of engines()) {
         assert.equal((await app.inject({ url: '/api/v1/products', headers: bearer(fresh.plaintext) })).statusCode, 200);
       });
 
+      test('rotations at the same moment leave exactly one live key', async () => {
+        const tenant = await createTenant(database);
+        const issued = await Promise.all([0, 1, 2, 3].map(() => rotateKey(database.db, tenant.accountId, 0)));
+        const live = await Promise.all(issued.map(async (key) => (await app.inject({ url: '/api/v1/products', headers: bearer(key.plaintext) })).statusCode));
+        assert.deepEqual(live.filter((status) => status === 200).length, 1, live.join(','));
+      });
+
       test('only a hash of the key is stored', async () => {
         const rows = await database.db.selectFrom('api_keys').selectAll().where('account_id', '=', shop.accountId).execute();
         assert.equal(rows.length, 1);

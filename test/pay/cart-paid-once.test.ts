@@ -104,5 +104,17 @@ for (const engine of engines()) {
       assert.deepEqual((await ordersOf(cartId)).map((order) => order.status).sort(), ['cancelled', 'paid']);
       assert.deepEqual([await paymentStatus(first.id), await paymentStatus(second.id)].sort(), ['paid', 'refunded']);
     });
+
+    test('two cards paying one cart at the same moment: one order is paid, the other’s capture is given back and that order cancelled', async () => {
+      const cartId = await insertCart(database, merchant);
+      const tokens = [await tokenA(pay.sandboxes), await tokenA(pay.sandboxes)];
+      const answers = await Promise.all(tokens.map((token) => post(`/carts/${cartId}/pay`, { payment_plan_id: `${merchant.cardPlanId}-1`, credit_card_0_token: token })));
+      assert.ok(answers.every((answer) => answer.statusCode < 500), answers.map((answer) => answer.body).join(' | '));
+      const cards = await database.db.selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').select(['p.id', 'p.status']).where('o.cart_id', '=', cartId).execute();
+      await runQueuedJobs(database, pay, merchant.accountId, VOID_ORPHAN_JOB, cards.map((card) => card.id));
+      const orders = (await ordersOf(cartId)).map((order) => order.status).sort();
+      // Both captured (each order settled before the other), or the second refused (422) once the first was paid.
+      assert.ok(JSON.stringify(orders) === JSON.stringify(['cancelled', 'paid']) || JSON.stringify(orders) === JSON.stringify(['paid']), orders.join(','));
+    });
   });
 }

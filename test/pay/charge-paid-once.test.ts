@@ -98,5 +98,18 @@ for (const engine of engines()) {
       assert.equal(await runQueued(VOID_ORPHAN_JOB), 0);
       assert.deepEqual(await statuses(charge.uid), ['credit_card:paid']);
     });
+
+    test('two cards paying the charge at the same moment: never a 5xx, one capture kept, the other given back', async () => {
+      for (let round = 0; round < 4; round++) {
+        const charge = await insertCharge(database, merchant);
+        const tokens = [await tokenA(pay.sandboxes), await tokenA(pay.sandboxes)];
+        const answers = await Promise.all(tokens.map((token) => post(`/charges/${charge.uid}/pay`, { payment_plan_id: `${merchant.cardPlanId}-1`, credit_card_0_token: token })));
+        assert.deepEqual(answers.map((answer) => answer.statusCode), [200, 200], answers.map((answer) => answer.body).join(' | '));
+        assert.equal(await runQueued(VOID_ORPHAN_JOB), 1, 'the second capture is an overpayment to give back');
+        assert.deepEqual((await statuses(charge.uid)).sort(), ['credit_card:paid', 'credit_card:refunded']);
+        const kept = await Promise.all((await paymentsOfOrderUid(database, charge.uid)).map((payment) => ledgerState(payment.gateway_id!)));
+        assert.deepEqual(kept.sort(), ['paid', 'refunded']);
+      }
+    });
   });
 }

@@ -206,6 +206,18 @@ for (const engine of engines()) {
       assert.deepEqual(await upsellOrdersOf(original.id), []);
     });
 
+    test('the offer of an order whose full refund is reserved (its gateway answer lost, 504) is refused too', async () => {
+      const paid = await paidCardOrder(pay, database, merchant, upsellPage);
+      await fetch(`${pay.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges/${paid.gatewayIds[0]}/next_refund`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ behaviour: 'late' }) });
+      const refund = await pay.app.inject({ method: 'POST', url: `/api/v1/payments/${paid.paymentIds[0]}/refund`, headers: { authorization: `Bearer ${merchant.apiKey}` } });
+      assert.equal(refund.statusCode, 504, refund.body);
+      const res = await redeem({ offer: paid.offer });
+      assert.equal(res.statusCode, 422, res.body);
+      assert.match(res.json().message, /being refunded/);
+      const original = await orderByUid(paid.orderUid);
+      assert.deepEqual(await upsellOrdersOf(original.id), []);
+    });
+
     test('no offer is made for an upsell product no longer sold, or sold for nothing', async () => {
       const gone = await insertProduct(database.db, merchant, 2_500, { name: 'Retirado' });
       const free = await insertProduct(database.db, merchant, 0, { name: 'Brinde' });

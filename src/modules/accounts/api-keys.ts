@@ -59,6 +59,8 @@ export async function verifyKey(db: Kysely<DB>, plaintext: string, now = new Dat
 export async function rotateKey(db: Kysely<DB>, accountId: string, graceSeconds: number, now = new Date()): Promise<IssuedKey> {
   const key = generateKey();
   await db.transaction().execute(async (trx) => {
+    // Rotations of one account run one after the other: a concurrent one must see (and retire) this new key.
+    await trx.selectFrom('accounts').select('id').where('id', '=', accountId).forNoKeyUpdate().execute();
     const expiresAt = new Date(now.getTime() + graceSeconds * 1000);
     await trx
       .updateTable('api_keys')

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { notifyOrderTransition } from '../notifications/notify.ts';
 import { endSubscriptionOfRefundedOrder } from '../payments/subscription-end.ts';
+import { releaseBooking } from '../scheduling/scheduling.repo.ts';
 import { insertTransitionEvent } from './order-events.repo.ts';
 
 /** The eight order statuses of the specification (States and transitions). */
@@ -107,5 +108,7 @@ export async function transitionOrder(trx: Kysely<DB>, request: TransitionReques
   const from = row.status as OrderStatus;
   await notifyOrderTransition(trx, { accountId: request.accountId, orderId: request.orderId, status: request.to, at });
   if (request.to === 'refunded') await endSubscriptionOfRefundedOrder(trx, request.accountId, request.orderId, at);
+  // A cancelled or refunded order keeps no appointment: its slot is bookable again.
+  if (request.to === 'refunded' || request.to === 'cancelled') await releaseBooking(trx, request.accountId, request.orderId);
   return { changed: true, from, to: request.to };
 }

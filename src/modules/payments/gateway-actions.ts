@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { GatewayName, PaymentAction } from '../../gateways/port.ts';
+import { settleOrderAfterReturn } from '../refunds/order-after-return.ts';
 import { recordReportedRefund } from '../refunds/refund-recording.ts';
+import { lockPaymentAndOrder } from '../refunds/refunds.repo.ts';
 import { claimCouponForOrder } from '../coupons/coupon-usage.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
 import { settleOrder, type OrderRow } from './order-settlement.ts';
@@ -9,14 +11,27 @@ import { keepLateCard } from './late-card.ts';
 import { enqueuePaidOrderRelease } from './paid-order-release.ts';
 import { adoptGatewayId, findOrderRow, findPaymentByGatewayId, findUnansweredPayment } from './pay.repo.ts';
 import { transitionPayment, type PaymentStatus } from './payment-status.ts';
+import { cancelUnpaidPayment } from './unpaid-attempt.ts';
 
 export type AppliedAction = { applied: boolean; paymentId?: number; reason?: string };
 
+/** A chargeback event that must wait: its payment's paid event has not been applied yet. */
+export class DisputeBeforePaymentError extends Error {
+  constructor(disputeId: string) {
+    super(`chargeback ${disputeId}: the payment is not recorded paid yet; the event is retried later`);
+    this.name = 'DisputeBeforePaymentError';
+  }
+}
+
 /**
+ * `source`: who reported it when that is not the issuing gateway (the bank, a topic message); causes name it.
  * `masterKey` seals a card that a paid action names for later charges (`keepLateCard`); the webhook pipeline and
  * reconciliation always pass it, and a card that must be kept without it is an error rather than lost.
  */
-export type ActionInput = { gateway: GatewayName; action: PaymentAction; accountId?: string; at: Date; masterKey?: Buffer };
+export type ActionInput = { gateway: GatewayName; action: PaymentAction; accountId?: string; at: Date; masterKey?: Buffer; source?: string };
+
+/** Who reported the effect, for the event log: `source` (the bank, a topic message) when another party than the issuing gateway did. */
+const reporterOf = (input: ActionInput): string => input.source ?? input.gateway;
 
 /**
  * Applies one gateway effect (from a webhook, or a status fetched by reconciliation) to the payment with
@@ -42,7 +57,7 @@ async function adoptedByReference(trx: Kysely<DB>, input: ActionInput) {
   if (action.kind !== 'payment_paid' || !action.paymentUid) return undefined;
   const payment = await findUnansweredPayment(trx, input.gateway, action.paymentUid, input.accountId);
   if (!payment) return undefined;
-  const how = `${input.gateway}: a payment event named the charge by our reference`;
+  const how = `${reporterOf(input)}: a payment event named the charge by our reference`;
   if (!(await adoptGatewayId(trx, payment, { gatewayId: action.gatewayId, how, data: {} }, input.at))) return undefined;
   return { ...payment, gateway_id: action.gatewayId };
 }
@@ -54,7 +69,7 @@ async function adoptedByReference(trx: Kysely<DB>, input: ActionInput) {
 async function logUnderpayment(trx: Kysely<DB>, input: ActionInput, payment: { id: number; account_id: string; order_id: number; amount_cents: number }, reportedCents: number): Promise<AppliedAction> {
   await appendOrderEvent(trx, {
     accountId: payment.account_id, orderId: payment.order_id, paymentId: payment.id, type: 'payment.amount_mismatch',
-    cause: `${input.gateway}: a paid event reports ${reportedCents} cents where the payment is of ${payment.amount_cents} cents; not marked paid`,
+    cause: `${reporterOf(input)}: a paid event reports ${reportedCents} cents where the payment is of ${payment.amount_cents} cents; not marked paid`,
     data: { reported_amount_cents: reportedCents, expected_amount_cents: payment.amount_cents, payment_id: payment.id }, at: input.at,
   });
   return { applied: false, paymentId: payment.id, reason: 'paid amount below the payment amount' };
@@ -69,7 +84,7 @@ async function logPaidAfterClose(trx: Kysely<DB>, input: ActionInput, payment: {
   const cents = reportedCents ?? payment.amount_cents;
   await appendOrderEvent(trx, {
     accountId: payment.account_id, orderId: payment.order_id, paymentId: payment.id, type: 'payment.paid_after_close',
-    cause: `${input.gateway}: ${cents} cents reported received for a payment already ${payment.status}; not counted, to be returned to the buyer`,
+    cause: `${reporterOf(input)}: ${cents} cents reported received for a payment already ${payment.status}; not counted, to be returned to the buyer`,
     data: { reported_amount_cents: cents, payment_status: payment.status, payment_id: payment.id }, at: input.at,
   });
   return { applied: false, paymentId: payment.id, reason: `paid after the payment was ${payment.status}` };
@@ -88,7 +103,9 @@ async function applyInTransaction(trx: Kysely<DB>, input: ActionInput): Promise<
     case 'payment_paid': {
       const reported = action.amountCents;
       if (reported !== undefined && reported < payment.amount_cents) return logUnderpayment(trx, input, payment, reported);
-      const moved = await transitionPayment(trx, { ...base, to: 'paid', cause: `${input.gateway}: payment confirmed`, at: action.paidAt, ...(reported !== undefined ? { data: { amount_cents: reported } } : {}) });
+      // As in the pay request: the payment, then its order, locked before the money settles.
+      await lockPaymentAndOrder(trx, payment.account_id, payment.id, payment.order_id);
+      const moved = await transitionPayment(trx, { ...base, to: 'paid', cause: `${reporterOf(input)}: payment confirmed`, at: action.paidAt, ...(reported !== undefined ? { data: { amount_cents: reported } } : {}) });
       if (!moved.changed) {
         // Final statuses never change, so the row read before the lock still tells why the transition was refused.
         if (payment.status === 'cancelled' || payment.status === 'failed') return logPaidAfterClose(trx, input, payment, reported);
@@ -104,24 +121,39 @@ async function applyInTransaction(trx: Kysely<DB>, input: ActionInput): Promise<
       if ((await settle('gateway confirmed the payment', order)) === 'paid') await enqueuePaidOrderRelease(trx, payment.account_id, payment.order_id);
       return { applied: true, paymentId: payment.id };
     }
-    case 'payment_failed':
     case 'payment_cancelled':
-    case 'payment_expired': {
+    case 'payment_expired':
+      // A pix or boleto that lapsed ends its order as the expiry job would (a checkout or cart order with no
+      // other live attempt is cancelled), whichever learns it first.
+      if (payment.method !== 'credit_card') {
+        if (payment.status !== 'pending' && payment.status !== 'waiting_payment') return { applied: false, paymentId: payment.id, reason: 'no transition' };
+        const cancelled = await cancelUnpaidPayment(trx, { accountId: payment.account_id, paymentId: payment.id, orderId: payment.order_id }, `${reporterOf(input)}: ${action.kind.replace('payment_', 'payment ')}`, at);
+        return cancelled ? { applied: true, paymentId: payment.id } : { applied: false, paymentId: payment.id, reason: 'no transition' };
+      }
+    // falls through: a card the gateway cancelled is settled like a failed one
+    case 'payment_failed': {
       const to: PaymentStatus = action.kind === 'payment_failed' ? 'failed' : 'cancelled';
-      const moved = await transitionPayment(trx, { ...base, to, cause: `${input.gateway}: ${action.kind.replace('payment_', 'payment ')}`, ...(action.kind === 'payment_failed' ? { set: { failure_message: action.reason.slice(0, 500) } } : {}) });
+      const moved = await transitionPayment(trx, { ...base, to, cause: `${reporterOf(input)}: ${action.kind.replace('payment_', 'payment ')}`, ...(action.kind === 'payment_failed' ? { set: { failure_message: action.reason.slice(0, 500) } } : {}) });
       if (!moved.changed) return { applied: false, paymentId: payment.id, reason: 'no transition' };
       await settle(`gateway: ${action.kind}`);
       return { applied: true, paymentId: payment.id };
     }
     case 'payment_refunded': {
       const target = { accountId: payment.account_id, paymentId: payment.id, orderId: payment.order_id, capturedCents: payment.amount_cents };
-      const outcome = await recordReportedRefund(trx, target, { gatewayRefundId: action.refundId, amountCents: action.amountCents, source: input.gateway }, at);
+      const outcome = await recordReportedRefund(trx, target, { gatewayRefundId: action.refundId, amountCents: action.amountCents, source: reporterOf(input) }, at);
       if (outcome === 'recorded') return { applied: true, paymentId: payment.id };
       return { applied: false, paymentId: payment.id, reason: REFUND_NOT_RECORDED[outcome] };
     }
     case 'payment_disputed': {
-      const moved = await transitionPayment(trx, { ...base, to: 'charged_back', cause: `${input.gateway}: chargeback ${action.disputeId}`, data: { amount_cents: action.amountCents } });
-      return moved.changed ? { applied: true, paymentId: payment.id } : { applied: false, paymentId: payment.id, reason: 'no transition' };
+      // Its paid event is late (events may arrive out of order): the chargeback waits for it rather than being lost.
+      if (payment.status === 'pending' || payment.status === 'waiting_payment') throw new DisputeBeforePaymentError(action.disputeId);
+      const cause = `${reporterOf(input)}: chargeback ${action.disputeId}`;
+      const order = await lockPaymentAndOrder(trx, payment.account_id, payment.id, payment.order_id);
+      const moved = await transitionPayment(trx, { ...base, to: 'charged_back', cause, data: { amount_cents: action.amountCents } });
+      if (!moved.changed) return { applied: false, paymentId: payment.id, reason: 'no transition' };
+      // The disputed money is gone: the order is refunded (in part), which ends its subscription and its offer.
+      await settleOrderAfterReturn(trx, { accountId: payment.account_id, orderId: payment.order_id, paymentId: payment.id }, order, cause, at);
+      return { applied: true, paymentId: payment.id };
     }
   }
 }

@@ -2,13 +2,14 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { PURCHASED_STATUSES, transitionOrder, type OrderStatus } from '../orders/order-status.ts';
 import { releaseCouponOfOrder } from '../coupons/coupon-usage.ts';
-import { findOrderRow, findPaymentsOfOrder, purchasedOrderOfCart, releaseBooking } from './pay.repo.ts';
+import { releaseBooking } from '../scheduling/scheduling.repo.ts';
+import { findOrderRow, findPaymentsOfOrder, purchasedOrderOfCart } from './pay.repo.ts';
 import { enqueueOrphanVoid, enqueueSupersededVoid } from './orphan-capture.ts';
+import { SETTLED_PAYMENT_STATUSES } from './payment-status.ts';
 
 export type OrderRow = Awaited<ReturnType<typeof findOrderRow>>;
 
-// Money that stands: refunded and charged-back payments no longer pay for the order.
-const SETTLED = new Set(['paid', 'partially_refunded', 'waiting_cancellation']);
+const SETTLED = new Set<string>(SETTLED_PAYMENT_STATUSES);
 const LIVE = new Set(['pending', 'waiting_payment']);
 // Orders whose total is already covered: any further money on them is an overpayment to give back.
 const COVERED = new Set<string>(PURCHASED_STATUSES);

@@ -216,11 +216,6 @@ export async function addPaidCents(db: Kysely<DB>, accountId: string, orderId: n
   return row.paid_cents;
 }
 
-/** Cancels the order's booked slot so a failed or lapsed attempt does not hold it. */
-export async function releaseBooking(db: Kysely<DB>, accountId: string, orderId: number): Promise<void> {
-  await db.updateTable('appointment_bookings').set({ status: 'cancelled' }).where('account_id', '=', accountId).where('order_id', '=', orderId).where('status', '=', 'booked').returning('id').execute();
-}
-
 /**
  * The status of an order of the cart whose purchase is made (paid, invoiced or given back), other than
  * `exceptOrderId`; undefined when the cart is still to be bought. `lock` first locks the cart row, so two

@@ -11,6 +11,7 @@ import { payIdempotencyKey } from './pay-gateway-call.ts';
 import { resolveGateway, type GatewayDeps, type ResolvedGateway } from './pay-gateways.ts';
 import { RECONCILE_JOB } from './payment-record.ts';
 import { transitionPayment } from './payment-status.ts';
+import { cancelUnpaidPayment } from './unpaid-attempt.ts';
 
 type JobRef = { accountId: string; paymentId: number };
 
@@ -55,23 +56,6 @@ export async function paidOrVoidedAtGateway(db: Kysely<DB>, gateway: ResolvedGat
 }
 
 /**
- * A pix or boleto that will not be paid any more is cancelled in the caller's transaction (unless the
- * gateway's own event cancelled it first); its order leaves waiting_payment, and a checkout, cart or
- * renewal order with no other live attempt is cancelled (a charge stays pending, payable again).
- * Returns whether this call cancelled the payment.
- */
-export async function cancelUnpaidPayment(trx: Kysely<DB>, payment: { accountId: string; paymentId: number; orderId: number }, cause: string, now: Date): Promise<boolean> {
-  const moved = await transitionPayment(trx, { accountId: payment.accountId, paymentId: payment.paymentId, to: 'cancelled', cause, at: now });
-  const status = await settleOrder(trx, { accountId: payment.accountId, orderId: payment.orderId, cause, paymentId: payment.paymentId, at: now });
-  const order = await trx.selectFrom('orders').select(['due_date']).where('id', '=', payment.orderId).executeTakeFirstOrThrow();
-  const live = await trx.selectFrom('payments').select('id').where('account_id', '=', payment.accountId).where('order_id', '=', payment.orderId).where('status', 'in', ['pending', 'waiting_payment']).executeTakeFirst();
-  if (status === 'pending' && order.due_date === null && !live) {
-    await transitionOrder(trx, { accountId: payment.accountId, orderId: payment.orderId, to: 'cancelled', cause: `${cause}, with no other live attempt`, paymentId: payment.paymentId, at: now });
-  }
-  return moved.changed;
-}
-
-/**
  * `payments.void_orphan_capture`: money settled on an order that cannot keep it is voided at the gateway
  * (cancel or full refund, under the same key as the pay request's own compensation) and recorded refunded:
  * - a card captured on an order its attempt can no longer pay (still `pending`, no attempt live);
@@ -99,9 +83,10 @@ export async function voidOrphanCapture(db: Kysely<DB>, deps: GatewayDeps, ref: 
  */
 async function whyNotKept(db: Kysely<DB>, accountId: string, payment: PaymentRow): Promise<'orphan' | 'overpaid' | 'cart_bought' | undefined> {
   const { order, payments } = await orderWithPayments(db, accountId, payment.order_id);
+  // First, as it also ends the order: a capture on an order of a cart another order bought (two buyers' cards at once).
+  if (!PURCHASED_STATUSES.includes(order.status as OrderStatus) && (await cartPaidByAnotherOrder(db, accountId, payment.order_id, order.cart_id))) return 'cart_bought';
   if (order.status === 'pending' && !payments.some((other) => other.status === 'pending' || other.status === 'waiting_payment')) return 'orphan';
   if (order.status !== 'pending' && coveredWithout(order, payments, payment.id)) return 'overpaid';
-  if (!PURCHASED_STATUSES.includes(order.status as OrderStatus) && (await cartPaidByAnotherOrder(db, accountId, payment.order_id, order.cart_id))) return 'cart_bought';
   return undefined;
 }
 

@@ -9,6 +9,7 @@ import type { OrderStatus } from '../orders/order-status.ts';
 import { settleOrder } from './order-settlement.ts';
 import type { GatewayAnswer } from './pay-gateway-call.ts';
 import { transitionPayment, type PaymentStatus, type PaymentTransitionResult } from './payment-status.ts';
+import { lockPaymentAndOrder } from '../refunds/refunds.repo.ts';
 
 export const EXPIRE_PIX_JOB = 'payments.expire_pix';
 export const RECONCILE_JOB = 'payments.reconcile';
@@ -63,6 +64,9 @@ export async function recordGatewayAnswer(trx: Kysely<DB>, masterKey: Buffer, pa
   let moved: PaymentTransitionResult;
   switch (answer.kind) {
     case 'paid': {
+      // Money settles: the payment, then its order, are locked first (the order refunds take them in), so a
+      // second payment of the same order settling at the same moment waits and then sees this one.
+      await lockPaymentAndOrder(trx, payment.accountId, payment.id, payment.orderId);
       const savedId = answer.savedMethod && payment.customerId !== null ? await saveMethod(trx, masterKey, payment, answer.savedMethod, at) : null;
       moved = await transitionPayment(trx, { ...base, to: 'paid', cause: 'card approved by the gateway', // A charge of an already saved method keeps its link: only a newly saved card replaces it.
       set: { gateway_id: answer.gatewayId, ...(savedId !== null ? { saved_payment_method_id: savedId } : {}) } });

@@ -102,7 +102,7 @@ export async function reconcileStaleRefund(db: Kysely<DB>, deps: GatewayDeps, re
     if (!(await markRefundSucceeded(trx, ref.accountId, refund.uid, found.refundId))) return 'skipped';
     const target = { accountId: ref.accountId, paymentId: payment.id, orderId: refund.order_id, capturedCents: payment.amount_cents };
     const succeeded = { uid: refund.uid, amountCents: refund.amount_cents, gatewayRefundId: found.refundId, type: refund.type, refundedAt: refund.refunded_at };
-    await recordSucceededRefund(trx, target, order.paid_cents, succeeded, `reconciliation: refund ${refund.uid} (${refund.type}) of ${refund.amount_cents} cents found at the gateway`, now);
+    await recordSucceededRefund(trx, target, order, succeeded, `reconciliation: refund ${refund.uid} (${refund.type}) of ${refund.amount_cents} cents found at the gateway`, now);
     return 'succeeded';
   });
 }

@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { notifyRefund } from '../notifications/notify.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
-import { transitionOrder } from '../orders/order-status.ts';
 import { transitionPayment, type PaymentStatus } from '../payments/payment-status.ts';
-import { lockPaymentAndOrder, setOrderRefundedCents, succeededRefundsOfOrder } from './refunds.repo.ts';
+import { settleOrderAfterReturn } from './order-after-return.ts';
+import { lockPaymentAndOrder, succeededRefundsOfOrder } from './refunds.repo.ts';
 
 /**
  * A reservation older than this cannot belong to a live request (gateway calls give up after seconds):
@@ -32,18 +32,17 @@ export type RefundTarget = { accountId: string; paymentId: number; orderId: numb
 
 /**
  * After a refund succeeded: the payment moves by what the gateway confirmed (its succeeded refunds), the
- * order by the confirmed refunds of all its payments against its paid total (`orders.refunded_cents`).
- * The caller holds the payment and order locks.
+ * order by what its payments keep (`settleOrderAfterReturn`). The caller holds the payment and order locks.
  */
-export async function settleRefundTotals(trx: Kysely<DB>, target: RefundTarget, paidCents: number, cause: string, at: Date): Promise<void> {
+export async function settleRefundTotals(trx: Kysely<DB>, target: RefundTarget, order: OrderFigures, cause: string, at: Date): Promise<void> {
   const confirmed = await succeededRefundsOfOrder(trx, target.accountId, target.orderId);
   const paymentTo: PaymentStatus = (confirmed.get(target.paymentId) ?? 0) >= target.capturedCents ? 'refunded' : 'partially_refunded';
   await transitionPayment(trx, { accountId: target.accountId, paymentId: target.paymentId, to: paymentTo, cause, at });
-  const orderRefunded = Math.min([...confirmed.values()].reduce((sum, cents) => sum + cents, 0), paidCents);
-  await setOrderRefundedCents(trx, target.accountId, target.orderId, orderRefunded, at);
-  const orderTo = paidCents > 0 && orderRefunded >= paidCents ? 'refunded' : 'partially_refunded';
-  await transitionOrder(trx, { accountId: target.accountId, orderId: target.orderId, to: orderTo, cause, paymentId: target.paymentId, at });
+  await settleOrderAfterReturn(trx, target, order, cause, at);
 }
+
+/** The locked order's figures a refund settles against. */
+export type OrderFigures = { paid_cents: number; status: string };
 
 /** A refund the gateway confirmed, as its row now says (the row is already marked succeeded). */
 export type SucceededRefund = { uid: string; amountCents: number; gatewayRefundId: string; type: string; refundedAt: Date };
@@ -54,12 +53,12 @@ export type SucceededRefund = { uid: string; amountCents: number; gatewayRefundI
  * moved by the confirmed totals, and the merchant's `refund.succeeded` notification (one per refund, so a
  * second partial refund is announced too). In the caller's transaction, which holds the payment and order locks.
  */
-export async function recordSucceededRefund(trx: Kysely<DB>, target: RefundTarget, paidCents: number, refund: SucceededRefund, cause: string, at: Date): Promise<void> {
+export async function recordSucceededRefund(trx: Kysely<DB>, target: RefundTarget, order: OrderFigures, refund: SucceededRefund, cause: string, at: Date): Promise<void> {
   await appendOrderEvent(trx, {
     accountId: target.accountId, orderId: target.orderId, paymentId: target.paymentId, type: 'refund.succeeded', cause,
     data: { amount_cents: refund.amountCents, gateway_refund_id: refund.gatewayRefundId, refund_uid: refund.uid }, at,
   });
-  await settleRefundTotals(trx, target, paidCents, cause, at);
+  await settleRefundTotals(trx, target, order, cause, at);
   await notifyRefund(trx, { accountId: target.accountId, orderId: target.orderId, at, refund: { ...refund, paymentId: target.paymentId } });
 }
 
@@ -125,6 +124,6 @@ export async function recordReportedRefund(
       .values({ uid: recorded.uid, account_id: target.accountId, payment_id: target.paymentId, order_id: target.orderId, amount_cents: refund.amountCents, type: 'gateway', status: 'succeeded', gateway_refund_id: refund.gatewayRefundId, refunded_at: at, created_at: at })
       .execute();
   }
-  await recordSucceededRefund(trx, target, order.paid_cents, recorded, cause, at);
+  await recordSucceededRefund(trx, target, order, recorded, cause, at);
   return 'recorded';
 }

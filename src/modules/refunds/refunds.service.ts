@@ -107,5 +107,5 @@ async function recordRefundSuccess(trx: Kysely<DB>, refund: RefundReservation, g
   if (!(await markRefundSucceeded(trx, refund.accountId, refund.uid, gatewayRefundId))) return;
   const target = { accountId: refund.accountId, paymentId: refund.paymentId, orderId: refund.orderId, capturedCents };
   const succeeded = { uid: refund.uid, amountCents: refund.amountCents, gatewayRefundId, type: refund.type, refundedAt: refund.refundedAt };
-  await recordSucceededRefund(trx, target, order.paid_cents, succeeded, `refund ${refund.uid} (${refund.type}) of ${refund.amountCents} cents`, at);
+  await recordSucceededRefund(trx, target, order, succeeded, `refund ${refund.uid} (${refund.type}) of ${refund.amountCents} cents`, at);
 }

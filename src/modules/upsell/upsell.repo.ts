@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { SETTLED_PAYMENT_STATUSES } from '../payments/payment-status.ts';
 
 /**
  * Spends the offer: only one caller gets the row back, whatever happens next, so a token is single-use
@@ -21,7 +22,23 @@ export async function linkUpsellOrder(trx: Kysely<DB>, offerId: string, upsellOr
 }
 
 export function findOriginalOrder(db: Kysely<DB>, accountId: string, orderId: number) {
-  return db.selectFrom('orders').select(['id', 'uid', 'status', 'company_id', 'customer_id', 'payment_plan_id']).where('account_id', '=', accountId).where('id', '=', orderId).executeTakeFirstOrThrow();
+  return db.selectFrom('orders').select(['id', 'uid', 'status', 'company_id', 'customer_id', 'payment_plan_id', 'paid_cents']).where('account_id', '=', accountId).where('id', '=', orderId).executeTakeFirstOrThrow();
+}
+
+/**
+ * What the original order's standing payments still keep (amount less refunds, reserved ones included), their rows
+ * share-locked: a refund reserved before this read is seen, one reserved after waits for the offer's transaction.
+ */
+export async function keptCentsOfOrder(db: Kysely<DB>, accountId: string, orderId: number): Promise<number> {
+  const rows = await db
+    .selectFrom('payments')
+    .select(['amount_cents', 'refunded_cents'])
+    .where('account_id', '=', accountId)
+    .where('order_id', '=', orderId)
+    .where('status', 'in', SETTLED_PAYMENT_STATUSES)
+    .forShare()
+    .execute();
+  return rows.reduce((sum, row) => sum + row.amount_cents - row.refunded_cents, 0);
 }
 
 /** The payment the original order was paid with: a settled one first, card 0 of a split. */

@@ -5,7 +5,7 @@ import { pixQrPngBase64 } from '../../brazil/render/index.ts';
 import type { GatewayName } from '../../gateways/port.ts';
 import { AppError, businessRule } from '../../http/errors.ts';
 import { unseal } from '../../lib/crypto.ts';
-import { dateIn } from '../orders/company-calendar.ts';
+import { dateInDaysAfter } from '../orders/company-calendar.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
 import { transitionOrder } from '../orders/order-status.ts';
 import { submitToGateway, type GatewayAnswer } from '../payments/pay-gateway-call.ts';
@@ -15,7 +15,7 @@ import { createPayOrder } from '../payments/pay-order.ts';
 import { findOrderProducts, findPayCompany, findSavedMethod, insertPaymentRow } from '../payments/pay.repo.ts';
 import { enqueueIntentRecovery, recordGatewayAnswer } from '../payments/payment-record.ts';
 import { verifyOfferToken } from '../payments/upsell-offer-token.ts';
-import { consumeOffer, findCustomer, findOriginalOrder, findOriginalPayment, linkUpsellOrder } from './upsell.repo.ts';
+import { consumeOffer, findCustomer, findOriginalOrder, findOriginalPayment, keptCentsOfOrder, linkUpsellOrder } from './upsell.repo.ts';
 
 export type UpsellDeps = GatewayDeps & { publicUrl: string };
 
@@ -42,6 +42,8 @@ export async function redeemOffer(db: Kysely<DB>, deps: UpsellDeps, body: { offe
     // Refused inside the spending transaction: a refunded or charged-back order's offer stays unspent, and unusable.
     const original = await findOriginalOrder(trx, offer.account_id, offer.order_id);
     if (original.status !== 'paid' && original.status !== 'billed') throw businessRule(`The original order is ${original.status.replace('_', ' ')}: its offer can no longer be redeemed`, [{ field: 'body/offer', message: 'the original order is no longer paid' }]);
+    // A refund already reserved (its gateway call in flight) gives the order back too.
+    if ((await keptCentsOfOrder(trx, offer.account_id, original.id)) < original.paid_cents) throw businessRule('The original order is being refunded: its offer can no longer be redeemed', [{ field: 'body/offer', message: 'the original order is being refunded' }]);
     const [product] = await findOrderProducts(trx, offer.account_id, [offer.product_id]);
     // Refused inside the spending transaction, so the offer stays redeemable should the product get a price.
     if (product && product.value_cents <= 0) throw businessRule('The offered product is free: there is nothing to charge', [{ field: 'body/offer', message: 'the offered product has no price' }]);
@@ -88,7 +90,7 @@ export async function redeemOffer(db: Kysely<DB>, deps: UpsellDeps, body: { offe
       paymentUid: created.uid, method, amountCents: product.value_cents, installments: 1,
       ...(savedMethod ? { card: { savedReference: unseal(deps.masterKey, savedMethod.gateway_reference_encrypted), saveForLater: false } } : {}),
       pixExpiresAt: new Date(now.getTime() + company.pix_expiration_minutes * 60_000),
-      boletoDueDate: dateIn(company.time_zone, new Date(now.getTime() + company.boleto_due_days * 86_400_000)),
+      boletoDueDate: dateInDaysAfter(company.time_zone, now, company.boleto_due_days),
       buyer: { name: customer.name, email: customer.email, document: customer.identification, phone: customer.phone },
       description: `${company.name} upsell ${created.order.uid}`,
       metadata: { companyId: original.company_id, orderUid: created.order.uid, paymentUid: created.uid },
