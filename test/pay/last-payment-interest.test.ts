@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { todayInTimeZone } from '../../src/modules/pricing/overdue.ts';
 import { engines } from '../support/engines.ts';
-import { insertCharge, insertPlan, ORIGIN, paymentsOfOrderUid, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
+import { insertCharge, insertPlan, ORIGIN, payChargeWithTwoCards, paymentsOfOrderUid, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 
 const DAY = 86_400_000;
 
@@ -78,6 +78,20 @@ for (const engine of engines()) {
       assert.ok(payment!.interest_cents > 283, 'card interest on top of the fine and late interest');
       assert.equal(payment!.late_interest_cents, 83);
       assert.equal((await lastPayment(charge.uid)).interest, 0.83);
+    });
+
+    test('ten days late, split over two cards: the attempt is both cards, its interest the one recorded on card 0', async () => {
+      const charge = await chargeDue(-10);
+      await database.db.updateTable('checkout_pages').set({ enable_two_cards: true }).where('id', '=', merchant.pageId).execute();
+      await database.db.updateTable('orders').set({ checkout_page_id: merchant.pageId }).where('id', '=', charge.id).execute();
+      const res = await payChargeWithTwoCards(pay, merchant, charge.uid, [60, 42.83]);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.json().status, 'paid');
+      const cards = await paymentsOfOrderUid(database, charge.uid);
+      assert.deepEqual(cards.map((card) => [card.card_index, card.amount_cents, card.late_interest_cents]), [[0, 6_000, 83], [1, 4_283, 0]]);
+      const last = await lastPayment(charge.uid);
+      assert.deepEqual([last.gateway_id, last.amount, last.interest, last.status], [cards[0]!.gateway_id, 102.83, 0.83, 'paid']);
+      assert.ok(last.paid_at);
     });
   });
 }

@@ -312,3 +312,18 @@ export function usePayMerchant(engine: EngineCase, ready: (setup: PayMerchant) =
     await setup?.database.close();
   });
 }
+
+/** Pays a charge with two approved gateway_a cards of `amounts` (reais), both on the merchant's card plan in 1x. */
+export async function payChargeWithTwoCards(pay: PayApp, merchant: Merchant, chargeUid: string, amounts: [number, number]) {
+  const plan = `${merchant.cardPlanId}-1`;
+  return pay.app.inject({
+    method: 'POST',
+    url: `/api/v1/charges/${chargeUid}/pay`,
+    headers: ORIGIN,
+    payload: {
+      payment_plan_id: plan,
+      credit_card_0_token: await tokenA(pay.sandboxes), credit_card_0_amount: amounts[0], credit_card_0_payment_plan: plan,
+      credit_card_1_token: await tokenA(pay.sandboxes), credit_card_1_amount: amounts[1], credit_card_1_payment_plan: plan,
+    },
+  });
+}

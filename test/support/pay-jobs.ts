@@ -21,11 +21,22 @@ export async function runQueuedJobs(database: Database, pay: PayApp, accountId: 
   return jobs.length;
 }
 
+type LedgerEntry = { id: string; state: string; amount_cents: number; refunded_cents: number };
+
+async function sandboxLedgerEntry(pay: PayApp, gatewayId: string): Promise<LedgerEntry | undefined> {
+  const ledger = (await (await fetch(`${pay.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges`)).json()) as { data: LedgerEntry[] };
+  return ledger.data.find((entry) => entry.id === gatewayId);
+}
+
 /** The gateway_a sandbox's view of a charge: its state, or 'refunded' once its whole amount was given back. */
 export async function sandboxChargeState(pay: PayApp, gatewayId: string): Promise<string | undefined> {
-  const ledger = (await (await fetch(`${pay.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges`)).json()) as { data: Array<{ id: string; state: string; amount_cents: number; refunded_cents: number }> };
-  const charge = ledger.data.find((entry) => entry.id === gatewayId);
+  const charge = await sandboxLedgerEntry(pay, gatewayId);
   return charge && charge.amount_cents > 0 && charge.refunded_cents === charge.amount_cents ? 'refunded' : charge?.state;
+}
+
+/** The amount the gateway_a sandbox charged (or issued a pix or boleto for), in cents. */
+export async function sandboxChargeAmount(pay: PayApp, gatewayId: string): Promise<number | undefined> {
+  return (await sandboxLedgerEntry(pay, gatewayId))?.amount_cents;
 }
 
 /** The buyer pays a pix or boleto at the gateway_a sandbox (no webhook is delivered by the pay suites' sandboxes). */

@@ -23,7 +23,7 @@ export function findChargeProducts(db: Kysely<DB>, accountId: string, orderId: n
   return db
     .selectFrom('order_items as i')
     .leftJoin('products as p', (join) => join.onRef('p.id', '=', 'i.product_id').onRef('p.account_id', '=', 'i.account_id'))
-    .select(['i.product_id', 'i.product_name', 'i.subscription', 'i.quantity', 'i.unit_value_cents', 'p.description', 'p.product_type', 'p.image_url'])
+    .select(['i.product_id', 'i.product_name', 'i.subscription', 'i.quantity', 'i.unit_value_cents', 'p.description', 'p.short_description', 'p.product_type', 'p.image_url'])
     .where('i.account_id', '=', accountId)
     .where('i.order_id', '=', orderId)
     .orderBy('i.id')

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
 import { toMajor } from '../../lib/money.ts';
+import { productDescription } from '../catalog/products.service.ts';
 import { companyBranding, pageBranding, planRef, type Branding } from '../carts/page-branding.ts';
 import { addressOf, whenSet } from '../orders/order-data.view.ts';
 import { findChargeFiles, findChargeInvoices, findChargeProducts, findPlan, type ChargeRow } from './charges.repo.ts';
@@ -55,7 +56,8 @@ export async function showCharge(db: Kysely<DB>, charge: ChargeRow): Promise<Cha
     products: products.map((item) => ({
       ...whenSet('id', item.product_id),
       name: item.product_name,
-      ...whenSet('description', item.description),
+      // A product's description as everywhere else (docs/catalog.md); an item that names no product has none.
+      ...whenSet('description', item.product_id === null ? undefined : productDescription(item)),
       ...whenSet('product_type', item.product_type),
       subscription: item.subscription,
       quantity: item.quantity,

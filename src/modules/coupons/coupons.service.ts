@@ -61,14 +61,15 @@ export function findCoupon(db: Kysely<DB>, scope: CouponScope, code: string) {
 }
 
 /** The rules of `findUsableCoupon` on a coupon already read (`undefined`: no such coupon). */
-export function usableCoupon(coupon: CouponRow | undefined, productIds: readonly number[], now: Date): UsableCoupon {
+export function usableCoupon(coupon: CouponRow | undefined, productIds: readonly (number | null)[], now: Date): UsableCoupon {
   if (!coupon) throw new CouponError('not_found');
   if (coupon.expires_at && coupon.expires_at <= now) throw new CouponError('expired');
   if (coupon.usage_limit !== null && coupon.used_count >= coupon.usage_limit) throw new CouponError('exhausted');
   const restricted = (coupon.restricted_product_ids ?? []).map(Number);
   if (restricted.length) {
     const allowed = new Set(restricted);
-    if (productIds.length === 0 || productIds.some((id) => !allowed.has(id))) throw new CouponError('not_applicable');
+    // A line that is no catalog product (a cart item named by the merchant: `null`) is covered by no restriction.
+    if (productIds.length === 0 || productIds.some((id) => id === null || !allowed.has(id))) throw new CouponError('not_applicable');
   }
   const rule: CouponRule =
     coupon.type === 'percentage' ? { type: 'percentage', percentage: coupon.percentage! } : { type: 'price', amountCents: coupon.amount_cents! };

@@ -25,7 +25,7 @@ type ContextBase = CompanyRef & { currency: string; couponsEnabled: boolean; pre
 
 export type PricingContext =
   | (ContextBase & { kind: 'checkout_page'; pageId: string })
-  | (ContextBase & { kind: 'charge'; dueDate: string; timeZone: string; totalCents: number; planId: number | null })
+  | (ContextBase & { kind: 'charge'; dueDate: string; timeZone: string; owedCents: number; planId: number | null })
   | (ContextBase & { kind: 'cart'; cartId: string; cartPageId: string; freightCents: number; totalOverrideCents: number | null })
   | (ContextBase & { kind: 'cart_page'; cartPageId: string })
   | (ContextBase & { kind: 'company' });
@@ -84,7 +84,8 @@ export async function resolvePricingContext(
         preferredPlanId: charge.payment_plan_id,
         dueDate: charge.due_date!,
         timeZone: charge.time_zone,
-        totalCents: charge.total_cents,
+        // A charge partly paid elsewhere is priced on what remains of it.
+        owedCents: Math.max(0, charge.total_cents - (charge.settled_principal_cents ?? 0)),
         planId: charge.payment_plan_id,
       };
     }

@@ -1,4 +1,5 @@
 import { sql, type Expression, type Kysely } from 'kysely';
+import { SETTLED_PAYMENT_STATUSES } from '../payments/payment-status.ts';
 import type { DB } from '../../db/schema.ts';
 
 /** A filter value, or a reference to the enclosing query's column when the read is a subquery of a larger one. */
@@ -37,12 +38,24 @@ export function listCartItems(db: Kysely<DB>, accountId: string, cartId: string)
   return db.selectFrom('cart_items').select(['product_id', 'total_cents']).where('account_id', '=', accountId).where('cart_id', '=', cartId).execute();
 }
 
-/** An order is a charge when it has a due date. */
+/**
+ * An order is a charge when it has a due date. `settled_principal_cents`: what its standing payments already
+ * paid of the total and kept (interest and refunds aside), e.g. a payment received elsewhere recorded with `POST /orders`.
+ */
 export function findCharge(db: Kysely<DB>, uid: string) {
   return db
     .selectFrom('orders as o')
     .innerJoin('companies as co', (join) => join.onRef('co.id', '=', 'o.company_id').onRef('co.account_id', '=', 'o.account_id'))
     .select(['o.id', 'o.account_id', 'o.company_id', 'o.currency', 'o.total_cents', 'o.due_date', 'o.payment_plan_id', 'co.time_zone'])
+    .select((eb) =>
+      eb
+        .selectFrom('payments as p')
+        .select(sql<number>`coalesce(sum(p.amount_cents - p.interest_cents - p.refunded_cents), 0)::bigint`.as('cents'))
+        .whereRef('p.account_id', '=', 'o.account_id')
+        .whereRef('p.order_id', '=', 'o.id')
+        .where('p.status', 'in', SETTLED_PAYMENT_STATUSES)
+        .as('settled_principal_cents'),
+    )
     .where('o.uid', '=', uid)
     .where('o.due_date', 'is not', null)
     .executeTakeFirst();

@@ -18,12 +18,13 @@ export type ContextTotal = { baseCents: number; coupon?: AppliedCoupon; overdue?
 /**
  * The context's total in cents: products (with a valid coupon) for a checkout page, a cart page with
  * products or no context; the cart's items (or override) less a coupon, plus freight; the charge's
- * total plus fine and late interest. `amount` then replaces it, after everything sent was validated.
+ * total not yet paid plus fine and late interest on it. `amount` then replaces it, after everything sent was validated.
  */
 export async function contextTotal(db: Kysely<DB>, reads: PricingReads, context: PricingContext, query: PricingQuery, now: Date): Promise<ContextTotal> {
   const computed = await computedTotal(db, reads, context, query, now);
   // Products times quantities on a page can add up past what one order may amount to (and a boleto can carry).
-  assertWithinAmountLimit('The total to pay', [{ field: 'total', cents: computed.baseCents }]);
+  // A charge's fine and late interest are not: an overdue charge stays payable, by the options that fit.
+  assertWithinAmountLimit('The total to pay', [{ field: 'total', cents: computed.baseCents - (computed.overdue?.extraCents ?? 0) }]);
   if (query.amount === undefined) return { ...computed, amountOverride: false };
   if (!hasAtMostTwoDecimals(query.amount)) throw validationFailed('amount has more than two decimals');
   return { ...computed, baseCents: toCents(query.amount), amountOverride: true };
@@ -35,7 +36,7 @@ async function computedTotal(db: Kysely<DB>, reads: PricingReads, context: Prici
   if (context.kind === 'cart') {
     const items = await listCartItems(db, context.accountId, context.cartId);
     const itemsCents = context.totalOverrideCents ?? items.reduce((sum, item) => sum + item.total_cents, 0);
-    const productIds = [...new Set(items.flatMap((item) => (item.product_id === null ? [] : [item.product_id])))];
+    const productIds = [...new Set(items.map((item) => item.product_id))];
     const coupon = await applicableCoupon(reads, context, query.coupon, productIds, itemsCents, now);
     return { baseCents: itemsCents - (coupon?.discountCents ?? 0) + context.freightCents, ...(coupon ? { coupon } : {}) };
   }
@@ -47,9 +48,9 @@ async function computedTotal(db: Kysely<DB>, reads: PricingReads, context: Prici
 
 async function chargeTotal(db: Kysely<DB>, context: Extract<PricingContext, { kind: 'charge' }>, now: Date) {
   const terms = context.planId === null ? undefined : await findPlanTerms(db, context.accountId, context.planId);
-  if (!terms) return { baseCents: context.totalCents };
+  if (!terms) return { baseCents: context.owedCents };
   const overdue = overdueCharges({
-    totalCents: context.totalCents,
+    totalCents: context.owedCents,
     dueDate: context.dueDate,
     today: todayInTimeZone(now, context.timeZone),
     fineType: terms.fine_type,
@@ -58,7 +59,7 @@ async function chargeTotal(db: Kysely<DB>, context: Extract<PricingContext, { ki
     lateInterestCents: terms.late_interest_cents,
     lateInterestTax: terms.late_interest_tax,
   });
-  return { baseCents: context.totalCents + overdue.extraCents, overdue };
+  return { baseCents: context.owedCents + overdue.extraCents, overdue };
 }
 
 type RequestedLine = { productId: number; quantity: number };
@@ -94,7 +95,7 @@ async function applicableCoupon(
   reads: PricingReads,
   context: PricingContext,
   code: string | undefined,
-  productIds: number[],
+  productIds: (number | null)[],
   subtotalCents: number,
   now: Date,
 ): Promise<AppliedCoupon | undefined> {

@@ -1,4 +1,5 @@
 import type { Static } from 'typebox';
+import { fitsOnePayment } from '../../http/amount-limits.ts';
 import { toMajor } from '../../lib/money.ts';
 import { installmentOptionName } from '../pricing/labels.ts';
 import type { PaymentPlanOptionSchema, PaymentPlanOptionsSchema } from './payment-plans.schemas.ts';
@@ -11,7 +12,8 @@ export function paymentPlanOptionsView(offer: PaymentPlanOffer): Static<typeof P
   const byMethod: Partial<Record<PaymentMethod, PaymentPlanOption[]>> = {};
   for (const plan of offer.plans) {
     const list = (byMethod[plan.paymentMethod] ??= []);
-    for (const option of plan.options) {
+    // An option whose interest or fee takes the amount past what one payment can carry is not offered.
+    for (const option of plan.options.filter((candidate) => fitsOnePayment(candidate.totalCents))) {
       const firstInstallmentCents = option.scheduleCents[0]!;
       list.push({
         id: `${plan.id}-${option.installments}`,

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { businessRule } from '../../http/errors.ts';
+import { AppError, businessRule } from '../../http/errors.ts';
 import { hasAtMostTwoDecimals, toCents } from '../../lib/money.ts';
 import type { PricingContext, PricingQuery } from '../payment-plans/payment-plans.context.ts';
 import { quoteOptionInContext, type PaymentPlanQuote } from '../payment-plans/payment-plans.service.ts';
@@ -37,6 +37,17 @@ function cents(value: number, name: string): number {
   return toCents(value);
 }
 
+const CARD_FIELDS = [
+  'confirmation_token_id', 'credit_card_0_token', 'credit_card_0_card_id', 'credit_card_0_payment_plan', 'credit_card_0_amount',
+  'credit_card_1_token', 'credit_card_1_card_id', 'credit_card_1_payment_plan', 'credit_card_1_amount',
+] as const;
+
+/** A pix or boleto payment takes no card field: one sent means the client and the server disagree on the method. */
+export function assertNoCardFields(body: CardFields): void {
+  const sent = CARD_FIELDS.filter((name) => body[name] !== undefined);
+  if (sent.length) throw businessRule(`Card fields were sent with a plan that is not a credit card plan: ${sent.join(', ')}`, sent.map((name) => ({ field: `body/${name}`, message: 'only for a credit card plan' })));
+}
+
 export function isSplit(body: CardFields): boolean {
   return [body.credit_card_1_token, body.credit_card_1_card_id, body.credit_card_1_amount, body.credit_card_1_payment_plan].some((value) => value !== undefined);
 }
@@ -69,6 +80,10 @@ export async function planCards(
 ): Promise<PlannedCard[]> {
   const { body, quote } = input;
   if (!isSplit(body)) {
+    // One card pays under `payment_plan_id`: a different plan named for it would be silently ignored.
+    if (body.credit_card_0_payment_plan !== undefined && body.credit_card_0_payment_plan !== body.payment_plan_id) {
+      throw businessRule('credit_card_0_payment_plan differs from payment_plan_id on a one-card payment', field('credit_card_0_payment_plan', 'must be payment_plan_id, or be left out, on a one-card payment'));
+    }
     if (body.credit_card_0_amount !== undefined) {
       const sent = cents(body.credit_card_0_amount, 'credit_card_0_amount');
       if (sent !== quote.baseCents && sent !== quote.totalCents) throw businessRule('credit_card_0_amount does not match the amount of this order', field('credit_card_0_amount', 'does not match the order'));
@@ -87,10 +102,22 @@ export async function planCards(
     if (share <= 0) throw businessRule(`credit_card_${index}_amount must be positive`, field(`credit_card_${index}_amount`, 'must be positive'));
     sum += share;
     const source = cardSource(body, index, input.gateway);
-    const shareQuote = await quoteOptionInContext(db, input.context, { ...input.query, amount: share / 100 }, plan, input.now);
+    const shareQuote = await quoteShare(db, input, share, plan, index);
     if (shareQuote.paymentMethod !== 'credit_card') throw businessRule(`credit_card_${index}_payment_plan is not a credit card plan`, field(`credit_card_${index}_payment_plan`, 'not a credit card plan'));
     cards.push({ index, ...source, quote: shareQuote, principalCents: share });
   }
   if (sum !== quote.baseCents) throw businessRule('The two card amounts must add up to the order total', field('credit_card_1_amount', `the amounts must add up to ${(quote.baseCents / 100).toFixed(2)}`));
   return cards;
+}
+
+/** Card n's share quoted on its own plan; a plan or count the share cannot take names that card's plan field. */
+async function quoteShare(db: Kysely<DB>, input: { context: PricingContext; query: PricingQuery; now: Date }, shareCents: number, plan: string, index: 0 | 1): Promise<PaymentPlanQuote> {
+  try {
+    return await quoteOptionInContext(db, input.context, { ...input.query, amount: shareCents / 100 }, plan, input.now);
+  } catch (error) {
+    if (!(error instanceof AppError) || error.status !== 422) throw error;
+    const name = `credit_card_${index}_payment_plan`;
+    const message = error.message.replaceAll('payment_plan_id', name);
+    throw new AppError(error.code, message, [{ field: `body/${name}`, message }]);
+  }
 }

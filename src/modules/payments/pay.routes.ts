@@ -27,7 +27,7 @@ export function registerPayRoutes(parent: FastifyInstance, context: AppContext):
   const { db } = context.database;
   const owners = payOwners(db);
   const ownedBy = (owner: PayOwner) => ({ access: 'public' as const, publicOwner: owner, idempotency: { scope: owner } });
-  const deps: PayDeps = { masterKey: context.config.masterKey, gatewayUrls: context.gatewayUrls, publicUrl: context.config.publicUrl.replace(/\/$/, '') };
+  const deps: PayDeps = { masterKey: context.config.masterKey, gatewayUrls: context.gatewayUrls, publicUrl: context.config.publicUrl.replace(/\/$/, ''), clock: context.clock };
 
   app.post(
     '/payments',

@@ -1,12 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { assertFitsOnePayment } from '../../http/amount-limits.ts';
 import { AppError, businessRule } from '../../http/errors.ts';
 import { pixQrPngBase64 } from '../../brazil/render/index.ts';
-import { dateIn } from '../orders/company-calendar.ts';
+import { dateInDaysAfter } from '../orders/company-calendar.ts';
 import type { PricingQuery } from '../payment-plans/payment-plans.context.ts';
 import { quoteOption, quoteOptionInContext } from '../payment-plans/payment-plans.service.ts';
 import { isBookableSlot } from '../scheduling/scheduling.service.ts';
-import { planCards, type CardFields } from './pay-cards.ts';
+import { assertNoCardFields, planCards, type CardFields } from './pay-cards.ts';
 import type { PayContext } from './pay-context.ts';
 import { submitToGateway, type GatewayAnswer } from './pay-gateway-call.ts';
 import { resolveGateway, type GatewayDeps } from './pay-gateways.ts';
@@ -17,7 +18,10 @@ import { asksToKeepCard } from './late-card.ts';
 import { haveOnePeriod } from './subscriptions.ts';
 import { recordGatewayAnswer, type RecordedAnswer, type RecordedPayment } from './payment-record.ts';
 
-export type PayDeps = GatewayDeps & { publicUrl: string };
+/** `clock`: the time after each gateway answer (the app's clock, so a test can set it; the system's by default). */
+export type PayDeps = GatewayDeps & { publicUrl: string; clock?: () => Date };
+
+const clockOf = (deps: PayDeps) => deps.clock ?? (() => new Date());
 
 export type PayBody = CardFields & {
   gateway?: string;
@@ -111,7 +115,11 @@ export async function takePayment(db: Kysely<DB>, deps: PayDeps, context: PayCon
   const gatewayName = body.gateway ?? context.defaultGateway;
   const gateway = await resolveGateway(db, deps, context, gatewayName);
   const method = quote.paymentMethod;
+  if (method !== 'credit_card') assertNoCardFields(body);
   const cards = method === 'credit_card' ? await planCards(db, { body, quote, context: quote.context, query, gateway: gatewayName, enableTwoCards: context.enableTwoCards, now }) : [];
+  // Each charge must fit what one payment can carry; a split's cards are charged apart, so each is checked alone.
+  if (cards.length === 2) for (const card of cards) assertFitsOnePayment(card.quote.totalCents, `body/credit_card_${card.index}_payment_plan`);
+  else assertFitsOnePayment(quote.totalCents, 'body/payment_plan_id');
   const scheduledAt = await checkedSchedule(db, context, body.scheduled_at, now);
   const company = context.company ?? (await findPayCompany(db, context.accountId, context.companyId));
   const lines = context.existingOrder ? await findOrderItems(db, context.accountId, context.existingOrder.id) : context.lines;
@@ -137,16 +145,16 @@ export async function takePayment(db: Kysely<DB>, deps: PayDeps, context: PayCon
       installments: payment.installments,
       ...(payment.card ? { card: { token: payment.card.token, confirmationTokenId: payment.card.confirmationTokenId, savedReference: payment.savedReference, saveForLater } } : {}),
       pixExpiresAt: new Date(now.getTime() + company.pix_expiration_minutes * 60_000),
-      boletoDueDate: dateIn(company.time_zone, new Date(now.getTime() + company.boleto_due_days * 86_400_000)),
+      boletoDueDate: dateInDaysAfter(company.time_zone, now, company.boleto_due_days),
       buyer,
       description: `${company.name} order ${intent.orderUid}`,
       metadata: { companyId: context.companyId, orderUid: intent.orderUid, paymentUid: payment.uid },
     });
-    answers.push({ payment, answer, recorded: await record(payment, answer, new Date()) });
+    answers.push({ payment, answer, recorded: await record(payment, answer, clockOf(deps)()) });
     if (answer.kind !== 'paid' && answer.kind !== 'pix' && answer.kind !== 'boleto') break;
   }
   const failed = answers.find((entry) => entry.answer.kind !== 'paid' && entry.answer.kind !== 'pix' && entry.answer.kind !== 'boleto');
-  if (failed && intent.payments.length > 1) await compensateSplit(db, deps, gateway, recordedOf, intent.payments, answers.length, new Date());
+  if (failed && intent.payments.length > 1) await compensateSplit(db, deps, gateway, recordedOf, intent.payments, answers.length, clockOf(deps)());
 
   const { orderStatus, payments } = answeredAlone(intent.payments, answers, method) ?? (await readOutcome(db, context.accountId, intent.orderId, intent.payments));
   const outcome: PayOutcome = { orderUid: intent.orderUid, orderStatus, method, payments, isSubscription };
@@ -162,7 +170,7 @@ export async function takePayment(db: Kysely<DB>, deps: PayDeps, context: PayCon
   if (issued?.kind === 'pix') outcome.pix = { qrCode: await pixQrPngBase64(issued.brCode), url: `${deps.publicUrl}/pay/pix/${answers[0]!.payment.uid}`, expiresAt: issued.expiresAt };
   if (issued?.kind === 'boleto') outcome.bankSlipUrl = `${deps.publicUrl}/pay/boleto/${answers[0]!.payment.uid}`;
   if (orderStatus === 'paid') {
-    const finished = await finishPaidOrder(db, deps.masterKey, { context, orderId: intent.orderId, customerId: intent.customer.id, lines, planId: quote.planId, now: new Date() });
+    const finished = await finishPaidOrder(db, deps.masterKey, { context, orderId: intent.orderId, customerId: intent.customer.id, lines, planId: quote.planId, now: clockOf(deps)() });
     if (finished.offer) outcome.offer = finished.offer;
   }
   return outcome;

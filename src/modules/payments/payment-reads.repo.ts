@@ -53,15 +53,22 @@ export function findChargeOwner(db: Kysely<DB>, orderUid: string) {
     .executeTakeFirst();
 }
 
-/** The most recent attempt of an order that is still active or failed: a cancelled (voided, expired) one is skipped. */
-export function findLastActiveAttempt(db: Kysely<DB>, accountId: string, orderId: number) {
-  return db
+/**
+ * The payments of an order's most recent attempt that is still active or failed (a cancelled one, voided or
+ * expired, is skipped): one row, or one per card of a two-card split (the two cards of an attempt share its
+ * creation time), card 0 first.
+ */
+export async function findLastActiveAttempt(db: Kysely<DB>, accountId: string, orderId: number) {
+  const rows = await db
     .selectFrom('payments')
-    .select(['uid', 'gateway_id', 'amount_cents', 'late_interest_cents', 'paid_at', 'status'])
+    .select(['uid', 'gateway_id', 'amount_cents', 'late_interest_cents', 'paid_at', 'status', 'created_at', 'card_index'])
     .where('account_id', '=', accountId)
     .where('order_id', '=', orderId)
-    .where('status', '!=', 'cancelled')
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
-    .executeTakeFirst();
+    .execute();
+  const newest = rows.find((row) => row.status !== 'cancelled');
+  if (!newest) return [];
+  const otherCard = rows.find((row) => row.created_at.getTime() === newest.created_at.getTime() && row.card_index !== newest.card_index);
+  return (otherCard ? [newest, otherCard] : [newest]).sort((a, b) => a.card_index - b.card_index);
 }

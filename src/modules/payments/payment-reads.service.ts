@@ -62,14 +62,24 @@ export async function paymentStatuses(db: Kysely<DB>, accountId: string, origin:
 
 /** LastPayment of a charge, or undefined when it has no active or failed attempt. */
 export async function lastChargePayment(db: Kysely<DB>, accountId: string, orderId: number): Promise<Static<typeof LastPaymentSchema> | undefined> {
-  const attempt = await findLastActiveAttempt(db, accountId, orderId);
-  if (!attempt) return undefined;
+  const cards = await findLastActiveAttempt(db, accountId, orderId);
+  const first = cards[0];
+  if (!first) return undefined;
+  const statuses = cards.map((card) => mapped(LAST_STATUS, card.status));
+  const status = ATTEMPT_STATUS_PRECEDENCE.find((candidate) => statuses.includes(candidate)) ?? 'paid';
+  const paidAt = status === 'paid' ? Math.max(...cards.map((card) => card.paid_at?.getTime() ?? 0)) : 0;
   return {
-    gateway_id: publicGatewayId(attempt),
-    amount: toMajor(attempt.amount_cents),
+    // A two-card split is one attempt: its amount and interest are both cards', named by the first card.
+    gateway_id: publicGatewayId(first),
+    amount: toMajor(sum(cards.map((card) => card.amount_cents))),
     // Late interest only: the fine and card interest or fees are in the amount but are not late interest.
-    interest: toMajor(attempt.late_interest_cents),
-    paid_at: attempt.paid_at ? attempt.paid_at.toISOString() : null,
-    status: mapped(LAST_STATUS, attempt.status),
+    interest: toMajor(sum(cards.map((card) => card.late_interest_cents))),
+    paid_at: paidAt > 0 ? new Date(paidAt).toISOString() : null,
+    status,
   };
 }
+
+/** A split's status is its least advanced card's: failed if either failed, paid only when both are. */
+const ATTEMPT_STATUS_PRECEDENCE: readonly LastStatus[] = ['failed', 'pending', 'waiting_payment', 'cancelled', 'paid'];
+
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);

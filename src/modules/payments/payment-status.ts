@@ -35,6 +35,9 @@ export const PAYMENT_TRANSITIONS: Readonly<Record<PaymentStatus, readonly Paymen
   charged_back: [],
 };
 
+/** Payments whose money stands and pays for their order (a refunded or charged-back one no longer does). */
+export const SETTLED_PAYMENT_STATUSES: readonly PaymentStatus[] = ['paid', 'partially_refunded', 'waiting_cancellation'];
+
 export function paymentSourcesOf(to: PaymentStatus): PaymentStatus[] {
   return PAYMENT_STATUSES.filter((from) => PAYMENT_TRANSITIONS[from].includes(to));
 }

@@ -12,6 +12,7 @@ import { recordGatewayAnswer } from './payment-record.ts';
 import { RECONCILE_RETRY_MS, RECONCILE_WINDOW_MS } from './payment-jobs.service.ts';
 import { awaitRenewal, completeRenewal, failRenewal } from './subscription-periods.ts';
 import { renewalPaymentWindowMs, type Interval, type RenewalMethod } from './subscriptions.ts';
+import { lockPaymentAndOrder } from '../refunds/refunds.repo.ts';
 
 export type Subscription = Selectable<Subscriptions>;
 /** The renewal in flight: its order and its one payment. */
@@ -87,6 +88,9 @@ function paymentDue(attempt: RenewalAttempt, sub: Subscription, answer: Extract<
  */
 export async function recordRenewalAnswer(db: Kysely<DB>, deps: GatewayDeps, sub: Subscription, attempt: RenewalAttempt, answer: GatewayAnswer, now: Date): Promise<RenewalOutcome> {
   return db.transaction().execute(async (trx): Promise<RenewalOutcome> => {
+    // Money settling locks its payment and order before anything else, as the release job locks the order before
+    // the subscription: taken in that order here too, the two cannot wait for each other.
+    if (answer.kind === 'paid') await lockPaymentAndOrder(trx, sub.account_id, attempt.paymentId, attempt.order.id);
     const current = await trx.selectFrom('subscriptions').select('id').where('id', '=', sub.id).where('renewal_order_id', '=', attempt.order.id).forUpdate().executeTakeFirst();
     if (!current) return 'skipped';
     const payment = { id: attempt.paymentId, uid: attempt.uid, accountId: sub.account_id, companyId: sub.company_id, orderId: attempt.order.id, customerId: sub.customer_id, gateway: attempt.gateway };

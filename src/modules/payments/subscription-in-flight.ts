@@ -3,11 +3,13 @@ import type { DB } from '../../db/schema.ts';
 import type { GatewayName } from '../../gateways/port.ts';
 import { payIdempotencyKey } from './pay-gateway-call.ts';
 import { resolveGateway, type GatewayDeps } from './pay-gateways.ts';
-import { applyRemoteStatus, cancelUnpaidPayment, paidOrVoidedAtGateway, type PaymentRow } from './payment-jobs.service.ts';
+import { SETTLED_PAYMENT_STATUSES } from './payment-status.ts';
+import { applyRemoteStatus, paidOrVoidedAtGateway, type PaymentRow } from './payment-jobs.service.ts';
+import { cancelUnpaidPayment } from './unpaid-attempt.ts';
 import { recordRenewalAnswer, submitRenewal, type RenewalAttempt, type RenewalOutcome, type Subscription } from './subscription-attempt.ts';
 import { completeRenewal, failRenewal } from './subscription-periods.ts';
 
-const STANDING = new Set(['paid', 'partially_refunded', 'waiting_cancellation']);
+const STANDING = new Set<string>(SETTLED_PAYMENT_STATUSES);
 const SETTLED_REMOTE = new Set(['paid', 'partially_refunded', 'failed', 'cancelled']);
 
 function findRenewalPayment(db: Kysely<DB>, sub: Subscription, orderId: number) {

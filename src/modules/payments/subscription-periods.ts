@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { notifySubscription } from '../notifications/notify.ts';
 import { transitionOrder } from '../orders/order-status.ts';
-import { addInterval, enqueueRenewal, renewalStartsAt, type Interval, type RenewalMethod } from './subscriptions.ts';
+import { enqueueRenewal, periodEndAfter, renewalStartsAt, type Interval, type RenewalMethod } from './subscriptions.ts';
 
 /** A failed renewal is retried this many days after each failure; after the last one the subscription is cancelled. */
 export const RENEWAL_RETRY_DAYS = [1, 3, 5] as const;
@@ -24,7 +24,8 @@ export async function completeRenewal(trx: Kysely<DB>, subscriptionId: string, o
   const sub = await lockRenewing(trx, subscriptionId, orderId);
   if (!sub) return false;
   const start = sub.current_period_end;
-  const end = addInterval(start, sub.interval as Interval, sub.interval_count);
+  // created_at is the subscription's start (its first period's start), the day every period end keeps.
+  const end = periodEndAfter(sub.created_at, sub.interval as Interval, sub.interval_count, start);
   const next = renewalStartsAt(sub.renewal_method as RenewalMethod, end, sub.interval as Interval, sub.interval_count);
   await trx
     .updateTable('subscriptions')

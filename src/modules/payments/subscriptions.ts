@@ -13,14 +13,36 @@ const DAY_MS = 86_400_000;
 /** A renewal pix or boleto is issued this long before the period ends (or half a period, if shorter): the buyer's time to pay it. */
 export const RENEWAL_PAYMENT_WINDOW_DAYS = 3;
 
-/** `from` plus `count` intervals (calendar months and years, in UTC). */
+/**
+ * `from` plus `count` intervals, in UTC. A month or year that lacks `from`'s day ends on its last day
+ * (Jan 31 + 1 month = Feb 28; Feb 29 + 1 year = Feb 28) instead of rolling into the next month.
+ */
 export function addInterval(from: Date, interval: Interval, count: number): Date {
+  if (interval === 'day' || interval === 'week') return new Date(from.getTime() + (interval === 'week' ? 7 : 1) * count * DAY_MS);
+  const months = from.getUTCMonth() + (interval === 'month' ? count : 12 * count);
+  const year = from.getUTCFullYear() + Math.floor(months / 12);
+  const month = ((months % 12) + 12) % 12;
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
   const next = new Date(from.getTime());
-  if (interval === 'day') next.setUTCDate(next.getUTCDate() + count);
-  else if (interval === 'week') next.setUTCDate(next.getUTCDate() + 7 * count);
-  else if (interval === 'month') next.setUTCMonth(next.getUTCMonth() + count);
-  else next.setUTCFullYear(next.getUTCFullYear() + count);
+  next.setUTCFullYear(year, month, Math.min(from.getUTCDate(), lastDay));
   return next;
+}
+
+/** Average interval lengths: a first guess at how many periods have passed, which `periodEndAfter` then corrects. */
+const APPROX_MS: Record<Interval, number> = { day: DAY_MS, week: 7 * DAY_MS, month: 30.436875 * DAY_MS, year: 365.2425 * DAY_MS };
+
+/**
+ * The end of the period that follows one ending at `after`, for a subscription started at `start`: the
+ * first end after `after` among start + n periods. Counted from the start, not from the previous end, so
+ * a day a short month lacks comes back (Jan 31 → Feb 28 → Mar 31), and an end stored off the start's day
+ * rejoins it.
+ */
+export function periodEndAfter(start: Date, interval: Interval, intervalCount: number, after: Date): Date {
+  const endOf = (n: number) => addInterval(start, interval, intervalCount * n);
+  let n = Math.max(1, Math.floor((after.getTime() - start.getTime()) / (APPROX_MS[interval] * intervalCount)));
+  while (n > 1 && endOf(n - 1) > after) n--;
+  while (endOf(n) <= after) n++;
+  return endOf(n);
 }
 
 /** How long the buyer has to pay a renewal pix or boleto: three days, or half the period when it is shorter. */
@@ -76,7 +98,7 @@ export async function startSubscription(
   },
 ): Promise<boolean> {
   const id = randomUUID();
-  const periodEnd = addInterval(input.now, input.interval, input.intervalCount);
+  const periodEnd = periodEndAfter(input.now, input.interval, input.intervalCount, input.now);
   const firstRenewal = renewalStartsAt(input.renewal.method, periodEnd, input.interval, input.intervalCount);
   const inserted = await trx
     .insertInto('subscriptions')
