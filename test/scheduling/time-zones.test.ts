@@ -29,6 +29,23 @@ describe('wall clocks in IANA zones', () => {
     assert.deepEqual(wallClockAt(new Date('2025-11-02T06:30:00Z'), 'America/New_York').time, '01:30');
   });
 
+  test('east of UTC too, a repeated wall time is its first occurrence and a skipped one does not exist', () => {
+    const first: Array<[string, string, string, string]> = [
+      ['2027-10-28', '23:00', 'Africa/Cairo', '2027-10-28T20:00:00.000Z'], // +03:00, then again at +02:00
+      ['2027-10-30', '23:30', 'Asia/Beirut', '2027-10-30T20:30:00.000Z'],
+      ['2027-10-31', '02:30', 'Europe/Berlin', '2027-10-31T00:30:00.000Z'],
+      ['2027-04-04', '02:30', 'Australia/Sydney', '2027-04-03T15:30:00.000Z'],
+      ['2027-04-04', '02:30', 'Pacific/Auckland', '2027-04-03T13:30:00.000Z'],
+    ];
+    for (const [date, time, zone, instant] of first) assert.equal(instantOf(date, time, zone)?.toISOString(), instant, `${zone} ${date} ${time}`);
+    // Just outside the repeated hour, one instant each.
+    assert.equal(instantOf('2027-10-28', '22:00', 'Africa/Cairo')?.toISOString(), '2027-10-28T19:00:00.000Z');
+    assert.equal(instantOf('2027-10-31', '03:00', 'Europe/Berlin')?.toISOString(), '2027-10-31T02:00:00.000Z');
+    for (const [date, time, zone] of [['2027-03-28', '02:30', 'Europe/Berlin'], ['2026-10-04', '02:30', 'Australia/Sydney'], ['2027-09-26', '02:30', 'Pacific/Auckland']] as const) {
+      assert.equal(instantOf(date, time, zone), undefined, `${zone} ${date} ${time}`);
+    }
+  });
+
   test('zones east of UTC and with quarter-hour offsets', () => {
     assert.equal(instantOf('2025-03-06', '09:00', 'Asia/Tokyo')?.toISOString(), '2025-03-06T00:00:00.000Z');
     assert.equal(instantOf('2025-03-06', '00:15', 'Asia/Kathmandu')?.toISOString(), '2025-03-05T18:30:00.000Z');

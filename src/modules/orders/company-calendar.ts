@@ -16,3 +16,9 @@ export function dateIn(timeZone: string, instant: Date): string {
   const part = (type: string) => parts.find((p) => p.type === type)!.value;
   return `${part('year')}-${part('month')}-${part('day')}`;
 }
+
+/** The calendar date `days` after the day `instant` falls on in `timeZone`: calendar days, whatever a DST change does to the hours. */
+export function dateInDaysAfter(timeZone: string, instant: Date, days: number): string {
+  const today = Date.parse(`${dateIn(timeZone, instant)}T00:00:00Z`);
+  return new Date(today + days * 86_400_000).toISOString().slice(0, 10);
+}

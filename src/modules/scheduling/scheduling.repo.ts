@@ -53,3 +53,8 @@ export async function insertBookingUnlessTaken(
     .returning('id')
     .executeTakeFirst();
 }
+
+/** Gives the order's booked slot back (its attempt failed, or the order was cancelled or refunded). */
+export async function releaseBooking(db: Kysely<DB>, accountId: string, orderId: number): Promise<void> {
+  await db.updateTable('appointment_bookings').set({ status: 'cancelled' }).where('account_id', '=', accountId).where('order_id', '=', orderId).where('status', '=', 'booked').returning('id').execute();
+}
