@@ -1,6 +1,7 @@
 import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
+import { malformedIntegerFinder, type MalformedIntegerFinder } from './decimal-integers.ts';
 
 const base: Options = { allErrors: true, strict: false, removeAdditional: false, useDefaults: true };
 
@@ -18,22 +19,13 @@ const bodyAjv = withFormats(new Ajv({ ...base, coerceTypes: false }));
 
 type Validate = ReturnType<FastifySchemaCompiler<unknown>> & { errors?: unknown };
 
-/** The properties a text schema declares as integers. */
-function integerProperties(schema: unknown): string[] {
-  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
-  return Object.entries(properties).filter(([, property]) => property.type === 'integer').map(([name]) => name);
-}
-
-/**
- * Coercion reads `0x1`, ` 1` or `1e3` as numbers: an integer in a path or query string must be written in
- * decimal digits, so one resource has one address and a typo is a 422, not another record.
- */
-function decimalIntegersOnly(validate: Validate, integers: string[]): Validate {
+/** A path or query string with an integer not written in decimal digits is refused before coercion reads it. */
+function decimalIntegersOnly(validate: Validate, findMalformed: MalformedIntegerFinder): Validate {
   const checked = ((data: unknown) => {
-    const values = (data ?? {}) as Record<string, unknown>;
-    const malformed = integers.find((name) => typeof values[name] === 'string' && !/^-?[0-9]+$/.test(values[name] as string));
-    if (malformed !== undefined) {
-      checked.errors = [{ instancePath: `/${malformed}`, schemaPath: `#/properties/${malformed}/type`, keyword: 'type', params: { type: 'integer' }, message: 'must be an integer in decimal digits' }];
+    const malformed: string[] = [];
+    findMalformed(data, '', malformed);
+    if (malformed.length) {
+      checked.errors = malformed.map((instancePath) => ({ instancePath, schemaPath: '', keyword: 'type', params: { type: 'integer' }, message: 'must be an integer in decimal digits' }));
       return false;
     }
     const valid = validate(data);
@@ -46,8 +38,8 @@ function decimalIntegersOnly(validate: Validate, integers: string[]): Validate {
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   if (httpPart === 'body') return bodyAjv.compile(schema as object) as Validate;
   const validate = textAjv.compile(schema as object) as Validate;
-  const integers = integerProperties(schema);
-  return integers.length ? decimalIntegersOnly(validate, integers) : validate;
+  const findMalformed = malformedIntegerFinder(schema);
+  return findMalformed ? decimalIntegersOnly(validate, findMalformed) : validate;
 };
 
 /**

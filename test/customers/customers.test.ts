@@ -103,7 +103,7 @@ for (const engine of engines()) {
       assert.equal(foreign.json().foreign, true);
     });
 
-    test('a formatted CPF or CNPJ is accepted and stored as its characters', async () => {
+    test('a formatted CPF or a bare CNPJ is accepted and stored as its characters', async () => {
       assert.equal((await post(body({ identification: '529.982.247-25' }))).json().identification, VALID_CPF);
       assert.equal((await post(body({ identification: VALID_CNPJ }))).json().identification, VALID_CNPJ);
     });

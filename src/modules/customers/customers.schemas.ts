@@ -12,7 +12,8 @@ export const CustomerField = {
   identification: Type.String({
     minLength: 1,
     maxLength: 14,
-    description: 'CPF (11 digits) or CNPJ (14 characters, letters allowed before the check digits) with valid check digits; `.`, `-` and `/` are ignored. With `foreign: true`, any text up to 14 characters',
+    description:
+      'CPF (11 digits) or CNPJ (14 characters, letters allowed before the check digits) with valid check digits, at most 14 characters as sent. `.`, `-`, `/` and spaces within them are stripped: a formatted CPF fits, a CNPJ is sent as its 14 bare characters. With `foreign: true`, any text up to 14 characters',
   }),
   state: Type.String({ pattern: '^[A-Za-z]{2}$', description: 'two-letter state code (stored upper-cased)' }),
   street: Text(),

@@ -20,7 +20,7 @@ export const OrderListQuery = Type.Object(
     ),
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
-    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'customer name or email (contains), order id or uid (exact)' })),
+    q: Type.Optional(Type.String({ maxLength: 200, description: 'customer name or email (contains), order id or uid (exact); empty or blank is no filter' })),
     cart_page_uuids: Type.Optional(Type.Array(Uuid(), { maxItems: 100 })),
     company_ids: Type.Optional(Type.Array(IntegerId(), { maxItems: 100 })),
     status: Type.Optional(Type.Array(OrderStatusSchema, { maxItems: 8 })),
