@@ -7,11 +7,14 @@ import { pageBranding } from '../../modules/carts/page-branding.ts';
 import { showCheckoutPage } from '../../modules/catalog/checkout-pages.service.ts';
 import { findCharge } from '../../modules/charges/charges.repo.ts';
 import { showCharge } from '../../modules/charges/charges.service.ts';
+import { assertChargePayable } from '../../modules/payments/pay-context.ts';
+import { purchasedOrderOfCart } from '../../modules/payments/pay.repo.ts';
 import { resolvePricingContext, type PricingQuery } from '../../modules/payment-plans/payment-plans.context.ts';
 import { databaseReads } from '../../modules/payment-plans/payment-plans.reads.ts';
 import { contextTotal } from '../../modules/payment-plans/payment-plans.totals.ts';
 import { formatBrl } from '../payment-pages/html.ts';
-import { findCartPageSettings, findCompanyTimeZone, findHostedCheckoutPage } from './checkout.repo.ts';
+import { chargeNotes } from './charge-notes.ts';
+import { findCartPageSettings, findChargeOutcome, findCompanyTimeZone, findHostedCheckoutPage } from './checkout.repo.ts';
 
 export type CheckoutKind = 'page' | 'cart' | 'charge';
 
@@ -28,6 +31,9 @@ export type HostedProduct = {
 };
 
 export type MenuLink = { label: string; url: string };
+
+/** Why a cart or charge can no longer be paid: the page then shows this instead of the form. */
+export type Closed = 'charge_paid' | 'charge_cancelled' | 'cart_bought';
 
 /** Everything a hosted checkout, cart or charge page shows and what its script needs to pay. */
 export type HostedCheckout = {
@@ -57,6 +63,9 @@ export type HostedCheckout = {
   redirectUrl?: string;
   products: HostedProduct[];
   notes: string[];
+  closed?: Closed;
+  /** The quote's total before interest when loading the page already computed it (a charge's notes do). */
+  quotedBaseCents?: number;
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -131,6 +140,8 @@ export async function loadCart(db: Kysely<DB>, uid: string): Promise<HostedCheck
     findCartPageSettings(db, cart.account_id, cart.cart_page_id),
   ]);
   if (!branding || !settings) return undefined;
+  // The rule POST /carts/{id}/pay applies: once an order of the cart is paid, the cart is bought.
+  const bought = (await purchasedOrderOfCart(db, cart.account_id, cart.id)) !== undefined;
   const customer = (cart.customer ?? {}) as Record<string, unknown>;
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
   const email = text(customer.email);
@@ -166,14 +177,28 @@ export async function loadCart(db: Kysely<DB>, uid: string): Promise<HostedCheck
       recommended: false,
     })),
     notes: cart.freight_cents > 0 ? [`Frete: ${formatBrl(cart.freight_cents)}`] : [],
+    ...(bought ? { closed: 'cart_bought' as const } : {}),
   };
 }
 
-export async function loadCharge(db: Kysely<DB>, uid: string): Promise<HostedCheckout | undefined> {
+/** POST /charges/{id}/pay's own rule (assertChargePayable) decides whether the charge page still takes a payment. */
+function chargeClosed(status: string): Closed | undefined {
+  try {
+    assertChargePayable(status);
+    return undefined;
+  } catch {
+    return status === 'cancelled' ? 'charge_cancelled' : 'charge_paid';
+  }
+}
+
+export async function loadCharge(db: Kysely<DB>, uid: string, now: Date): Promise<HostedCheckout | undefined> {
   if (!isUuid(uid)) return undefined;
   const charge = await findCharge(db, uid.toLowerCase());
-  if (!charge) return undefined;
+  const outcome = charge && (await findChargeOutcome(db, charge.uid));
+  if (!charge || !outcome) return undefined;
   const [show, company] = await Promise.all([showCharge(db, charge), findCompanyTimeZone(db, charge.account_id, charge.company_id)]);
+  const closed = chargeClosed(outcome.status);
+  const priced = closed ? { notes: [] } : await chargeNotes(db, outcome, now);
   return {
     kind: 'charge',
     id: show.id,
@@ -204,7 +229,13 @@ export async function loadCharge(db: Kysely<DB>, uid: string): Promise<HostedChe
       allowQuantity: false,
       recommended: false,
     })),
-    notes: [`Vencimento: ${show.due_date.split('-').reverse().join('/')}`, ...(show.observation ? [show.observation] : [])],
+    notes: [
+      `Vencimento: ${show.due_date.split('-').reverse().join('/')}`,
+      ...(show.observation ? [show.observation] : []),
+      ...priced.notes,
+    ],
+    ...(closed ? { closed } : {}),
+    ...(priced.baseCents !== undefined ? { quotedBaseCents: priced.baseCents } : {}),
   };
 }
 
@@ -213,6 +244,7 @@ export async function loadCharge(db: Kysely<DB>, uid: string): Promise<HostedChe
  * fine and late interest included), so the server-rendered total matches what the script shows later.
  */
 export async function quotedBaseCents(db: Kysely<DB>, checkout: HostedCheckout, now: Date): Promise<number | undefined> {
+  if (checkout.quotedBaseCents !== undefined) return checkout.quotedBaseCents;
   const query: PricingQuery =
     checkout.kind === 'page'
       ? { checkout_page_id: checkout.id, products: Object.fromEntries(checkout.products.flatMap((product) => (product.id === undefined ? [] : [[String(product.id), product.quantity]]))) }

@@ -37,13 +37,25 @@ export function findPaymentStatus(db: Kysely<DB>, uid: string) {
     .executeTakeFirst();
 }
 
-/** A charge's order status and company, for its thank-you page. */
+/** A charge's order: its status and the amounts its page explains, with its company, for its pages. */
 export function findChargeOutcome(db: Kysely<DB>, uid: string) {
   return db
     .selectFrom('orders as o')
     .innerJoin('companies as co', (join) => join.onRef('co.id', '=', 'o.company_id').onRef('co.account_id', '=', 'o.account_id'))
-    .select(['o.uid', 'o.status', 'o.total_cents', 'co.name as company_name'])
+    .select(['o.id', 'o.account_id', 'o.uid', 'o.status', 'o.total_cents', 'o.freight_cents', 'o.discount_cents', 'o.coupon_code', 'co.name as company_name'])
     .where('o.uid', '=', uid)
     .where('o.due_date', 'is not', null)
     .executeTakeFirst();
+}
+
+/** An order's payments, newest attempt first (the payments of one pay request share its `created_at`). */
+export function findOrderPayments(db: Kysely<DB>, accountId: string, orderId: number) {
+  return db
+    .selectFrom('payments')
+    .select(['status', 'amount_cents', 'created_at'])
+    .where('account_id', '=', accountId)
+    .where('order_id', '=', orderId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
 }

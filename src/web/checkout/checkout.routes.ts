@@ -2,12 +2,12 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../app.ts';
 import { companyFromHost } from '../../http/auth.ts';
 import { openOfferToken } from '../../modules/payments/upsell-offer-token.ts';
-import { formatBrl, html } from '../payment-pages/html.ts';
 import { clientBundle } from './client-bundle.ts';
 import { checkoutPolicy, layout, newNonce, sendPage } from './checkout.layout.ts';
 import { isUuid, loadCart, loadCharge, loadCheckoutPage, quotedBaseCents, type HostedCheckout } from './checkout.model.ts';
-import { findChargeOutcome, findPaymentStatus } from './checkout.repo.ts';
-import { brandHeader, checkoutBody, messageBody } from './checkout.view.ts';
+import { chargeDoneBody } from './charge-done.ts';
+import { findPaymentStatus } from './checkout.repo.ts';
+import { brandHeader, checkoutBody, closedBody, messageBody } from './checkout.view.ts';
 import { sendCustomCode } from './custom-code.ts';
 
 type IdRoute = { Params: { id: string } };
@@ -23,6 +23,7 @@ export function registerHostedCheckoutPages(app: FastifyInstance, { config, data
 
   const render = async (reply: FastifyReply, checkout: HostedCheckout | undefined) => {
     if (!checkout) return notFoundPage(reply);
+    if (checkout.closed) return closedPage(reply, { ...checkout, closed: checkout.closed });
     const totalCents = await quotedBaseCents(db, checkout, clock());
     const gatewayUrl = gatewayUrls[checkout.gateway as keyof typeof gatewayUrls];
     const nonce = newNonce();
@@ -47,19 +48,11 @@ export function registerHostedCheckoutPages(app: FastifyInstance, { config, data
   });
 
   app.get<IdRoute>('/pay/carts/:id', OPEN, async (request, reply) => render(reply, await loadCart(db, request.params.id)));
-  app.get<IdRoute>('/pay/charges/:id', OPEN, async (request, reply) => render(reply, await loadCharge(db, request.params.id)));
+  app.get<IdRoute>('/pay/charges/:id', OPEN, async (request, reply) => render(reply, await loadCharge(db, request.params.id, clock())));
 
   app.get<IdRoute>('/pay/charges/:id/done', OPEN, async (request, reply) => {
-    const charge = isUuid(request.params.id) ? await findChargeOutcome(db, request.params.id.toLowerCase()) : undefined;
-    if (!charge) return notFoundPage(reply);
-    const paid = charge.status === 'paid';
-    const body = messageBody(
-      paid ? 'Pagamento confirmado' : 'Recebemos o seu pedido',
-      paid
-        ? `Obrigado! O pagamento de ${formatBrl(charge.total_cents)} para ${charge.company_name} foi confirmado.`
-        : `Obrigado! Assim que o pagamento de ${formatBrl(charge.total_cents)} para ${charge.company_name} for confirmado, você receberá um aviso.`,
-      html`<p class="status${paid ? ' success' : ''}" role="status">Situação: ${paid ? 'pago' : 'aguardando confirmação'}</p>`,
-    );
+    const body = isUuid(request.params.id) ? await chargeDoneBody(db, request.params.id.toLowerCase()) : undefined;
+    if (!body) return notFoundPage(reply);
     const document = layout({ title: 'Obrigado', mainColor: '#1a73e8', index: false, header: brandHeader({ title: 'Obrigado', menus: [] }), body });
     return sendPage(reply, 200, document, checkoutPolicy(undefined, []));
   });
@@ -82,7 +75,12 @@ export function registerHostedCheckoutPages(app: FastifyInstance, { config, data
 
   app.get<IdRoute>('/pay/pages/:id/custom_code', OPEN, async (request, reply) => sendCustomCode(reply, await loadCheckoutPage(db, request.params.id)));
   app.get<IdRoute>('/pay/carts/:id/custom_code', OPEN, async (request, reply) => sendCustomCode(reply, await loadCart(db, request.params.id)));
-  app.get<IdRoute>('/pay/charges/:id/custom_code', OPEN, async (request, reply) => sendCustomCode(reply, await loadCharge(db, request.params.id)));
+  app.get<IdRoute>('/pay/charges/:id/custom_code', OPEN, async (request, reply) => sendCustomCode(reply, await loadCharge(db, request.params.id, clock())));
+}
+
+function closedPage(reply: FastifyReply, checkout: HostedCheckout & { closed: NonNullable<HostedCheckout['closed']> }): FastifyReply {
+  const document = layout({ title: checkout.title, mainColor: checkout.mainColor, index: false, header: brandHeader(checkout), body: closedBody(checkout) });
+  return sendPage(reply, 200, document, checkoutPolicy(undefined, []));
 }
 
 function notFoundPage(reply: FastifyReply): FastifyReply {

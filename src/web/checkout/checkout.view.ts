@@ -1,6 +1,6 @@
 import { formatBrl, html, type SafeHtml } from '../payment-pages/html.ts';
 import { addressFields, cardFields, couponFields, customerFields, scheduleFields } from './checkout.fields.ts';
-import type { HostedCheckout, HostedProduct } from './checkout.model.ts';
+import type { Closed, HostedCheckout, HostedProduct } from './checkout.model.ts';
 
 /** What the client bundle reads from the form: where to pay and how to tokenize (never secrets). */
 function dataAttributes(checkout: HostedCheckout, gatewayUrl: string | undefined): SafeHtml {
@@ -28,7 +28,7 @@ ${product.description ? html`<p class="muted">${product.description}</p>` : ''}
 <p>${formatBrl(product.valueCents)}${product.allowQuantity ? '' : html` × ${product.quantity}`}</p>
 </div>
 ${product.allowQuantity
-  ? html`<div><label for="${quantityId}">Quantidade</label><input id="${quantityId}" class="quantity" type="number" inputmode="numeric" min="1" max="${product.maxQuantity ?? 99}" value="${product.quantity}"></div>`
+  ? html`<div><label for="${quantityId}">Quantidade</label><input id="${quantityId}" class="quantity" type="number" inputmode="numeric" min="1" max="${product.maxQuantity ?? 99}" value="${product.quantity}" aria-describedby="${quantityId}-error"><p id="${quantityId}-error" class="error" hidden></p></div>`
   : html`<input class="quantity" type="hidden" value="${product.quantity}">`}
 </li>`;
 }
@@ -69,7 +69,20 @@ ${checkout.customerDataAt === 'end' ? customer : ''}
 ${checkout.customCode ? html`<iframe class="custom-code" title="Conteúdo do vendedor" sandbox="allow-scripts" src="/pay/${checkout.kind === 'page' ? 'pages' : checkout.kind === 'cart' ? 'carts' : 'charges'}/${checkout.id}/custom_code"></iframe>` : ''}`;
 }
 
-/** A short page for unknown links and the charge confirmation. */
+const CLOSED: Record<Closed, { heading: string; text: string; status: string }> = {
+  charge_paid: { heading: 'Esta cobrança já foi paga', text: 'O pagamento desta cobrança já foi confirmado. Não é preciso pagar de novo.', status: 'paga' },
+  charge_cancelled: { heading: 'Esta cobrança foi cancelada', text: 'Esta cobrança foi cancelada e não pode mais ser paga. Se tiver dúvidas, fale com quem fez a cobrança.', status: 'cancelada' },
+  cart_bought: { heading: 'Este carrinho já foi comprado', text: 'O pagamento deste carrinho já foi confirmado. Não é preciso pagar de novo.', status: 'pago' },
+};
+
+/** A cart or charge that can no longer be paid: what happened to it, in place of the form. */
+export function closedBody(checkout: HostedCheckout & { closed: Closed }): SafeHtml {
+  const { heading, text, status } = CLOSED[checkout.closed];
+  const done = checkout.closed === 'charge_paid' ? html`<p><a href="/pay/charges/${checkout.id}/done">Ver o pagamento confirmado</a></p>` : '';
+  return messageBody(heading, text, html`<p class="status${checkout.closed === 'charge_cancelled' ? '' : ' success'}" role="status">Situação: ${status}</p>${done}`);
+}
+
+/** A short page for unknown links, closed carts and charges, and the charge confirmation. */
 export function messageBody(heading: string, text: string, extra?: SafeHtml): SafeHtml {
   return html`<h2>${heading}</h2><p>${text}</p>${extra ?? ''}`;
 }

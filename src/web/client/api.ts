@@ -43,21 +43,43 @@ const DECLINES: Record<string, string> = {
 
 export const declineMessage = (code: string): string => DECLINES[code] ?? DECLINES.declined!;
 
-/** A Portuguese message (and the field it concerns) for an error answer of a pay endpoint. */
-export function payError(answer: ApiAnswer): { field?: string; message: string } {
+/**
+ * What the page tells the buyer after an error answer of a pay endpoint: a Portuguese message and the field
+ * it concerns. `pending`: the gateway's answer is unknown (504), the card may have been charged, so the page
+ * must not let the buyer pay again. The API's own `message` (English, for developers) is never shown.
+ */
+export type PayProblem = { field?: string; message: string; pending?: true };
+
+const BY_STATUS: Record<number, string> = {
+  0: 'Sem conexão. Verifique a internet e tente de novo.',
+  403: 'Este pagamento não pode ser feito a partir deste endereço.',
+  404: 'Este link de pagamento não existe mais. Peça um novo link a quem fez a cobrança.',
+  429: 'Muitas tentativas em pouco tempo. Aguarde um instante e tente de novo.',
+  // gateway_error: the gateway refused to take the payment, so nothing was charged.
+  502: 'A operadora de pagamento não respondeu. Nada foi cobrado; tente de novo em instantes.',
+};
+
+export const PENDING_MESSAGE =
+  'A operadora de pagamento ainda não confirmou este pagamento: ele pode ter sido aprovado. Não pague de novo; você receberá a confirmação por e-mail.';
+
+export function payError(answer: ApiAnswer): PayProblem {
   const body = answer.body ?? {};
   const detail = Array.isArray(body.details) ? body.details[0] : undefined;
   const field = typeof detail?.field === 'string' ? detail.field.replace(/^body\//, '') : undefined;
-  if (answer.status === 0) return { message: 'Sem conexão. Verifique a internet e tente de novo.' };
+  if (answer.status === 504 || body.code === 'gateway_timeout') return { message: PENDING_MESSAGE, pending: true };
   if (answer.status === 409) return { field: 'schedule-date', message: 'Este horário acabou de ser reservado por outra pessoa. Escolha outro.' };
-  if (answer.status >= 500) return { message: 'A operadora de pagamento não respondeu. Nada foi cobrado; tente de novo em instantes.' };
+  const known = BY_STATUS[answer.status];
+  if (known) return { message: known };
+  if (answer.status >= 500) return { message: 'Não foi possível concluir o pagamento agora. Tente de novo em instantes.' };
   if (field && /^credit_card_[01]_token$|^confirmation_token_id$/.test(field)) {
     const card = field.startsWith('credit_card_1') ? 'card1' : 'card0';
     return { field: `${card}-number`, message: declineMessage(String(detail.message)) };
   }
+  if (body.code === 'card_number_refused') return { field: 'card0-number', message: 'Os dados do cartão não podem ser enviados assim. Digite-os novamente.' };
   if (field === 'customer_email') return { field: 'customer-email', message: 'Informe um e-mail válido.' };
   if (field === 'customer_phone') return { field: 'customer-phone', message: 'Informe o celular com DDD, somente números.' };
-  if (field === 'coupon' || /^Coupon /.test(String(body.message))) return { field: 'coupon', message: couponMessage(body.message) };
+  if (field === 'coupon' || /^Coupon/.test(String(body.message))) return { field: 'coupon', message: couponMessage(body.message) };
   if (field === 'scheduled_at') return { field: 'schedule-date', message: 'Escolha um horário disponível.' };
-  return { message: `Não foi possível concluir o pagamento${typeof body.message === 'string' ? ` (${body.message})` : ''}.` };
+  if (body.code === 'business_rule_violation' && !field) return { message: 'Este pagamento não pode ser concluído agora. Recarregue a página para ver a situação do pedido.' };
+  return { message: 'Não foi possível concluir o pagamento. Confira os dados e tente de novo.' };
 }

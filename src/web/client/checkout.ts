@@ -1,8 +1,8 @@
 import { couponMessage, getJson, payError, postJson, type ApiAnswer } from './api.ts';
-import { announce, byId, clearErrors, showErrors, valueOf, type FieldError } from './dom.ts';
+import { announce, byId, clearErrors, clearFieldErrors, showErrors, valueOf, type FieldError } from './dom.ts';
 import { brl, digits, luhnValid, parseAmount, toCents } from './format.ts';
 import { baseOfOneTimeOption, fetchPlans, optionTotalCents, renderInstallments, renderMethods, selectedMethod, type PlanOption, type Plans } from './plans.ts';
-import { showBoleto, showPaid, showPix, type Settings } from './result.ts';
+import { showBoleto, showPaid, showPending, showPix, type Settings } from './result.ts';
 import { loadSlots, scheduledAt, selectedSlot } from './schedule.ts';
 import { tokenizeCard, type Card, type Gateway } from './tokenize.ts';
 
@@ -25,19 +25,27 @@ function start(form: HTMLFormElement): void {
   let shareRequest = 0;
   let shareTimer: ReturnType<typeof setTimeout> | undefined;
 
+  const quantityInputs = () => [...form.querySelectorAll<HTMLInputElement>('input.quantity[type=number]')];
+  /** The bounds the page was rendered with (1 … the product's max quantity), checked before asking the service. */
+  const quantityErrors = (): FieldError[] =>
+    quantityInputs().flatMap((input) => {
+      const [value, min, max] = [Number(input.value), Number(input.min) || 1, Number(input.max) || 99];
+      return Number.isInteger(value) && value >= min && value <= max ? [] : [{ field: input.id, message: `Escolha uma quantidade de ${min} a ${max}.` }];
+    });
+
   const products = () =>
     [...form.querySelectorAll<HTMLElement>('ul.products li')].map((item) => ({
       id: Number(item.dataset.productId),
       quantity: Math.max(1, Math.floor(Number(item.querySelector<HTMLInputElement>('.quantity')?.value) || 1)),
     }));
 
-  const planQuery = () => {
+  const planQuery = (withCoupon = coupon) => {
     const query = new URLSearchParams();
     if (kind === 'page') {
       query.set('checkout_page_id', id);
       for (const product of products()) if (product.id) query.set(`products[${product.id}]`, String(product.quantity));
     } else query.set(kind === 'cart' ? 'cart_id' : 'charge_id', id);
-    if (coupon) query.set('coupon', coupon);
+    if (withCoupon) query.set('coupon', withCoupon);
     return query.toString();
   };
 
@@ -95,22 +103,29 @@ function start(form: HTMLFormElement): void {
   };
   const sharesMatch = (second: number) => shares !== undefined && shares.cents[0] === baseCents() - second && shares.cents[1] === second;
 
-  const refreshPlans = async () => {
-    const fetched = await fetchPlans(planQuery());
+  /** The cart's total without a coupon, to tell the buyer what a coupon took off. */
+  let undiscountedBase: number | undefined;
+
+  const refreshPlans = async (fetched?: Plans) => {
+    const wrongQuantities = quantityErrors();
+    if (wrongQuantities.length) return showErrors(wrongQuantities);
+    fetched ??= await fetchPlans(planQuery());
     if (!fetched) {
       showErrors([{ field: 'methods', message: 'Não foi possível carregar as formas de pagamento. Recarregue a página.' }]);
       return;
     }
+    clearFieldErrors(['methods', ...quantityInputs().map((input) => input.id)]);
     plans = fetched;
     const oneTime = Object.values(plans).flatMap((options) => options ?? []).filter((option) => option.number === 1);
     baseTotal = oneTime.map(baseOfOneTimeOption).find((base) => base !== undefined) ?? 0;
+    if (!coupon) undiscountedBase = baseTotal;
     renderMethods(plans, updateView);
     renderCards();
     updateView();
     await refreshShares();
   };
 
-  for (const input of form.querySelectorAll<HTMLInputElement>('input.quantity[type=number]')) input.addEventListener('change', () => void refreshPlans());
+  for (const input of quantityInputs()) input.addEventListener('change', () => void refreshPlans());
   byId('card0-installments')?.addEventListener('change', updateView);
   byId('card1-installments')?.addEventListener('change', updateView);
   byId('two-cards')?.addEventListener('change', () => {
@@ -130,18 +145,33 @@ function start(form: HTMLFormElement): void {
   });
   void refreshPlans();
 
+  /** A refused coupon is dropped (the plans go back to the total without it) and explained at its field. */
+  async function refuseCoupon(message: string): Promise<void> {
+    const dropped = coupon !== '';
+    coupon = '';
+    byId('coupon-status')!.textContent = '';
+    if (dropped) await refreshPlans();
+    showErrors([{ field: 'coupon', message }]);
+  }
+
   async function applyCoupon(): Promise<void> {
     const code = valueOf('coupon').toUpperCase();
     const status = byId('coupon-status')!;
     if (!code) return showErrors([{ field: 'coupon', message: 'Digite o código do cupom.' }]);
+    if (kind === 'cart') {
+      // The cart's own pricing decides (a line that is no catalog product, a product-restricted coupon…).
+      const answer = await getJson(`/api/v1/payment_plans?${planQuery(code)}`);
+      if (answer.status !== 200) return refuseCoupon(couponMessage(answer.body?.errors?.[0]));
+      clearFieldErrors(['coupon']);
+      coupon = code;
+      await refreshPlans(answer.body as Plans);
+      const off = undiscountedBase !== undefined ? undiscountedBase - baseTotal : 0;
+      status.textContent = off > 0 ? `Cupom ${coupon} aplicado: ${brl(off)} de desconto.` : `Cupom ${coupon} aplicado.`;
+      return;
+    }
     const ids = products().map((product) => product.id).filter(Boolean).join(',');
     const answer = await getJson(`/api/v1/coupons/${encodeURIComponent(code)}/validate${ids ? `?product_id=${ids}` : ''}`);
-    if (answer.status !== 200) {
-      coupon = '';
-      status.textContent = '';
-      showErrors([{ field: 'coupon', message: couponMessage(answer.body?.error) }]);
-      return void refreshPlans();
-    }
+    if (answer.status !== 200) return refuseCoupon(couponMessage(answer.body?.error));
     clearErrors();
     coupon = answer.body.code;
     status.textContent = `Cupom ${coupon} aplicado: ${answer.body.type === 'percentage' ? `${answer.body.value}% de desconto` : `${brl(toCents(answer.body.value))} de desconto`}.`;
@@ -198,8 +228,13 @@ function start(form: HTMLFormElement): void {
       const slot = selectedSlot();
       if (!date) errors.push({ field: 'schedule-date', message: 'Escolha a data do agendamento.' });
       else if (!slot) errors.push({ field: 'slots', message: 'Escolha um horário disponível.' });
-      else body.scheduled_at = scheduledAt(date, slot, data.timeZone!);
+      else {
+        const at = scheduledAt(date, slot, data.timeZone!);
+        if (at) body.scheduled_at = at;
+        else errors.push({ field: 'slots', message: 'Este horário não existe nesta data (mudança de horário de verão). Escolha outro.' });
+      }
     }
+    errors.push(...quantityErrors());
     const method = selectedMethod();
     if (!method) errors.push({ field: 'methods', message: 'Escolha a forma de pagamento.' });
     const cards: Card[] = [];
@@ -246,7 +281,10 @@ function start(form: HTMLFormElement): void {
   }
 
   function handle(answer: ApiAnswer): void {
-    if (answer.status !== 200) return showErrors([payError(answer)]);
+    if (answer.status !== 200) {
+      const problem = payError(answer);
+      return problem.pending ? showPending(problem.message, kind === 'charge' ? `/pay/charges/${id}/done` : undefined) : showErrors([problem]);
+    }
     const result = answer.body;
     const chargeDone = kind === 'charge' ? { ...settings, redirectUrl: result.redirect_url ?? '' } : settings;
     if (result.pix_qr_code) return showPix(chargeDone, result);

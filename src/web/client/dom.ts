@@ -32,6 +32,16 @@ export function clearErrors(): void {
   }
 }
 
+/** Clears these fields' errors; the summary goes too once no field is marked wrong. */
+export function clearFieldErrors(fields: string[]): void {
+  for (const field of fields) setFieldError(field, undefined);
+  const summary = byId('form-errors');
+  if (summary && !document.querySelector('[aria-invalid=true]')) {
+    summary.textContent = '';
+    summary.hidden = true;
+  }
+}
+
 /** Shows every error next to its field and in the summary, then moves focus to the first wrong field. */
 export function showErrors(errors: FieldError[]): void {
   clearErrors();

@@ -67,6 +67,19 @@ export function showPaid(settings: Settings, offer: string | undefined): void {
   announce('Pagamento aprovado.', 'success');
 }
 
+/**
+ * The gateway did not answer in time (504): the card may have been charged and the service reconciles it. The
+ * form goes away so the buyer cannot pay twice; a charge links its confirmation page, which shows the outcome.
+ */
+export function showPending(message: string, statusUrl: string | undefined): void {
+  const text = element('p', { id: 'pending-status', class: 'status' }, message);
+  const later = statusUrl
+    ? element('a', { href: statusUrl, id: 'pending-link' }, 'Ver a situação do pagamento')
+    : element('p', { class: 'muted' }, 'Se a confirmação não chegar em alguns minutos, confira a fatura do cartão antes de tentar de novo.');
+  show('Confirmando o pagamento', text, later);
+  announce('Pagamento em confirmação. Não pague de novo.');
+}
+
 export const uidOfUrl = (url: string) => url.split('/').pop() ?? '';
 
 function countdown(target: HTMLElement, expiresAt: string, expired: () => void): () => void {
@@ -108,6 +121,13 @@ function showConfirmed(status: HTMLElement, text: string): void {
   announce('Pagamento confirmado.', 'success');
 }
 
+/** The status line of a lapsed pix or boleto says it, as an alert, instead of a second copy in the live status. */
+function showLapsed(status: HTMLElement, text: string): void {
+  announce('');
+  status.setAttribute('role', 'alert');
+  status.textContent = text;
+}
+
 /** The Pix QR inline with a countdown, polling the payment every 2 s until it is paid (or lapses); see followPayment. */
 export function showPix(settings: Settings, result: { pix_qr_code?: string; pix_qr_code_url?: string; pix_expires_at?: string }): void {
   const status = element('p', { id: 'pix-status', class: 'status' }, 'Aguardando pagamento…');
@@ -126,9 +146,8 @@ export function showPix(settings: Settings, result: { pix_qr_code?: string; pix_
     },
     lapsed: () => {
       stopCountdown();
-      qr.hidden = true;
-      status.textContent = 'Este Pix expirou sem pagamento. Recarregue a página para gerar outro.';
-      announce(status.textContent);
+      for (const part of [how, qr, timer, link]) part.hidden = true;
+      showLapsed(status, 'Este Pix expirou sem pagamento. Recarregue a página para gerar outro.');
     },
     gaveUp: () => stopCountdown(),
   });
@@ -151,9 +170,9 @@ export function showBoleto(settings: Settings, url: string): void {
       showConfirmed(status, 'Pago! Recebemos o pagamento do seu boleto.');
     },
     lapsed: () => {
+      how.hidden = true;
       link.hidden = true;
-      status.textContent = 'Este boleto venceu sem pagamento. Recarregue a página para gerar outro.';
-      announce(status.textContent);
+      showLapsed(status, 'Este boleto venceu sem pagamento. Recarregue a página para gerar outro.');
     },
     gaveUp: () => {
       status.textContent = 'Assim que o banco confirmar o pagamento (em até 3 dias úteis), o pedido será liberado. Você já pode fechar esta página.';

@@ -1,3 +1,4 @@
+import { zonedDateTime } from '../../lib/wall-clock.ts';
 import { getJson } from './api.ts';
 import { byId, element } from './dom.ts';
 
@@ -23,10 +24,9 @@ export async function loadSlots(companyId: string, date: string): Promise<void> 
 
 export const selectedSlot = (): string | undefined => document.querySelector<HTMLInputElement>('input[name=slot]:checked')?.value;
 
-/** `2030-03-04` + `14:00` in the company's zone → `2030-03-04T14:00:00-03:00`. */
-export function scheduledAt(date: string, time: string, timeZone: string): string {
-  const probe = new Date(`${date}T${time}:00Z`);
-  const name = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }).formatToParts(probe).find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
-  const offset = name === 'GMT' ? '+00:00' : name.replace('GMT', '');
-  return `${date}T${time}:00${offset}`;
-}
+/**
+ * `2030-03-04` + `14:00` in the company's zone → `2030-03-04T14:00:00-03:00`: the instant the server gives
+ * that slot (a repeated wall time is its first occurrence). Undefined for a wall time skipped by a DST
+ * jump, which the server never lists: the request then goes without `scheduled_at` and is refused.
+ */
+export const scheduledAt = (date: string, time: string, timeZone: string): string | undefined => zonedDateTime(date, time, timeZone);
