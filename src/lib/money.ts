@@ -14,3 +14,8 @@ export function toMajor(cents: number): number {
 export function hasAtMostTwoDecimals(major: number): boolean {
   return Number.isFinite(major) && Math.abs(major * 100 - Math.round(major * 100)) <= 1e-6;
 }
+
+/** The sum of integer cents, e.g. `sumOf(payments, (payment) => payment.amount_cents)`. */
+export function sumOf<T>(items: readonly T[], cents: (item: T) => number): number {
+  return items.reduce((total, item) => total + cents(item), 0);
+}

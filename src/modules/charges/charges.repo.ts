@@ -7,7 +7,7 @@ export function findCharge(db: Kysely<DB>, uid: string) {
     .selectFrom('orders as o')
     .leftJoin('customers as c', (join) => join.onRef('c.id', '=', 'o.customer_id').onRef('c.account_id', '=', 'o.account_id'))
     .select([
-      'o.id', 'o.uid', 'o.account_id', 'o.company_id', 'o.checkout_page_id', 'o.cart_page_id', 'o.payment_plan_id', 'o.currency', 'o.date',
+      'o.id', 'o.uid', 'o.account_id', 'o.company_id', 'o.status', 'o.total_cents', 'o.checkout_page_id', 'o.cart_page_id', 'o.payment_plan_id', 'o.currency', 'o.date',
       'o.due_date', 'o.retention_cents', 'o.freight_cents', 'o.observation', 'o.coupon_code', 'o.discount_cents',
       'c.id as customer_id', 'c.email', 'c.name', 'c.foreign', 'c.identification', 'c.social_reason', 'c.street', 'c.neighborhood',
       'c.number', 'c.complement', 'c.zipcode', 'c.city', 'c.state',

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { sumOf } from '../../lib/money.ts';
 import { PURCHASED_STATUSES, transitionOrder, type OrderStatus } from '../orders/order-status.ts';
 import { releaseCouponOfOrder } from '../coupons/coupon-usage.ts';
 import { releaseBooking } from '../scheduling/scheduling.repo.ts';
@@ -57,8 +58,8 @@ export async function settleOrder(trx: Kysely<DB>, request: { accountId: string;
       ? { order: request.order, payments: await findPaymentsOfOrder(trx, request.accountId, request.orderId) }
       : await orderWithPayments(trx, request.accountId, request.orderId));
   const settled = payments.filter((payment) => SETTLED.has(payment.status));
-  const principal = settled.reduce((sum, payment) => sum + payment.amount_cents - payment.interest_cents, 0);
-  const paidCents = settled.reduce((sum, payment) => sum + payment.amount_cents, 0);
+  const principal = sumOf(settled, (payment) => payment.amount_cents - payment.interest_cents);
+  const paidCents = sumOf(settled, (payment) => payment.amount_cents);
   const move = (to: OrderStatus) => transitionOrder(trx, { accountId: request.accountId, orderId: request.orderId, to, cause: request.cause, paymentId: request.paymentId, at: request.at });
   const current = order.status as OrderStatus;
   if (settled.length > 0 && principal >= order.total_cents && !COVERED.has(current)) {
@@ -153,5 +154,5 @@ async function giveBackOverpayment(trx: Kysely<DB>, request: SettleRequest, orde
 /** Whether the order's total is paid by its settled payments other than `paymentId` (principal, interest aside). */
 export function coveredWithout(order: Pick<OrderSnapshot['order'], 'total_cents'>, payments: OrderSnapshot['payments'], paymentId: number): boolean {
   const others = payments.filter((payment) => payment.id !== paymentId && SETTLED.has(payment.status));
-  return others.length > 0 && others.reduce((sum, payment) => sum + payment.amount_cents - payment.interest_cents, 0) >= order.total_cents;
+  return others.length > 0 && sumOf(others, (payment) => payment.amount_cents - payment.interest_cents) >= order.total_cents;
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { sameAttempt } from './payment-attempt.ts';
 
 /** Where the listed payments come from: the orders of a checkout page, or the orders made from a cart. */
 export type PaymentOrigin = { checkoutPageId: string } | { cartId: string };
@@ -69,6 +70,6 @@ export async function findLastActiveAttempt(db: Kysely<DB>, accountId: string, o
     .execute();
   const newest = rows.find((row) => row.status !== 'cancelled');
   if (!newest) return [];
-  const otherCard = rows.find((row) => row.created_at.getTime() === newest.created_at.getTime() && row.card_index !== newest.card_index);
+  const otherCard = rows.find((row) => sameAttempt(row, newest) && row.card_index !== newest.card_index);
   return (otherCard ? [newest, otherCard] : [newest]).sort((a, b) => a.card_index - b.card_index);
 }

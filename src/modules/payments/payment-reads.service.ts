@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
-import { toMajor } from '../../lib/money.ts';
+import { sumOf, toMajor } from '../../lib/money.ts';
 import { findLastActiveAttempt, listPaymentStatuses, listRecentPaymentStatuses, type PaymentOrigin, type PaymentRefs } from './payment-reads.repo.ts';
 import { RECENT_PAYMENTS_LIMIT, type LastPaymentSchema, type PaymentStatusSchema } from './payment-reads.schemas.ts';
 
@@ -71,9 +71,9 @@ export async function lastChargePayment(db: Kysely<DB>, accountId: string, order
   return {
     // A two-card split is one attempt: its amount and interest are both cards', named by the first card.
     gateway_id: publicGatewayId(first),
-    amount: toMajor(sum(cards.map((card) => card.amount_cents))),
+    amount: toMajor(sumOf(cards, (card) => card.amount_cents)),
     // Late interest only: the fine and card interest or fees are in the amount but are not late interest.
-    interest: toMajor(sum(cards.map((card) => card.late_interest_cents))),
+    interest: toMajor(sumOf(cards, (card) => card.late_interest_cents)),
     paid_at: paidAt > 0 ? new Date(paidAt).toISOString() : null,
     status,
   };
@@ -82,4 +82,3 @@ export async function lastChargePayment(db: Kysely<DB>, accountId: string, order
 /** A split's status is its least advanced card's: failed if either failed, paid only when both are. */
 const ATTEMPT_STATUS_PRECEDENCE: readonly LastStatus[] = ['failed', 'pending', 'waiting_payment', 'cancelled', 'paid'];
 
-const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);

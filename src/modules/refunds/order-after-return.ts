@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { sumOf } from '../../lib/money.ts';
 import { transitionOrder } from '../orders/order-status.ts';
 import { setOrderRefundedCents, succeededRefundsOfOrder } from './refunds.repo.ts';
 
@@ -28,8 +29,8 @@ export async function settleOrderAfterReturn(trx: Kysely<DB>, on: ReturnedOn, or
     succeededRefundsOfOrder(trx, on.accountId, on.orderId),
     trx.selectFrom('payments').select(['id', 'status', 'amount_cents']).where('account_id', '=', on.accountId).where('order_id', '=', on.orderId).where('status', 'in', CAPTURED).execute(),
   ]);
-  const captured = payments.reduce((sum, payment) => sum + payment.amount_cents, 0);
-  const returned = payments.reduce((sum, payment) => sum + (GONE_WHOLE.has(payment.status) ? payment.amount_cents : Math.min(refunds.get(payment.id) ?? 0, payment.amount_cents)), 0);
+  const captured = sumOf(payments, (payment) => payment.amount_cents);
+  const returned = sumOf(payments, (payment) => (GONE_WHOLE.has(payment.status) ? payment.amount_cents : Math.min(refunds.get(payment.id) ?? 0, payment.amount_cents)));
   const kept = captured - returned;
   const paid = order.paid_cents;
   await setOrderRefundedCents(trx, on.accountId, on.orderId, Math.min(paid, Math.max(0, paid - kept)), at);

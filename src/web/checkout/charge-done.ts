@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { sumOf } from '../../lib/money.ts';
+import { sameAttempt } from '../../modules/payments/payment-attempt.ts';
 import { SETTLED_PAYMENT_STATUSES, type PaymentStatus } from '../../modules/payments/payment-status.ts';
 import { formatBrl, html, type SafeHtml } from '../payment-pages/html.ts';
 import { findChargeOutcome, findOrderPayments } from './checkout.repo.ts';
@@ -8,7 +10,7 @@ import { messageBody } from './checkout.view.ts';
 type PaymentAmount = { status: string; amount_cents: number; created_at: Date };
 
 const settled = (payment: PaymentAmount) => SETTLED_PAYMENT_STATUSES.includes(payment.status as PaymentStatus);
-const sum = (payments: PaymentAmount[]) => payments.reduce((total, payment) => total + payment.amount_cents, 0);
+const sum = (payments: PaymentAmount[]) => sumOf(payments, (payment) => payment.amount_cents);
 
 /**
  * What the buyer paid, not the order's total: the last paid attempt (the settled payments of one pay request,
@@ -17,10 +19,10 @@ const sum = (payments: PaymentAmount[]) => payments.reduce((total, payment) => t
  */
 export function paidAmounts(payments: PaymentAmount[]): { attemptCents?: number; paidCents: number; awaitingCents?: number } {
   const paid = payments.filter(settled);
-  const latest = paid[0]?.created_at.getTime();
+  const latest = paid[0];
   const awaiting = payments.find((payment) => payment.status === 'pending' || payment.status === 'waiting_payment');
   return {
-    ...(latest !== undefined ? { attemptCents: sum(paid.filter((payment) => payment.created_at.getTime() === latest)) } : {}),
+    ...(latest !== undefined ? { attemptCents: sum(paid.filter((payment) => sameAttempt(payment, latest))) } : {}),
     paidCents: sum(paid),
     ...(awaiting ? { awaitingCents: awaiting.amount_cents } : {}),
   };

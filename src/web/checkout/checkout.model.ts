@@ -14,7 +14,7 @@ import { databaseReads } from '../../modules/payment-plans/payment-plans.reads.t
 import { contextTotal } from '../../modules/payment-plans/payment-plans.totals.ts';
 import { formatBrl } from '../payment-pages/html.ts';
 import { chargeNotes } from './charge-notes.ts';
-import { findCartPageSettings, findChargeOutcome, findCompanyTimeZone, findHostedCheckoutPage } from './checkout.repo.ts';
+import { findCartPageSettings, findCompanyTimeZone, findHostedCheckoutPage } from './checkout.repo.ts';
 
 export type CheckoutKind = 'page' | 'cart' | 'charge';
 
@@ -194,11 +194,10 @@ function chargeClosed(status: string): Closed | undefined {
 export async function loadCharge(db: Kysely<DB>, uid: string, now: Date): Promise<HostedCheckout | undefined> {
   if (!isUuid(uid)) return undefined;
   const charge = await findCharge(db, uid.toLowerCase());
-  const outcome = charge && (await findChargeOutcome(db, charge.uid));
-  if (!charge || !outcome) return undefined;
+  if (!charge) return undefined;
   const [show, company] = await Promise.all([showCharge(db, charge), findCompanyTimeZone(db, charge.account_id, charge.company_id)]);
-  const closed = chargeClosed(outcome.status);
-  const priced = closed ? { notes: [] } : await chargeNotes(db, outcome, now);
+  const closed = chargeClosed(charge.status);
+  const priced = closed ? { notes: [] } : await chargeNotes(db, charge, now);
   return {
     kind: 'charge',
     id: show.id,
