@@ -98,6 +98,36 @@ for (const engine of engines()) {
       assert.equal((await orderOf(gatewayId)).status, 'billed');
     });
 
+    test('invoicing: an invoice authorized before the payment bills the order once it is paid; a cancelled one does not', async () => {
+      const auth = basic(hooks.credentials.invoicing.username, hooks.credentials.invoicing.password);
+      const invoiceEvent = async (eventId: string, type: string, orderUid: string, invoiceId: string) => {
+        const res = await hooks.app.inject({ method: 'POST', url: '/api/v1/webhooks/invoicing', headers: auth, payload: { id: eventId, type, data: { order_id: orderUid, invoice: { id: invoiceId, type: 'nfe', amount: 10_000 } } } });
+        assert.equal(res.statusCode, 200, res.body);
+        await runWebhookJobs(database);
+      };
+      const pixPaid = async (gatewayId: string) => {
+        await hooks.app.inject({ method: 'POST', url: bankUrl(hooks.merchant.companyId), headers: bankAuth(), payload: { id: `bank-${randomUUID()}`, type: 'pix.received', data: { gateway_id: gatewayId, amount: 10_000, paid_at: new Date().toISOString() } } });
+        await runWebhookJobs(database);
+      };
+
+      const early = await payPix();
+      const order = await orderOf(early);
+      await invoiceEvent('inv-early-1', 'invoice.authorized', order.uid, 'nf-early');
+      assert.equal((await orderOf(early)).status, 'waiting_payment');
+      await pixPaid(early);
+      assert.equal((await orderOf(early)).status, 'billed');
+      const log = await database.db.selectFrom('order_events').select(['from_status', 'to_status', 'cause']).where('order_id', '=', order.id).where('type', '=', 'order.status_changed').orderBy('id').execute();
+      assert.deepEqual(log.slice(-2).map((row) => [row.from_status, row.to_status]), [['waiting_payment', 'paid'], ['paid', 'billed']]);
+      assert.equal(log.at(-1)!.cause, 'invoicing: invoice nf-early authorized before the payment');
+
+      const withdrawn = await payPix();
+      const other = await orderOf(withdrawn);
+      await invoiceEvent('inv-early-2', 'invoice.authorized', other.uid, 'nf-withdrawn');
+      await invoiceEvent('inv-early-3', 'invoice.cancelled', other.uid, 'nf-withdrawn');
+      await pixPaid(withdrawn);
+      assert.equal((await orderOf(withdrawn)).status, 'paid');
+    });
+
     test('platform: payment.reconcile_requested enqueues one reconcile job; no authentication; bad shapes are 422', async () => {
       const gatewayId = await payPix();
       const { payment_uid } = await orderOf(gatewayId);

@@ -4,6 +4,7 @@ import { notifyOrderTransition } from '../notifications/notify.ts';
 import { endSubscriptionOfRefundedOrder } from '../payments/subscription-end.ts';
 import { releaseBooking } from '../scheduling/scheduling.repo.ts';
 import { insertTransitionEvent } from './order-events.repo.ts';
+import { findAuthorizedInvoice } from './order-invoices.repo.ts';
 
 /** The eight order statuses of the specification (States and transitions). */
 export const ORDER_STATUSES = [
@@ -110,5 +111,16 @@ export async function transitionOrder(trx: Kysely<DB>, request: TransitionReques
   if (request.to === 'refunded') await endSubscriptionOfRefundedOrder(trx, request.accountId, request.orderId, at);
   // A cancelled or refunded order keeps no appointment: its slot is bookable again.
   if (request.to === 'refunded' || request.to === 'cancelled') await releaseBooking(trx, request.accountId, request.orderId);
+  if (request.to === 'paid') await billIfInvoiced(trx, request, at);
   return { changed: true, from, to: request.to };
+}
+
+/**
+ * An invoice can be authorized before the money arrives (a merchant invoicing at order time): the event stored it
+ * and left the order as it was, since only a paid order is billed. The order is billed as soon as it is paid.
+ */
+async function billIfInvoiced(trx: Kysely<DB>, request: TransitionRequest, at: Date): Promise<void> {
+  const invoice = await findAuthorizedInvoice(trx, request.accountId, request.orderId);
+  if (!invoice) return;
+  await transitionOrder(trx, { accountId: request.accountId, orderId: request.orderId, to: 'billed', cause: `invoicing: invoice ${invoice.external_id} authorized before the payment`, ...(request.paymentId !== undefined ? { paymentId: request.paymentId } : {}), at });
 }
