@@ -20,7 +20,10 @@ for (const engine of engines()) {
     const carts = {} as Record<'items' | 'override', string>;
 
     const get = (query: string, headers: Record<string, string> = ALPHA) => app.inject({ url: `/api/v1/payment_plans?${query}`, headers });
-    const values = (body: any, method: string) => body[method].map((o: any) => o.value);
+    const values = (body: any, method: string) => {
+      assert.ok(Array.isArray(body[method]), `no ${method} options in ${JSON.stringify(body)}`);
+      return body[method].map((o: any) => o.value);
+    };
 
     before(async () => {
       database = await engine.open();
