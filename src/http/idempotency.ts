@@ -10,7 +10,7 @@ import { AppError } from './errors.ts';
  * - The first request with a key runs; its status and body are stored (5xx answers are not: the
  *   client may retry those; nor 401/403: they depend on who asks, not on the request). A 504 is: the
  *   gateway may have charged or refunded with its answer lost, the payment is being reconciled, and a
- *   retry under the same key must learn that rather than start another attempt.
+ *   retry under the same key must learn that rather than start another attempt; so is a pay route's 502.
  * - On a `public` route the scope account's host restriction is decided before a key is replayed or
  *   claimed, so a refused caller gets 403, never the stored answer nor 409/422 about the key.
  * - The same key with the same request replays the stored answer, marked `Idempotent-Replayed: true`.
@@ -25,6 +25,11 @@ const OUTCOME_UNKNOWN = 504;
 export type IdempotencyOptions = {
   /** The account the request acts for: the API key's, or the owner of the resource it names. */
   scope(request: FastifyRequest): Promise<string | undefined>;
+  /**
+   * 5xx statuses kept like a final answer besides the 504: the pay routes keep their 502 too, since the payment
+   * stays pending and is reconciled, and a retry must not start a second attempt beside it.
+   */
+  keptServerErrors?: readonly number[];
 };
 
 declare module 'fastify' {
@@ -50,11 +55,20 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
+/**
+ * The request as the key remembers it. Who asks (an API key or a buyer's browser) and the host it was sent to are
+ * part of it: some routes shape their answer by the caller (a customer's full record only for the API key) or take
+ * the company from the host, so the same body from another caller or host is another request, never a replay.
+ */
 function requestHash(request: FastifyRequest): string {
+  const caller = request.apiKey ? 'api_key' : 'public';
+  const host = (request.headers.host ?? '').toLowerCase();
   return createHash('sha256')
-    .update(`${request.method}\n${request.url}\n${canonicalJson(request.body ?? null)}`)
+    .update(`${request.method}\n${request.url}\n${caller}\n${host}\n${canonicalJson(request.body ?? null)}`)
     .digest('hex');
 }
+
+const IN_USE_MESSAGE = 'A request with this Idempotency-Key is in progress; retry shortly';
 
 export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>, clock: () => Date): void {
   app.decorateRequest('idempotencyRecord', undefined);
@@ -63,11 +77,12 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>, clock:
     const options = request.routeOptions.config?.idempotency;
     const key = request.headers['idempotency-key'];
     if (!options || key === undefined) return;
-    if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
-      throw new AppError('validation_failed', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
-    }
+    // A route that takes no key for this request (POST /customers without create_deal) ignores it, whatever its shape.
     const accountId = await options.scope(request);
     if (!accountId) return;
+    if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
+      throw new AppError('validation_failed', 'Idempotency-Key must be 1 to 255 ASCII characters from ! to ~ (no spaces)');
+    }
     if (request.routeOptions.config?.access === 'public') await assertPublicAccess(db, request, accountId);
     const now = clock();
     const hash = requestHash(request);
@@ -103,7 +118,8 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>, clock:
       return;
     }
     const existing = await db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst();
-    if (!existing) throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is in progress; retry shortly');
+    // Taken by a request that is still claiming it (its row not yet visible here): in use, like any holder.
+    if (!existing) throw new AppError('idempotency_key_in_use', IN_USE_MESSAGE, [], { 'Retry-After': '1' });
     if (existing.request_hash !== hash) {
       throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request');
     }
@@ -118,7 +134,7 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>, clock:
       .where('locked_until', '<', now)
       .returning('key')
       .executeTakeFirst();
-    if (!takenOver) throw new AppError('idempotency_key_in_use', 'A request with this Idempotency-Key is in progress; retry shortly', [], { 'Retry-After': '1' });
+    if (!takenOver) throw new AppError('idempotency_key_in_use', IN_USE_MESSAGE, [], { 'Retry-After': '1' });
     request.idempotencyRecord = { accountId, key };
   });
 
@@ -126,7 +142,8 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>, clock:
     const record = request.idempotencyRecord;
     if (!record) return payload;
     request.idempotencyRecord = undefined;
-    if ((reply.statusCode >= 500 && reply.statusCode !== OUTCOME_UNKNOWN) || reply.statusCode === 401 || reply.statusCode === 403) {
+    const kept = reply.statusCode === OUTCOME_UNKNOWN || (request.routeOptions.config?.idempotency?.keptServerErrors ?? []).includes(reply.statusCode);
+    if ((reply.statusCode >= 500 && !kept) || reply.statusCode === 401 || reply.statusCode === 403) {
       await db.deleteFrom('idempotency_keys').where('account_id', '=', record.accountId).where('key', '=', record.key).execute();
       return payload;
     }

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
 import { bearer, createTenant, type Tenant } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
-import { insertCheckoutPage, insertProduct, startRecordsApp } from '../support/records-fixtures.ts';
+import { insertCheckoutPage, insertProduct, startRecordsApp, VALID_CPF } from '../support/records-fixtures.ts';
 
 const ALPHA_ORIGIN = { origin: 'https://alpha.example' };
 
@@ -110,12 +110,41 @@ for (const engine of engines()) {
       const answers = await Promise.all(Array.from({ length: 10 }, () => post('deal-burst', deal('fabi@example.com'))));
       const statuses = answers.map((res) => res.statusCode);
       assert.ok(statuses.every((status) => status === 200 || status === 409), statuses.join(','));
+      for (const busy of answers.filter((res) => res.statusCode === 409)) assert.equal(busy.headers['retry-after'], '1', busy.body);
       assert.equal(answers.filter((res) => res.statusCode === 200 && res.headers['idempotent-replayed'] === undefined).length, 1);
       assert.equal(await ordersOf(alpha), before + 1);
     });
 
+    test('the same key and body from a browser after the API key is another request: 422, never the merchant’s view of the customer', async () => {
+      const email = 'iris@example.com';
+      const stored = await post(undefined, { email, name: 'Iris', phone: '11987654321', identification: VALID_CPF, street: 'Rua Reservada', meta: { note: 'merchant only' } });
+      assert.equal(stored.statusCode, 200, stored.body);
+      const payload = deal(email, { checkout_page_id: alphaPage });
+      const merchant = await post('deal-iris', payload);
+      assert.equal(merchant.statusCode, 200, merchant.body);
+      assert.equal(merchant.json().identification, VALID_CPF);
+      const browser = await post('deal-iris', payload, ALPHA_ORIGIN);
+      assert.equal(browser.statusCode, 422, browser.body);
+      assert.equal(browser.json().code, 'idempotency_key_reused');
+      assert.equal(browser.headers['idempotent-replayed'], undefined);
+      assert.doesNotMatch(browser.body, new RegExp(`${VALID_CPF}|Reservada|merchant only`));
+    });
+
+    test('the same key and body sent to another company’s host is another request: 422, not the first company’s answer', async () => {
+      const slug = `second-${alpha.slug}`;
+      await database.db.insertInto('companies').values({ account_id: alpha.accountId, name: 'Second company', slug, is_primary: false }).execute();
+      const payload = { email: 'joao@example.com', name: 'Joao', phone: '11987654321', create_deal: true };
+      const first = await post('deal-hosts', payload, { host: `${alpha.slug}.pay.test`, origin: `http://${alpha.slug}.pay.test` });
+      assert.equal(first.statusCode, 200, first.body);
+      const second = await post('deal-hosts', payload, { host: `${slug}.pay.test`, origin: `http://${slug}.pay.test` });
+      assert.equal(second.statusCode, 422, second.body);
+      assert.equal(second.json().code, 'idempotency_key_reused');
+    });
+
     test('without create_deal the upsert ignores the key (it creates no order and is idempotent by email)', async () => {
       const plain = { email: 'gabi@example.com', name: 'Gabi', phone: '11987654321' };
+      // Not even its shape is checked: the route takes no key for this request.
+      assert.equal((await post('not a key', plain)).statusCode, 200);
       const first = await post('plain-1', plain);
       const second = await post('plain-1', { ...plain, name: 'Gabriela' });
       assert.equal(first.statusCode, 200);

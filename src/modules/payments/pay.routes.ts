@@ -11,6 +11,8 @@ import { takePayment, type PayDeps, type PayOutcome } from './pay.service.ts';
 import { cartPayResult, chargePayResult, paymentResult } from './pay.view.ts';
 
 const PAY_ERRORS = errorResponses(403, 404, 409, 422, 502, 503, 504);
+/** A 502 leaves the payment pending and reconciled: kept under its Idempotency-Key like the 504. */
+const PENDING_PAYMENT_ERRORS = [502] as const;
 
 /** A declined card is a 422 where the result cannot say so (PaymentResult, CartPayResult). */
 function refuseDeclined(outcome: PayOutcome): void {
@@ -26,7 +28,7 @@ export function registerPayRoutes(parent: FastifyInstance, context: AppContext):
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = context.database;
   const owners = payOwners(db);
-  const ownedBy = (owner: PayOwner) => ({ access: 'public' as const, publicOwner: owner, idempotency: { scope: owner } });
+  const ownedBy = (owner: PayOwner) => ({ access: 'public' as const, publicOwner: owner, idempotency: { scope: owner, keptServerErrors: PENDING_PAYMENT_ERRORS } });
   const deps: PayDeps = { masterKey: context.config.masterKey, gatewayUrls: context.gatewayUrls, publicUrl: context.config.publicUrl.replace(/\/$/, ''), clock: context.clock };
 
   app.post(

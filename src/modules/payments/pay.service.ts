@@ -159,7 +159,7 @@ export async function takePayment(db: Kysely<DB>, deps: PayDeps, context: PayCon
   const { orderStatus, payments } = answeredAlone(intent.payments, answers, method) ?? (await readOutcome(db, context.accountId, intent.orderId, intent.payments));
   const outcome: PayOutcome = { orderUid: intent.orderUid, orderStatus, method, payments, isSubscription };
   if (failed?.answer.kind === 'unavailable') {
-    throw new AppError(failed.answer.reason === 'timeout' ? 'gateway_timeout' : 'gateway_error', failed.answer.reason === 'timeout' ? 'The gateway did not answer in time; the payment will be reconciled' : 'The gateway failed; nothing was charged');
+    throw new AppError(failed.answer.reason === 'timeout' ? 'gateway_timeout' : 'gateway_error', failed.answer.reason === 'timeout' ? 'The gateway did not answer in time; the payment will be reconciled' : 'The gateway failed; the payment will be reconciled (a new attempt needs a new Idempotency-Key)');
   }
   if (failed?.answer.kind === 'refused') throw businessRule(`The gateway refused the payment: ${failed.answer.message}`, [{ field: refusedField(method, failed.payment, body), message: failed.answer.code }]);
   if (failed?.answer.kind === 'declined') {

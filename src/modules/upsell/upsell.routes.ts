@@ -31,6 +31,8 @@ export function registerUpsellRoutes(parent: FastifyInstance, context: AppContex
       const offer = await db.selectFrom('upsell_offers').select('account_id').where('id', '=', verified.offerId).executeTakeFirst();
       return offer?.account_id;
     },
+    // As on the pay routes: a 502 leaves the upsell payment pending and reconciled.
+    keptServerErrors: [502],
   };
 
   app.post(

@@ -108,7 +108,7 @@ export async function redeemOffer(db: Kysely<DB>, deps: UpsellDeps, body: { offe
     return 'refused';
   });
   if (answer.kind === 'unavailable') {
-    throw new AppError(answer.reason === 'timeout' ? 'gateway_timeout' : 'gateway_error', answer.reason === 'timeout' ? 'The gateway did not answer in time; the payment will be reconciled' : 'The gateway failed; nothing was charged');
+    throw new AppError(answer.reason === 'timeout' ? 'gateway_timeout' : 'gateway_error', answer.reason === 'timeout' ? 'The gateway did not answer in time; the payment will be reconciled' : 'The gateway failed; the payment will be reconciled (a new attempt needs a new Idempotency-Key)');
   }
   const gatewayId = 'gatewayId' in answer && answer.gatewayId ? answer.gatewayId : created.uid;
   const outcome: UpsellOutcome = { orderStatus: orderStatus ?? 'pending', payments: [gatewayId] };
