@@ -29,12 +29,23 @@ export async function claimCouponForOrder(trx: Kysely<DB>, accountId: string, co
   return true;
 }
 
-/** Gives a claimed use back when the attempt that claimed it failed, lapsed or was cancelled unpaid. */
+/** Orders whose coupon use a pay attempt claims (and gives back when it fails); other orders got theirs at creation. */
+const CLAIMED_BY_PAY_ATTEMPT = ['checkout_page', 'cart'] as const;
+
+/**
+ * Gives a claimed use back when the attempt that claimed it failed, lapsed or was cancelled unpaid. An order
+ * created with its coupon (`POST /orders`, a charge) keeps its use: its discount was granted when it was created.
+ */
 export async function releaseCouponOfOrder(trx: Kysely<DB>, accountId: string, orderId: number): Promise<void> {
   const released = await trx
     .deleteFrom('coupon_redemptions')
     .where('account_id', '=', accountId)
     .where('order_id', '=', orderId)
+    .where((eb) =>
+      eb.exists(
+        eb.selectFrom('orders').select('orders.id').whereRef('orders.id', '=', 'coupon_redemptions.order_id').whereRef('orders.account_id', '=', 'coupon_redemptions.account_id').where('orders.source', 'in', CLAIMED_BY_PAY_ATTEMPT),
+      ),
+    )
     .returning('coupon_id')
     .execute();
   for (const { coupon_id } of released) {

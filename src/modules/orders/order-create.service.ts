@@ -165,14 +165,19 @@ export async function createOrder(trx: Kysely<DB>, draft: OrderDraft, now: Date)
       cycle: line.product.subscription ? line.product.interval_count : null,
     })),
   );
-  await attachPayments(trx, draft, orderId, payments, amounts.totalCents, coupon, now);
+  // The discount is granted with the order, so the order holds its use from now on (a charge stays payable
+  // whoever uses the coupon meanwhile); the conditional claim keeps the limit under concurrent creations.
+  if (coupon && !(await claimCouponForOrder(trx, draft.accountId, coupon.id, orderId))) {
+    throw businessRule('Coupon has reached its usage limit', [{ field: 'body/coupon', message: 'Coupon has reached its usage limit' }]);
+  }
+  await attachPayments(trx, draft, orderId, payments, amounts.totalCents, now);
   return orderId;
 }
 
 type ResolvedPayment = Awaited<ReturnType<typeof resolvedPayments>>[number];
 
 /** Records payments received elsewhere as paid, then moves the order to paid or partially_paid. */
-async function attachPayments(trx: Kysely<DB>, draft: OrderDraft, orderId: number, payments: ResolvedPayment[], totalCents: number, coupon: UsableCoupon | undefined, now: Date) {
+async function attachPayments(trx: Kysely<DB>, draft: OrderDraft, orderId: number, payments: ResolvedPayment[], totalCents: number, now: Date) {
   let paidCents = 0;
   let lastPaymentId: number | undefined;
   for (const [i, payment] of payments.entries()) {
@@ -203,7 +208,4 @@ async function attachPayments(trx: Kysely<DB>, draft: OrderDraft, orderId: numbe
   await setPaidCents(trx, draft.accountId, orderId, paidCents);
   const to = paidCents >= totalCents ? 'paid' : 'partially_paid';
   await transitionOrder(trx, { accountId: draft.accountId, orderId, to, cause: 'payments attached at creation', paymentId: lastPaymentId, at: now });
-  if (to === 'paid' && coupon && !(await claimCouponForOrder(trx, draft.accountId, coupon.id, orderId))) {
-    throw businessRule('Coupon has reached its usage limit', [{ field: 'body/coupon', message: 'Coupon has reached its usage limit' }]);
-  }
 }

@@ -116,7 +116,13 @@ async function applyInTransaction(trx: Kysely<DB>, input: ActionInput): Promise<
       // A pix or boleto confirmed later claims the order's coupon use (a no-op when the intent already holds
       // it). Claiming changes no order column, so settling uses the same row.
       const order = await findOrderRow(trx, payment.account_id, payment.order_id);
-      if (order.coupon_id !== null) await claimCouponForOrder(trx, payment.account_id, order.coupon_id, payment.order_id);
+      if (order.coupon_id !== null && !(await claimCouponForOrder(trx, payment.account_id, order.coupon_id, payment.order_id))) {
+        // The money is in and the discount was granted: the order is paid, and the merchant sees the coupon ran over its limit.
+        await appendOrderEvent(trx, {
+          accountId: payment.account_id, orderId: payment.order_id, paymentId: payment.id, type: 'coupon.over_limit',
+          cause: `${reporterOf(input)}: paid with coupon ${order.coupon_code ?? order.coupon_id} after its uses ran out`, data: { coupon_id: order.coupon_id }, at,
+        });
+      }
       // What the paid order unlocks (subscription, upsell offer) is released by the worker, once.
       if ((await settle('gateway confirmed the payment', order)) === 'paid') await enqueuePaidOrderRelease(trx, payment.account_id, payment.order_id);
       return { applied: true, paymentId: payment.id };
