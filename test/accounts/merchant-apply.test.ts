@@ -297,6 +297,13 @@ describe('merchant document validation', () => {
     assert.match(message, /companies\[0\]\.cart_pages\[0\]\.payment_plans\[1\]: unknown payment plan "crediario"/);
   });
 
+  test('a coupon expiry JavaScript cannot read (an hour-only offset, a leap second) is refused with its path', () => {
+    for (const expiresAt of ['2030-01-01T00:00:00+03', '2030-01-01T23:59:60Z']) {
+      const message = problemsOf((d) => (d.companies[0]!.coupons![0]!.expires_at = expiresAt));
+      assert.match(message, /companies\[0\]\.coupons\[0\]\.expires_at/, expiresAt);
+    }
+  });
+
   test('a price with three decimals is refused', () => {
     const message = problemsOf((d) => (d.companies[0]!.products![1]!.value = 47.999));
     assert.match(message, /companies\[0\]\.products\[1\]\.value: 47\.999 has more than two decimals/);

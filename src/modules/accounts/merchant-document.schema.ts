@@ -1,4 +1,5 @@
 import { Type, type Static, type TProperties } from 'typebox';
+import { Instant } from '../../http/date-range.ts';
 import { NOTIFICATION_EVENT_TYPES } from '../notifications/event-types.ts';
 
 /** The same rule as the companies.slug CHECK, used for every slug in the document. */
@@ -85,7 +86,7 @@ const Coupon = Closed({
   code: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }),
   type: Type.Enum(['percentage', 'price'] as const),
   value: Type.Number({ exclusiveMinimum: 0, maximum: 99_999_999.99 }),
-  expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+  expires_at: Type.Optional(Instant()),
   usage_limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
   product_external_ids: Type.Optional(Refs()),
 });
