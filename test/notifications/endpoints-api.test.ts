@@ -133,6 +133,21 @@ for (const engine of engines()) {
       const url = `https://erp.example.com/race-${Date.now()}`;
       const answers = await Promise.all(Array.from({ length: 6 }, () => create(alpha, { url })));
       assert.deepEqual(answers.map((res) => res.statusCode).sort(), [201, 409, 409, 409, 409, 409], answers.map((res) => res.body).join('\n'));
+      // Whether the check or the unique index stopped it, a loser gets the same answer.
+      for (const lost of answers.filter((res) => res.statusCode === 409)) {
+        assert.deepEqual(lost.json().details, [{ field: 'body/url', message: 'already registered' }], lost.body);
+      }
+    });
+
+    test('secret_rotation_ends_at is shown while the grace period lasts, null once it ended', async () => {
+      const { url } = await receiver();
+      const created = (await create(alpha, { url })).json();
+      const path = `/notification_endpoints/${created.id}`;
+      const rotated = (await call(alpha, { method: 'POST', url: `${path}/rotate_secret`, payload: { grace_seconds: 60 } })).json();
+      assert.equal(Date.parse(rotated.secret_rotation_ends_at), clock.now().getTime() + 60_000);
+      assert.equal((await call(alpha, { url: path })).json().secret_rotation_ends_at, rotated.secret_rotation_ends_at);
+      clock.advance(61_000);
+      assert.equal((await call(alpha, { url: path })).json().secret_rotation_ends_at, null);
     });
 
     test('PATCH changes only the fields sent and validates them like creation', async () => {

@@ -41,8 +41,8 @@ const TAGS = ['Notifications'];
 const SECURITY = [{ apiKey: [] }];
 
 /** The API's endpoint object: the CLI's view, with `events` named as the request field it round-trips to. */
-function endpointResource(endpoint: EndpointRow) {
-  const { events, ...rest } = endpointView(endpoint);
+function endpointResource(endpoint: EndpointRow, now: Date) {
+  const { events, ...rest } = endpointView(endpoint, now);
   return { ...rest, event_types: events };
 }
 
@@ -86,7 +86,8 @@ const duplicateUrl = (existing: EndpointRow) =>
 function serviceError(error: unknown): never {
   if (error instanceof DuplicateEndpointUrlError) throw new AppError('conflict', 'This URL is already a notification endpoint of the account', [{ field: 'body/url', message: 'already registered' }]);
   if (error instanceof NotificationInputError) throw validationFailed(error.message);
-  if ((error as { code?: unknown }).code === '23505') throw new AppError('conflict', 'This URL is already a notification endpoint of the account');
+  // The same answer when the unique index, not the check before it, caught a concurrent registration of the URL.
+  if ((error as { code?: unknown }).code === '23505') throw new AppError('conflict', 'This URL is already a notification endpoint of the account', [{ field: 'body/url', message: 'already registered' }]);
   throw error;
 }
 
@@ -133,7 +134,7 @@ export function registerNotificationEndpointRoutes(parent: FastifyInstance, { co
       const input = { accountId, url: body.url, eventTypes, companyId: body.company_id ?? null, description: body.description ?? null, enabled: body.enabled ?? true };
       const created = await createEndpoint(db, masterKey, input, clock()).catch(serviceError);
       reply.code(201);
-      return { ...endpointResource(created.endpoint), secret: created.secret };
+      return { ...endpointResource(created.endpoint, clock()), secret: created.secret };
     },
   );
 
@@ -149,7 +150,7 @@ export function registerNotificationEndpointRoutes(parent: FastifyInstance, { co
         response: { 200: Type.Array(EndpointSchema), ...errorResponses(401, 422) },
       },
     },
-    async (request) => (await listEndpoints(db, requireAccount(request), { enabled: request.query.enabled })).map(endpointResource),
+    async (request) => (await listEndpoints(db, requireAccount(request), { enabled: request.query.enabled })).map((endpoint) => endpointResource(endpoint, clock())),
   );
 
   app.get(
@@ -158,7 +159,7 @@ export function registerNotificationEndpointRoutes(parent: FastifyInstance, { co
       config: { access: 'key' },
       schema: { tags: TAGS, security: SECURITY, params: EndpointIdParams, response: { 200: EndpointSchema, ...errorResponses(401, 404, 422) } },
     },
-    async (request) => endpointResource(await ownEndpoint(requireAccount(request), request.params.id)),
+    async (request) => endpointResource(await ownEndpoint(requireAccount(request), request.params.id), clock()),
   );
 
   app.patch(
@@ -198,7 +199,7 @@ export function registerNotificationEndpointRoutes(parent: FastifyInstance, { co
         },
         clock(),
       ).catch(serviceError);
-      return endpointResource(changed);
+      return endpointResource(changed, clock());
     },
   );
 
@@ -217,7 +218,7 @@ export function registerNotificationEndpointRoutes(parent: FastifyInstance, { co
     },
     async (request) => {
       const endpoint = await ownEndpoint(requireAccount(request), request.params.id);
-      return endpointResource(await setEndpointEnabled(db, endpoint.id, false, clock()));
+      return endpointResource(await setEndpointEnabled(db, endpoint.id, false, clock()), clock());
     },
   );
 
@@ -239,7 +240,7 @@ export function registerNotificationEndpointRoutes(parent: FastifyInstance, { co
     async (request) => {
       const endpoint = await ownEndpoint(requireAccount(request), request.params.id);
       const rotated = await rotateEndpointSecret(db, masterKey, endpoint.id, request.body.grace_seconds ?? 86_400, clock()).catch(serviceError);
-      return { ...endpointResource(rotated.endpoint), secret: rotated.secret };
+      return { ...endpointResource(rotated.endpoint, clock()), secret: rotated.secret };
     },
   );
 

@@ -124,8 +124,9 @@ export function signingSecrets(masterKey: Buffer, endpoint: Pick<EndpointRow, 's
   return secrets;
 }
 
-/** An endpoint as the CLI and `apply` show it: no secrets. */
-export function endpointView(endpoint: EndpointRow) {
+/** An endpoint as the CLI and `apply` show it: no secrets; the rotation's end only while its grace period lasts. */
+export function endpointView(endpoint: EndpointRow, now: Date) {
+  const graceEnds = endpoint.previous_secret_expires_at;
   return {
     id: endpoint.id,
     url: endpoint.url,
@@ -133,7 +134,7 @@ export function endpointView(endpoint: EndpointRow) {
     events: endpoint.event_types.length ? endpoint.event_types : ['*'],
     enabled: endpoint.enabled,
     description: endpoint.description,
-    secret_rotation_ends_at: endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at.toISOString(),
+    secret_rotation_ends_at: graceEnds && graceEnds > now ? graceEnds.toISOString() : null,
     created_at: endpoint.created_at.toISOString(),
   };
 }

@@ -48,18 +48,18 @@ export async function runNotificationsCommand(args: string[], context: Context):
       const eventTypes = values.events?.split(',').map((type) => type.trim()).filter((type) => type !== '' && type !== '*') ?? [];
       const url = required(values.url, '--url URL');
       const created = await createEndpoint(db, context.masterKey, { accountId: account, companyId: company?.id ?? null, url, eventTypes, enabled: !values.disabled, description: values.description ?? null }, now);
-      return { ...endpointView(created.endpoint), secret: created.secret };
+      return { ...endpointView(created.endpoint, now), secret: created.secret };
     }
     case 'list':
-      return (await listEndpoints(db, await accountIdOf(db, required(values.account, '--account SLUG')))).map(endpointView);
+      return (await listEndpoints(db, await accountIdOf(db, required(values.account, '--account SLUG')))).map((endpoint) => endpointView(endpoint, now));
     case 'enable':
     case 'disable':
-      return endpointView(await setEndpointEnabled(db, required(argument, 'an ENDPOINT_ID'), subcommand === 'enable', now));
+      return endpointView(await setEndpointEnabled(db, required(argument, 'an ENDPOINT_ID'), subcommand === 'enable', now), now);
     case 'rotate-secret': {
       const grace = Number(values['grace-seconds']);
       if (!Number.isInteger(grace) || grace < 0) usage('--grace-seconds must be a whole number of seconds');
       const rotated = await rotateEndpointSecret(db, context.masterKey, required(argument, 'an ENDPOINT_ID'), grace, now);
-      return { ...endpointView(rotated.endpoint), secret: rotated.secret };
+      return { ...endpointView(rotated.endpoint, now), secret: rotated.secret };
     }
     case 'failed':
       return (await listFailedDeliveries(db, { accountId: await accountId() })).map((row) => ({ ...row, failed_at: row.failed_at?.toISOString() ?? null }));
