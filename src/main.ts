@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { startCluster } from './cluster.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { migrate } from './db/migrate.ts';
+import { wholeSecondsArgument } from './lib/cli-numbers.ts';
 import { createLogger } from './lib/logger.ts';
 import { rotateKey } from './modules/accounts/api-keys.ts';
 import { seedDemo, type DemoSeedResult } from './modules/accounts/demo-seed.ts';
@@ -119,9 +120,10 @@ const commands: Record<string, Command> = {
 
   async apply(args, config) {
     const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { 'rotate-key': { type: 'boolean' } } });
-    const file = positionals[0];
+    const [file, ...extra] = positionals;
     if (!file) throw new UsageError('apply needs a FILE');
-    const document = parseMerchantDocument(readFileSync(file, 'utf8'), file);
+    if (extra.length > 0) throw new UsageError(`apply takes one FILE (also given: ${extra.join(' ')})`);
+    const document = parseMerchantDocument(readText(file), file);
     await withDatabase(config, async (database) => {
       await migrate(database);
       const result = await applyMerchant(database, config.masterKey, document, { rotateKey: values['rotate-key'] === true });
@@ -136,9 +138,10 @@ const commands: Record<string, Command> = {
       options: { account: { type: 'string' }, 'grace-seconds': { type: 'string', default: '86400' } },
     });
     if (positionals[0] !== 'rotate' || !values.account) throw new UsageError('usage: keys rotate --account SLUG [--grace-seconds N]');
-    const grace = Number(values['grace-seconds']);
-    if (!Number.isInteger(grace) || grace < 0) throw new UsageError('--grace-seconds must be a whole number of seconds');
+    const grace = wholeSecondsArgument(values['grace-seconds'], MAX_KEY_GRACE_SECONDS);
+    if (grace === undefined) throw new UsageError(`--grace-seconds must be a whole number of seconds from 0 to ${MAX_KEY_GRACE_SECONDS}`);
     await withDatabase(config, async (database) => {
+      await migrate(database);
       const account = await database.db.selectFrom('accounts').select('id').where('slug', '=', values.account!).executeTakeFirst();
       if (!account) throw new UsageError(`no account with slug ${values.account}`);
       const key = await rotateKey(database.db, account.id, grace);
@@ -156,6 +159,23 @@ const commands: Record<string, Command> = {
 };
 
 class UsageError extends Error {}
+
+/** How long the previous API keys may keep working after a rotation: a year at most. */
+const MAX_KEY_GRACE_SECONDS = 365 * 86_400;
+
+/** A file's text, or a one-line usage error naming why it cannot be read (missing, a directory, no permission). */
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+/** `parseArgs` refusing an unknown option or a missing value: a usage error like any other. */
+function isArgumentError(error: unknown): error is Error {
+  return typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('ERR_PARSE_ARGS_');
+}
 
 async function withDatabase<T>(config: Config, fn: (database: Awaited<ReturnType<typeof openConfiguredDatabase>>) => Promise<T>): Promise<T> {
   const database = await openConfiguredDatabase(config);
@@ -196,7 +216,7 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof ConfigError) console.error(`configuration error: ${error.message}`);
-  else if (error instanceof UsageError || error instanceof MerchantDocumentError || error instanceof MerchantApplyError || error instanceof NotificationInputError) console.error(error.message);
+  else if (error instanceof UsageError || error instanceof MerchantDocumentError || error instanceof MerchantApplyError || error instanceof NotificationInputError || isArgumentError(error)) console.error(error.message);
   else console.error(error);
-  process.exitCode = error instanceof UsageError || error instanceof NotificationUsageError ? 64 : 1;
+  process.exitCode = error instanceof UsageError || error instanceof NotificationUsageError || isArgumentError(error) ? 64 : 1;
 });

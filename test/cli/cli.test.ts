@@ -79,6 +79,28 @@ for (const target of targets()) {
       });
     });
 
+    test('usage mistakes exit 64 with one line and no stack trace, and change nothing', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'checkout-usage-'));
+      const usageError = async (args: string[], message: RegExp, env: NodeJS.ProcessEnv = target.env()) =>
+        assert.rejects(checkout(env, ...args), (error: { code: number; stderr: string }) => {
+          assert.equal(error.code, 64, `${args.join(' ')}: ${error.stderr}`);
+          assert.match(error.stderr, message);
+          assert.doesNotMatch(error.stderr, /\n\s+at /, 'no stack trace');
+          return true;
+        });
+      await usageError(['apply', join(dir, 'missing.yaml')], /cannot read .*missing\.yaml: ENOENT/);
+      await usageError(['apply', dir], /cannot read .*: EISDIR/);
+      await usageError(['apply', EXAMPLE, '--rotate'], /Unknown option '--rotate'/);
+      await usageError(['apply', EXAMPLE, join(dir, 'second.yaml')], /apply takes one FILE/);
+      // An unset shell variable gives an empty value: it must not read as "revoke every other key now".
+      for (const grace of ['', ' ', '0x10', '1e13', '-1']) {
+        await usageError(['keys', 'rotate', '--account', 'loja-exemplo', `--grace-seconds=${grace}`], /--grace-seconds must be a whole number of seconds/);
+      }
+      // A database never migrated: the command migrates first, so the answer is about the account, not a missing table.
+      const fresh = target.name === 'pglite' ? { ...target.env(), DATA_DIR: mkdtempSync(join(tmpdir(), 'checkout-fresh-')) } : target.env();
+      await usageError(['keys', 'rotate', '--account', 'nobody-here'], /no account with slug nobody-here/, fresh);
+    });
+
     test('seed --demo --json is idempotent and prints the same keys every run', async () => {
       const first = JSON.parse((await checkout(target.env(), 'seed', '--demo', '--json')).stdout);
       const second = JSON.parse((await checkout(target.env(), 'seed', '--demo', '--json')).stdout);

@@ -85,6 +85,12 @@ for (const target of await targets()) {
       const unknown = await failure('notifications', 'explode');
       assert.equal(unknown.code, 64);
       assert.match(unknown.stderr, /unknown subcommand "explode"/);
+      // An empty value (an unset shell variable) or one past the API's seven days is refused, not read as 0.
+      for (const grace of ['', '1e13', String(7 * 86_400 + 1)]) {
+        const refused = await failure('notifications', 'rotate-secret', 'ep_000000000000000000000000', `--grace-seconds=${grace}`);
+        assert.equal(refused.code, 64, refused.stderr);
+        assert.match(refused.stderr, /--grace-seconds must be a whole number of seconds from 0 to 604800/);
+      }
       assert.doesNotMatch(unknown.stderr + badUrl.stderr, /at .*\.ts:\d+/, 'no stack trace');
     });
 

@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
+import { wholeSecondsArgument } from '../../lib/cli-numbers.ts';
 import { attemptsOfDelivery } from './deliveries.repo.ts';
 import { findAccountBySlug, findCompanyOfAccount, listEndpoints } from './endpoints.repo.ts';
+import { MAX_GRACE_SECONDS } from './endpoints.schemas.ts';
 import { createEndpoint, endpointView, NotificationInputError, rotateEndpointSecret, setEndpointEnabled } from './endpoints.service.ts';
 import { listFailedDeliveries, redeliver, redeliverAllFailed } from './redelivery.ts';
 
@@ -56,8 +58,8 @@ export async function runNotificationsCommand(args: string[], context: Context):
     case 'disable':
       return endpointView(await setEndpointEnabled(db, required(argument, 'an ENDPOINT_ID'), subcommand === 'enable', now), now);
     case 'rotate-secret': {
-      const grace = Number(values['grace-seconds']);
-      if (!Number.isInteger(grace) || grace < 0) usage('--grace-seconds must be a whole number of seconds');
+      const grace = wholeSecondsArgument(values['grace-seconds'], MAX_GRACE_SECONDS);
+      if (grace === undefined) usage(`--grace-seconds must be a whole number of seconds from 0 to ${MAX_GRACE_SECONDS}`);
       const rotated = await rotateEndpointSecret(db, context.masterKey, required(argument, 'an ENDPOINT_ID'), grace, now);
       return { ...endpointView(rotated.endpoint, now), secret: rotated.secret };
     }
