@@ -9,8 +9,8 @@ const MAX_FIELD_LENGTH = 200;
 /** An unpaired UTF-16 surrogate: JSON can escape one ("\ud800"), but it encodes no character, so text and jsonb refuse it. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
-/** Why a string cannot be stored, if it cannot. */
-function unstorableText(text: string): string | undefined {
+/** Why a string cannot be stored, if it cannot; shared with the merchant file's checks. */
+export function unstorableText(text: string): string | undefined {
   if (text.includes('\u0000')) return 'the NUL character (U+0000)';
   if (LONE_SURROGATE.test(text)) return 'an unpaired UTF-16 surrogate (U+D800 to U+DFFF)';
   return undefined;

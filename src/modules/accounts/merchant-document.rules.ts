@@ -1,7 +1,7 @@
 import { isValidCnpj } from '../../brazil/documents.ts';
 import { hasAtMostTwoDecimals } from '../../lib/money.ts';
 import { isValidAllowedHost } from './allowed-hosts.ts';
-import { notificationEndpointProblems } from './merchant-document.endpoints.ts';
+import { documentUrlProblem, notificationEndpointProblems } from './merchant-document.endpoints.ts';
 import { BASIC_AUTH_RECEIVERS, type CompanyDocument, type MerchantDocument } from './merchant-document.schema.ts';
 
 /** A problem the schema cannot express: a rule across fields, a reference, or a limit of a column type. */
@@ -16,7 +16,10 @@ export function documentProblems(document: MerchantDocument): Problem[] {
   const report = (path: string, message: string) => problems.push({ path, message });
 
   document.account.allowed_hosts?.forEach((host, i) => {
+    const port = /:(\d+)$/.exec(host)?.[1];
     if (!isValidAllowedHost(host)) report(`account.allowed_hosts[${i}]`, `"${host}" is not a host name, *.wildcard or host:port`);
+    else if (port !== undefined && !(Number(port) >= 1 && Number(port) <= 65_535))
+      report(`account.allowed_hosts[${i}]`, `"${host}" has a port outside 1 to 65535`);
   });
 
   const primaries = document.companies.filter((company) => company.primary === true).length;
@@ -60,7 +63,8 @@ class UniqueNames {
 }
 
 function companyProblems(company: CompanyDocument, at: string, report: Report): void {
-  if (company.time_zone !== undefined && !isTimeZone(company.time_zone)) report(`${at}.time_zone`, `"${company.time_zone}" is not an IANA time zone`);
+  const zoneProblem = company.time_zone === undefined ? undefined : timeZoneProblem(company.time_zone);
+  if (zoneProblem) report(`${at}.time_zone`, zoneProblem);
   if (company.document !== undefined && !isValidCnpj(company.document)) report(`${at}.document`, 'is not a valid CNPJ');
 
   const gateways = new UniqueNames(report, 'gateway');
@@ -112,6 +116,7 @@ function catalogProblems(company: CompanyDocument, at: string, report: Report): 
   company.products?.forEach((product, i) => {
     const path = `${at}.products[${i}]`;
     checkMoney(report, `${path}.value`, product.value);
+    checkUrl(report, `${path}.image`, product.image);
     if (product.subscription && product.interval === undefined)
       report(`${path}.interval`, 'is required for a subscription product (day, week, month or year)');
   });
@@ -153,6 +158,8 @@ function pageProblems(company: CompanyDocument, at: string, report: Report): voi
     ...(company.cart_pages ?? []).map((page, i) => ({ page, path: `${at}.cart_pages[${i}]` })),
   ];
   for (const { page, path } of pages) {
+    checkUrl(report, `${path}.logo`, page.logo);
+    checkUrl(report, `${path}.redirect_url`, page.redirect_url);
     const enabledPlans = new UniqueNames(report, 'payment plan');
     page.payment_plans?.forEach((ref, r) => {
       enabledPlans.add(`${path}.payment_plans[${r}]`, ref);
@@ -190,11 +197,48 @@ function checkPercent(report: Report, path: string, value: number | undefined): 
   if (value !== undefined && Math.abs(value * 10_000 - Math.round(value * 10_000)) > 1e-6) report(path, `${value} has more than four decimals`);
 }
 
-function isTimeZone(name: string): boolean {
+function checkUrl(report: Report, path: string, url: string | undefined): void {
+  const problem = url === undefined ? undefined : documentUrlProblem(url);
+  if (problem) report(path, problem);
+}
+
+/**
+ * The time zones a company may have: the canonical IANA names Intl lists, plus UTC. JavaScript (order
+ * dates, boleto due dates) and PostgreSQL (`AT TIME ZONE` in order_counts and the order list) read each
+ * of these the same way: every one is in pg_timezone_names on PGlite and PostgreSQL 15, and none but UTC
+ * is in pg_timezone_abbrevs. Refused: names PostgreSQL does not know (US/Pacific-New), names it reads as
+ * a fixed-offset abbreviation (CET, EET, WET, MET, EST, MST, HST), and other spellings; current Area/City names
+ * Node still lists under an older spelling are accepted (isAcceptedTimeZone).
+ */
+const ACCEPTED_TIME_ZONES: ReadonlySet<string> = new Set([...Intl.supportedValuesOf('timeZone'), 'UTC']);
+
+/** An Area/City name of the IANA database's geographic areas (not the legacy `US/…` or `Etc/…` forms). */
+const AREA_CITY = /^(Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific)\/[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z][A-Za-z0-9_+-]*)?$/;
+
+export function isAcceptedTimeZone(name: string): boolean {
+  if (ACCEPTED_TIME_ZONES.has(name)) return true;
+  // A current Area/City name Node's list still spells the old way (Asia/Kolkata for Asia/Calcutta, Europe/Kyiv):
+  // the same zone for Intl and, as the per-engine test checks, a zone name PostgreSQL knows.
+  return AREA_CITY.test(name) && ACCEPTED_TIME_ZONES.has(canonicalTimeZone(name) ?? '');
+}
+
+function canonicalTimeZone(name: string): string | undefined {
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+function timeZoneProblem(name: string): string | undefined {
+  if (isAcceptedTimeZone(name)) return undefined;
+  let canonical: string;
+  try {
+    canonical = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return `"${name}" is not an IANA time zone`;
+  }
+  // A hint only for another spelling of an Area/City name: CET resolving to Europe/Brussels would mislead.
+  const hint = isAcceptedTimeZone(canonical) && (name.includes('/') || name.toLowerCase() === canonical.toLowerCase()) ? `; write "${canonical}"` : '';
+  return `"${name}" is not accepted: use a canonical IANA time zone name (Area/City, as America/Sao_Paulo) or UTC${hint}`;
 }

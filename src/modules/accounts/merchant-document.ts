@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { parseDocument } from 'yaml';
+import { documentInputProblems } from './merchant-document.input.ts';
 import { documentProblems, type Problem } from './merchant-document.rules.ts';
 import { MerchantDocumentSchema, type MerchantDocument } from './merchant-document.schema.ts';
 
@@ -33,8 +34,13 @@ export function parseMerchantDocument(text: string, fileName?: string): Merchant
   return validateMerchantDocument(parsed.toJS(), fileName);
 }
 
-/** Checks a value against the schema, then the cross-field rules; returns it typed or throws. */
+/**
+ * Checks a value for input the database cannot store (normalising -0 to 0 in place), then against the
+ * schema, then the cross-field rules; returns it typed or throws.
+ */
 export function validateMerchantDocument(value: unknown, fileName?: string): MerchantDocument {
+  const unstorable = documentInputProblems(value);
+  if (unstorable.length > 0) throw new MerchantDocumentError(unstorable, fileName);
   if (!validateSchema(value)) throw new MerchantDocumentError(schemaProblems(validateSchema.errors ?? []), fileName);
   const problems = documentProblems(value);
   if (problems.length > 0) throw new MerchantDocumentError(problems, fileName);
