@@ -58,11 +58,12 @@ function canonicalJson(value: unknown): string {
 /**
  * The request as the key remembers it. Who asks (an API key or a buyer's browser) and the host it was sent to are
  * part of it: some routes shape their answer by the caller (a customer's full record only for the API key) or take
- * the company from the host, so the same body from another caller or host is another request, never a replay.
+ * the company from the host name, so the same body from another caller or host name is another request, never a replay.
  */
 function requestHash(request: FastifyRequest): string {
   const caller = request.apiKey ? 'api_key' : 'public';
-  const host = (request.headers.host ?? '').toLowerCase();
+  // The host name only: processes behind one name on different ports (or a proxy adding one) serve the same request.
+  const host = (request.headers.host ?? '').toLowerCase().replace(/:[0-9]*$/, '');
   return createHash('sha256')
     .update(`${request.method}\n${request.url}\n${caller}\n${host}\n${canonicalJson(request.body ?? null)}`)
     .digest('hex');
