@@ -25,8 +25,9 @@ export async function seedDemo(database: Database, config: Pick<Config, 'masterK
   const demoKey = demoApiKey(config.masterKey, 'demo');
   const otherKey = demoApiKey(config.masterKey, 'other-demo');
   const demoDocument = demoMerchantDocument(secret);
-  const demo = await applyMerchant(database, config.masterKey, demoDocument, { apiKey: demoKey });
-  const other = await applyMerchant(database, config.masterKey, otherMerchantDocument(secret), { apiKey: otherKey });
+  // The demo keys are the ones printed: a rotation of a demo account since is undone, so they always work.
+  const demo = await applyMerchant(database, config.masterKey, demoDocument, { apiKey: demoKey, restoreKey: true });
+  const other = await applyMerchant(database, config.masterKey, otherMerchantDocument(secret), { apiKey: otherKey, restoreKey: true });
   const company = demoDocument.companies[0]!;
   const companyId = demo.companies[company.slug]!;
   const charges = await ensureDemoCharges(database, config.masterKey, demo.account_id, companyId, demo.products);

@@ -37,7 +37,8 @@ export type ApplyResult = {
  * - `rotateKey`: on an existing account, store a newly generated key (or `apiKey`, when given).
  *   Earlier keys stay valid; revoke them with the key rotation command.
  */
-export type ApplyOptions = { apiKey?: IssuedKey; rotateKey?: boolean };
+/** `restoreKey`: a given `apiKey` revoked or expired since (by a rotation) works again; only the demo seed asks it. */
+export type ApplyOptions = { apiKey?: IssuedKey; rotateKey?: boolean; restoreKey?: boolean };
 
 /**
  * Creates or updates the account, companies and catalog a document declares, in one transaction.
@@ -124,7 +125,13 @@ async function storeRequestedKey(trx: Trx, accountId: string, created: boolean, 
   const stored = await trx.selectFrom('api_keys').select(['account_id', 'key_hash']).where('key_id', '=', key.keyId).executeTakeFirst();
   if (stored) {
     // PGlite returns bytea as a Uint8Array, not a Buffer, so compare through the shared helper.
-    if (stored.account_id === accountId && constantTimeEqual(stored.key_hash, key.hash)) return null;
+    if (stored.account_id === accountId && constantTimeEqual(stored.key_hash, key.hash)) {
+      if (options.restoreKey) {
+        await trx.updateTable('api_keys').set({ revoked_at: null, expires_at: null }).where('key_id', '=', key.keyId)
+          .where((eb) => eb.or([eb('revoked_at', 'is not', null), eb('expires_at', 'is not', null)])).execute();
+      }
+      return null;
+    }
     throw new MerchantApplyError(`API key id ${key.keyId} is already in use by another key`);
   }
   await storeKey(trx, accountId, key, created ? 'default' : 'apply');
