@@ -167,6 +167,16 @@ describe('merchant document: URLs and allowed hosts', () => {
   });
 });
 
+describe('merchant document: webhook usernames', () => {
+  test('two companies of the file with one username for a receiver are refused with the path of the second', () => {
+    const message = problemsOf((d) => {
+      d.companies[0]!.primary = true;
+      d.companies.push({ slug: 'segunda-loja', name: 'Segunda Loja', webhook_credentials: [{ receiver: 'gateway_a', username: 'loja-exemplo-ga', password: 'outra-senha' }] });
+    });
+    assert.match(message, /companies\[1\]\.webhook_credentials\[0\]\.username: duplicate webhook username \(receiver: username\) "gateway_a: loja-exemplo-ga"/);
+  });
+});
+
 for (const engine of engines()) {
   describe(`merchant document input on ${engine.name}`, () => {
     let database: Database;
@@ -193,6 +203,21 @@ for (const engine of engines()) {
         if (accepted && (!known.has(zone) || (abbreviations.has(zone) && zone !== 'UTC'))) wrong.push(zone);
       }
       assert.deepEqual(wrong, []);
+    });
+
+    test('two applies of a new account at once: one creates it, the other updates it, neither fails', async () => {
+      const document = () => {
+        const d = example();
+        d.account.slug = `concurrent-${randomBytes(4).toString('hex')}`;
+        d.companies[0]!.slug = d.account.slug;
+        d.companies[0]!.webhook_credentials = [];
+        return d;
+      };
+      const first = document();
+      const second = { ...first };
+      const results = await Promise.all([applyMerchant(database, masterKey, first), applyMerchant(database, masterKey, second)]);
+      assert.deepEqual(results.map((result) => result.created).sort(), [false, true]);
+      assert.equal(results[0].account_id, results[1].account_id);
     });
 
     test('a document with -0 (typed and free-form) applied again rewrites nothing', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { Accounts } from '../../db/schema.ts';
 import { constantTimeEqual } from '../../lib/crypto.ts';
@@ -55,6 +55,8 @@ export async function applyMerchant(
   // Documents built in code skip parseMerchantDocument; the same rules must hold before anything is written.
   const merchant = validateMerchantDocument(document);
   return database.db.transaction().execute(async (trx) => {
+    // Two applies of one account (two deploy jobs) run one after the other: the second finds what the first created.
+    await sql`SELECT pg_advisory_xact_lock(hashtext(${`merchant-apply:${merchant.account.slug}`}))`.execute(trx);
     const now = new Date();
     const existing = await trx.selectFrom('accounts').selectAll().where('slug', '=', merchant.account.slug).executeTakeFirst();
     const companySlugs = merchant.companies.map((company) => company.slug);

@@ -33,6 +33,8 @@ export function documentProblems(document: MerchantDocument): Problem[] {
     coupon: new UniqueNames(report, 'coupon code'),
     checkoutPage: new UniqueNames(report, 'checkout page slug'),
     cartPage: new UniqueNames(report, 'cart page slug'),
+    // A receiver finds the company by its username, so one username names one company.
+    webhookUsername: new UniqueNames(report, 'webhook username (receiver: username)'),
   };
   document.companies.forEach((company, c) => {
     const at = `companies[${c}]`;
@@ -42,6 +44,9 @@ export function documentProblems(document: MerchantDocument): Problem[] {
     company.coupons?.forEach((coupon, i) => unique.coupon.add(`${at}.coupons[${i}].code`, coupon.code.toUpperCase()));
     company.checkout_pages?.forEach((page, i) => unique.checkoutPage.add(`${at}.checkout_pages[${i}].slug`, page.slug));
     company.cart_pages?.forEach((page, i) => unique.cartPage.add(`${at}.cart_pages[${i}].slug`, page.slug));
+    company.webhook_credentials?.forEach((credential, i) => {
+      if (credential.username !== undefined) unique.webhookUsername.add(`${at}.webhook_credentials[${i}].username`, `${credential.receiver}: ${credential.username}`);
+    });
     companyProblems(company, at, report);
   });
   notificationEndpointProblems(document, report);
