@@ -11,6 +11,12 @@ export const ErrorBodySchema = Type.Object(
   { $id: 'ErrorBody', description: 'The error body of every endpoint whose error body the specification does not fix' },
 );
 
+/** The query of a route that takes none: any parameter is a 422, as on every other route (a typo is not ignored). */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
+
+/** A URL a browser opens as a page or an image: http or https only (no `javascript:`, `data:` or `file:`). */
+export const HttpUrl = (options: object = {}) => Type.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]', maxLength: 2000, ...options });
+
 export const Uuid = (options: object = {}) => Type.String({ format: 'uuid', ...options });
 export const IntegerId = (options: object = {}) => Type.Integer({ minimum: 1, maximum: 2_147_483_647, ...options });
 /** Amounts in the currency's major unit, as the API speaks them; at most two decimals, checked at conversion. */

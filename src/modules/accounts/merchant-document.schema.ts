@@ -1,5 +1,6 @@
 import { Type, type Static, type TProperties } from 'typebox';
 import { Instant } from '../../http/date-range.ts';
+import { HttpUrl } from '../../http/schemas.ts';
 import { NOTIFICATION_EVENT_TYPES } from '../notifications/event-types.ts';
 
 /** The same rule as the companies.slug CHECK, used for every slug in the document. */
@@ -13,7 +14,6 @@ const Money = () => Type.Number({ minimum: 0, maximum: 99_999_999.99 });
 /** Fits numeric(9, 4). */
 const Percent = () => Type.Number({ minimum: 0, maximum: 99_999 });
 // Only http(s): a `javascript:` URL in a redirect or logo would run in the buyer's browser.
-const HttpUrl = () => Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 });
 const Color = () => Type.String({ pattern: '^#[0-9a-fA-F]{6}$' });
 const Closed = <T extends TProperties>(properties: T) => Type.Object(properties, { additionalProperties: false });
 const FreeForm = () => Type.Record(Type.String(), Type.Unknown());
@@ -54,7 +54,7 @@ const Product = Closed({
   short_description: Type.Optional(Type.String({ maxLength: 1000 })),
   unit_name: Type.Optional(Text(50)),
   weight: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
-  image: Type.Optional(HttpUrl()),
+  image: Type.Optional(HttpUrl({ maxLength: 2048 })),
   ncm: Type.Optional(Type.String({ pattern: '^[0-9]{8}$' })),
   tax_description: Type.Optional(Type.String({ maxLength: 1000 })),
   subscription: Type.Optional(Type.Boolean()),
@@ -98,7 +98,7 @@ const pageFields = {
   main_color: Type.Optional(Color()),
   currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$' })),
   gateway: Type.Optional(Type.Enum(CHECKOUT_GATEWAYS)),
-  logo: Type.Optional(HttpUrl()),
+  logo: Type.Optional(HttpUrl({ maxLength: 2048 })),
   menus: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 100 })),
   integrations: Type.Optional(FreeForm()),
   require_scheduling: Type.Optional(Type.Boolean()),
@@ -107,7 +107,7 @@ const pageFields = {
   default_payment_plan: Type.Optional(Text()),
   payment_plans: Type.Optional(Refs()),
   custom_code: Type.Optional(LongText()),
-  redirect_url: Type.Optional(HttpUrl()),
+  redirect_url: Type.Optional(HttpUrl({ maxLength: 2048 })),
 };
 
 const CheckoutPageProduct = Closed({
@@ -152,7 +152,7 @@ const Company = Closed({
 
 /** Matched by url within the account; `events` omitted means every type; `company` limits it to one company's orders. */
 const NotificationEndpoint = Closed({
-  url: HttpUrl(),
+  url: HttpUrl({ maxLength: 2048 }),
   events: Type.Optional(Type.Array(Type.Enum(NOTIFICATION_EVENT_TYPES), { maxItems: 20 })),
   company: Type.Optional(Slug()),
   enabled: Type.Optional(Type.Boolean()),

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../app.ts';
 import { assertPublicAccess, requireAccount } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
-import { errorResponses } from '../../http/schemas.ts';
+import { errorResponses, NoQuery } from '../../http/schemas.ts';
 import { toMajor } from '../../lib/money.ts';
 import { whenSet } from '../orders/order-data.view.ts';
 import { findCart, findCartItems } from './carts.repo.ts';
@@ -42,7 +42,7 @@ export function registerCartRoutes(parent: FastifyInstance, { config, database, 
     '/carts/:id',
     {
       config: { access: 'public' },
-      schema: { tags: ['Carts'], params: CartParams, response: { 200: CartShowSchema, ...errorResponses(403, 404, 422) } },
+      schema: { tags: ['Carts'], params: CartParams, querystring: NoQuery, response: { 200: CartShowSchema, ...errorResponses(403, 404, 422) } },
     },
     async (request) => {
       const cart = await findCart(db, request.params.id.toLowerCase());

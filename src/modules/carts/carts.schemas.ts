@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { IntegerId, Money, Uuid } from '../../http/schemas.ts';
+import { HttpUrl, IntegerId, Money, Uuid } from '../../http/schemas.ts';
 import { CustomerField } from '../customers/customers.schemas.ts';
 import { PAYMENT_METHODS } from '../orders/orders.schemas.ts';
 
@@ -28,7 +28,7 @@ export const CartItemBody = Type.Object(
     quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
     value: Type.Optional(Money({ description: 'unit price; required without id; with id it overrides the product’s price' })),
     total: Type.Optional(Money({ description: 'default quantity × value' })),
-    image: Type.Optional(Type.String({ format: 'uri', maxLength: 2000 })),
+    image: Type.Optional(HttpUrl()),
   },
   { additionalProperties: false },
 );

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../app.ts';
 import { requireAccount } from '../../http/auth.ts';
-import { errorResponses } from '../../http/schemas.ts';
+import { errorResponses, NoQuery } from '../../http/schemas.ts';
 import { CheckoutPageIdParams, CheckoutPageListQuery, CheckoutPageShowSchema, CheckoutPageSummarySchema } from './checkout-pages.schemas.ts';
 import { listCheckoutPages } from './checkout-pages.repo.ts';
 import { showCheckoutPage, toCheckoutPageSummary } from './checkout-pages.service.ts';
@@ -41,6 +41,7 @@ export function registerCheckoutPageRoutes(parent: FastifyInstance, { database }
         tags: ['Checkout pages'],
         security: [{ apiKey: [] }],
         params: CheckoutPageIdParams,
+        querystring: NoQuery,
         response: { 200: CheckoutPageShowSchema, ...errorResponses(401, 404, 422) },
       },
     },

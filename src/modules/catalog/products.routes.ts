@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../app.ts';
 import { assertPublicAccess, requireAccount } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
-import { errorResponses } from '../../http/schemas.ts';
+import { errorResponses, NoQuery } from '../../http/schemas.ts';
 import { toMajor } from '../../lib/money.ts';
 import {
   GatewayPublicKeySchema,
@@ -65,7 +65,7 @@ export function registerProductRoutes(parent: FastifyInstance, { database }: App
     '/products/:id',
     {
       config: { access: 'public' },
-      schema: { tags: ['Products'], params: ProductIdParams, response: { 200: ProductShowSchema, ...errorResponses(403, 404, 422) } },
+      schema: { tags: ['Products'], params: ProductIdParams, querystring: NoQuery, response: { 200: ProductShowSchema, ...errorResponses(403, 404, 422) } },
     },
     async (request) => {
       const product = await findProduct(db, request.params.id);
@@ -83,6 +83,7 @@ export function registerProductRoutes(parent: FastifyInstance, { database }: App
         tags: ['Products'],
         description: "The publishable gateway_a key of the product's company; 422 when the company has no enabled gateway_a integration.",
         params: ProductIdParams,
+        querystring: NoQuery,
         response: { 200: GatewayPublicKeySchema, ...errorResponses(403, 404, 422) },
       },
     },

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { IntegerId, Money, Uuid } from '../../http/schemas.ts';
+import { HttpUrl, IntegerId, Money, Uuid } from '../../http/schemas.ts';
 import { Instant } from '../../http/date-range.ts';
 
 const Text = (maxLength = 255) => Type.String({ maxLength });
@@ -45,7 +45,7 @@ export const CustomerBody = Type.Object(
     tags: Type.Optional(Text(1000)),
     list_ids: Type.Optional(Text(1000)),
     carrier: Type.Optional(Text()),
-    url: Type.Optional(Type.String({ format: 'uri', maxLength: 2000 })),
+    url: Type.Optional(HttpUrl()),
     main_product_id: Type.Optional(IntegerId({ description: 'with create_deal: the order gets one item of this product' })),
     checkout_page_id: Type.Optional(Uuid({ description: 'the page’s company owns the customer' })),
     coupon: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'applied to the order when create_deal is true' })),

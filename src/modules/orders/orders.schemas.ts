@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { CalendarDate, Instant } from '../../http/date-range.ts';
-import { IntegerId, Money, Uuid } from '../../http/schemas.ts';
+import { HttpUrl, IntegerId, Money, Uuid } from '../../http/schemas.ts';
 import { AddressFields, CustomerField } from '../customers/customers.schemas.ts';
 import { ORDER_STATUSES } from './order-status.ts';
 
@@ -83,7 +83,7 @@ export const OrderCreateBody = Type.Object(
         {
           create_deal: Type.Optional(Type.Boolean()),
           list_ids: Type.Optional(Type.String({ maxLength: 1000 })),
-          url: Type.Optional(Type.String({ format: 'uri', maxLength: 2000 })),
+          url: Type.Optional(HttpUrl()),
           tags: Type.Optional(Type.String({ maxLength: 1000 })),
         },
         { additionalProperties: false },
