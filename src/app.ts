@@ -86,6 +86,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(
     async (api) => {
+      // The API reads JSON only: Fastify's default text/plain parser would hand a string to the schema (a 422 about
+      // the body's type) where the answer is 415. The webhook receivers add the raw types they take in their scope.
+      api.removeContentTypeParser('text/plain');
       for (const register of [
         registerCatalogRoutes,
         registerCustomerRoutes,

@@ -83,6 +83,8 @@ for (const engine of engines()) {
 
     test('a non-JSON content type gets 415 unsupported_media_type', async () => {
       assertErrorBody(await post('name=x', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'unsupported_media_type');
+      // Text that happens to hold JSON is still not JSON: 415, not a 422 about the body's type.
+      assertErrorBody(await post('{"name":"x"}', { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
     });
 
     test('a malformed query array gets 422, not 500', async () => {

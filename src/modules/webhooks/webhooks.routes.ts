@@ -28,7 +28,7 @@ export function createWebhookRoutes(options: WebhookOptions) {
     const deps: ReceiverDeps = { db: context.database.db, clock: context.clock, masterKey: context.config.masterKey, applyAction: options.applyAction };
     void parent.register(async (scope) => {
       // Signatures cover the raw bytes: the receivers parse the body themselves after authenticating.
-      scope.removeContentTypeParser(['application/json', 'text/plain']);
+      for (const type of ['application/json', 'text/plain']) if (scope.hasContentTypeParser(type)) scope.removeContentTypeParser(type);
       scope.addContentTypeParser(RAW_TYPES, { parseAs: 'buffer' }, (request, body, done) => {
         request.rawBody = body as Buffer;
         done(null, body);
