@@ -50,6 +50,18 @@ for (const engine of engines()) {
       assert.equal((await app.inject({ url: `/api/v1/products/${product}`, headers: ORIGIN })).statusCode, 200);
     });
 
+    test('a meta key over 100 characters is refused (cart, customer); 100 are accepted', async () => {
+      const cart = (meta: Record<string, unknown>) =>
+        app.inject({ method: 'POST', url: `/api/v1/carts/${cartPage}`, headers: bearer(alpha.apiKey), payload: { payment_method: 'pix', items: [{ name: 'Avulso', value: 10 }], meta } });
+      assert.equal((await cart({ ['k'.repeat(101)]: 1 })).statusCode, 422);
+      assert.equal((await cart({ ['k'.repeat(100)]: 1 })).statusCode, 201);
+      const customer = (meta: Record<string, string>) =>
+        app.inject({ method: 'POST', url: '/api/v1/customers', headers: bearer(alpha.apiKey), payload: { email: 'meta@example.com', name: 'Meta', phone: '11987654321', meta } });
+      const long = await customer({ ['k'.repeat(101)]: 'v' });
+      assert.equal(long.statusCode, 422, long.body);
+      assert.equal((await customer({ ['k'.repeat(100)]: 'v' })).statusCode, 200);
+    });
+
     test('URLs a page renders or an integrator may link must be http(s): a cart item image, a customer’s source url', async () => {
       for (const image of ['javascript:alert(1)', 'data:image/png;base64,AAAA', 'file:///etc/passwd', 'http://']) {
         const refused = await createCart({ name: 'Avulso', value: 10, image });

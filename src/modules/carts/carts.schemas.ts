@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { HttpUrl, IntegerId, Money, Uuid } from '../../http/schemas.ts';
+import { HttpUrl, IntegerId, KeyValue, Money, Uuid } from '../../http/schemas.ts';
 import { CustomerField } from '../customers/customers.schemas.ts';
 import { PAYMENT_METHODS } from '../orders/orders.schemas.ts';
 
@@ -40,7 +40,7 @@ export const CartCreateBody = Type.Object(
     total: Type.Optional(Money({ description: 'overrides the computed total' })),
     customer: Type.Optional(CartCustomerBody),
     items: Type.Optional(Type.Array(CartItemBody, { maxItems: 100, description: 'each line, the items together and the cart total with freight may amount to at most 99999999.99' })),
-    meta: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.Unknown())),
+    meta: Type.Optional(KeyValue(Type.Unknown())),
   },
   { additionalProperties: false },
 );

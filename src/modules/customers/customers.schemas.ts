@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { HttpUrl, IntegerId, Money, Uuid } from '../../http/schemas.ts';
+import { HttpUrl, IntegerId, KeyValue, Money, Uuid } from '../../http/schemas.ts';
 import { Instant } from '../../http/date-range.ts';
 
 const Text = (maxLength = 255) => Type.String({ maxLength });
@@ -54,7 +54,7 @@ export const CustomerBody = Type.Object(
     social_reason: Type.Optional(Text()),
     municipal_inscription: Type.Optional(Text(60)),
     auxiliary_emails: Type.Optional(Type.Array(CustomerField.email, { maxItems: 20 })),
-    meta: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 1000 }), { description: 'values must be strings' })),
+    meta: Type.Optional(KeyValue(Type.String({ maxLength: 1000 }), { description: 'values must be strings' })),
     create_deal: Type.Optional(Type.Boolean({ description: 'true also creates an order; its id is returned in order_id (null when it could not be created)' })),
     scheduled_at: Type.Optional(Instant()),
     observation: Type.Optional(Text(5000)),

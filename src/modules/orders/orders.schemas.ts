@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { CalendarDate, Instant } from '../../http/date-range.ts';
-import { HttpUrl, IntegerId, Money, Uuid } from '../../http/schemas.ts';
+import { HttpUrl, IntegerId, KeyValue, Money, Uuid } from '../../http/schemas.ts';
 import { AddressFields, CustomerField } from '../customers/customers.schemas.ts';
 import { ORDER_STATUSES } from './order-status.ts';
 
@@ -36,7 +36,7 @@ export const OrderListQuery = Type.Object(
 
 export const OrderIdParams = Type.Object({ id: IntegerId() }, { additionalProperties: false });
 
-const JsonObject = (description: string) => Type.Record(Type.String({ maxLength: 100 }), Type.Unknown(), { description });
+const JsonObject = (description: string) => KeyValue(Type.Unknown(), { description });
 
 export const OrderCustomerBody = Type.Object(
   {
@@ -47,7 +47,7 @@ export const OrderCustomerBody = Type.Object(
     phone: Type.Optional(CustomerField.phone),
     ...AddressFields,
     retention: Type.Optional(Type.Boolean({ description: 'apply retention pricing (as calculate_retention)' })),
-    meta: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 1000 }), { description: 'values must be strings' })),
+    meta: Type.Optional(KeyValue(Type.String({ maxLength: 1000 }), { description: 'values must be strings' })),
   },
   { additionalProperties: false },
 );

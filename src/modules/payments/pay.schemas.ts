@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
-import { IntegerId, Money, Uuid } from '../../http/schemas.ts';
+import { IntegerId, KeyValue, Money, Uuid } from '../../http/schemas.ts';
 import { Instant } from '../../http/date-range.ts';
 
 const OptionId = () => Type.String({ minLength: 3, maxLength: 40, description: '`{plan_id}-{installments}`, the payment plan option id' });
 const Token = () => Type.String({ minLength: 1, maxLength: 2048 });
-const Meta = () => Type.Record(Type.String({ maxLength: 100 }), Type.Unknown(), { maxProperties: 50 });
+const Meta = () => KeyValue(Type.Unknown(), { maxProperties: 50 });
 
 /** The card fields every pay body shares (two sets: card 0 and card 1 of a split). */
 const cardFields = {

@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
+import { KeyValue } from '../../http/schemas.ts';
 
 export const UpsellBody = Type.Object(
   {
     offer: Type.String({ minLength: 1, maxLength: 2000, description: 'the `offer` token of the PaymentResult' }),
-    meta: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Type.Unknown(), { maxProperties: 50, description: 'free key-value, stored on the upsell order' })),
+    meta: Type.Optional(KeyValue(Type.Unknown(), { maxProperties: 50, description: 'free key-value, stored on the upsell order' })),
   },
   { additionalProperties: false },
 );
