@@ -1,7 +1,8 @@
 import qs from 'qs';
 
 const LIMITS = { depth: 3, parameterLimit: 200, allowPrototypes: false, strictDepth: false } as const;
-const ARRAY_LIMIT = 100;
+/** As many items as a query may hold parameters: a list stays a list, and its route's maxItems answers with the right message. */
+const ARRAY_LIMIT = LIMITS.parameterLimit;
 const HASH_OPTIONS = { ...LIMITS, parseArrays: false } as const;
 const ARRAY_OPTIONS = { ...LIMITS, arrayLimit: ARRAY_LIMIT } as const;
 

@@ -50,6 +50,13 @@ for (const engine of engines()) {
       assert.equal((await app.inject({ url: `/api/v1/products/${product}`, headers: ORIGIN })).statusCode, 200);
     });
 
+    test('a list of more than 100 ids is refused for its length, not as "not an array"', async () => {
+      const query = Array.from({ length: 101 }, (_, i) => `product_ids[]=${i + 1}`).join('&');
+      const res = await app.inject({ url: `/api/v1/checkout_pages?${query}`, headers: bearer(alpha.apiKey) });
+      assert.equal(res.statusCode, 422, res.body);
+      assert.match(res.body, /more than 100 items/);
+    });
+
     test('a meta key over 100 characters is refused (cart, customer); 100 are accepted', async () => {
       const cart = (meta: Record<string, unknown>) =>
         app.inject({ method: 'POST', url: `/api/v1/carts/${cartPage}`, headers: bearer(alpha.apiKey), payload: { payment_method: 'pix', items: [{ name: 'Avulso', value: 10 }], meta } });
