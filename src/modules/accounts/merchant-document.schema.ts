@@ -6,6 +6,8 @@ import { NOTIFICATION_EVENT_TYPES } from '../notifications/event-types.ts';
 /** The same rule as the companies.slug CHECK, used for every slug in the document. */
 export const SLUG_PATTERN = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';
 
+/** The scheme here; the document's rules say what is wrong with a host or port (documentUrlProblem), more precisely than a pattern. */
+const DocumentUrl = () => HttpUrl({ maxLength: 2048, pattern: '^https?://' });
 const Slug = () => Type.String({ pattern: SLUG_PATTERN });
 const Text = (maxLength = 255) => Type.String({ minLength: 1, maxLength });
 const LongText = () => Type.String({ maxLength: 100_000 });
@@ -54,7 +56,7 @@ const Product = Closed({
   short_description: Type.Optional(Type.String({ maxLength: 1000 })),
   unit_name: Type.Optional(Text(50)),
   weight: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
-  image: Type.Optional(HttpUrl({ maxLength: 2048 })),
+  image: Type.Optional(DocumentUrl()),
   ncm: Type.Optional(Type.String({ pattern: '^[0-9]{8}$' })),
   tax_description: Type.Optional(Type.String({ maxLength: 1000 })),
   subscription: Type.Optional(Type.Boolean()),
@@ -98,7 +100,7 @@ const pageFields = {
   main_color: Type.Optional(Color()),
   currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$' })),
   gateway: Type.Optional(Type.Enum(CHECKOUT_GATEWAYS)),
-  logo: Type.Optional(HttpUrl({ maxLength: 2048 })),
+  logo: Type.Optional(DocumentUrl()),
   menus: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 100 })),
   integrations: Type.Optional(FreeForm()),
   require_scheduling: Type.Optional(Type.Boolean()),
@@ -107,7 +109,7 @@ const pageFields = {
   default_payment_plan: Type.Optional(Text()),
   payment_plans: Type.Optional(Refs()),
   custom_code: Type.Optional(LongText()),
-  redirect_url: Type.Optional(HttpUrl({ maxLength: 2048 })),
+  redirect_url: Type.Optional(DocumentUrl()),
 };
 
 const CheckoutPageProduct = Closed({
@@ -152,7 +154,7 @@ const Company = Closed({
 
 /** Matched by url within the account; `events` omitted means every type; `company` limits it to one company's orders. */
 const NotificationEndpoint = Closed({
-  url: HttpUrl({ maxLength: 2048 }),
+  url: DocumentUrl(),
   events: Type.Optional(Type.Array(Type.Enum(NOTIFICATION_EVENT_TYPES), { maxItems: 20 })),
   company: Type.Optional(Slug()),
   enabled: Type.Optional(Type.Boolean()),
