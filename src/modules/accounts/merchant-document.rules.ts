@@ -237,12 +237,8 @@ function canonicalTimeZone(name: string): string | undefined {
 
 function timeZoneProblem(name: string): string | undefined {
   if (isAcceptedTimeZone(name)) return undefined;
-  let canonical: string;
-  try {
-    canonical = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return `"${name}" is not an IANA time zone`;
-  }
+  const canonical = canonicalTimeZone(name);
+  if (canonical === undefined) return `"${name}" is not an IANA time zone`;
   // A hint only for another spelling of an Area/City name: CET resolving to Europe/Brussels would mislead.
   const hint = isAcceptedTimeZone(canonical) && (name.includes('/') || name.toLowerCase() === canonical.toLowerCase()) ? `; write "${canonical}"` : '';
   return `"${name}" is not accepted: use a canonical IANA time zone name (Area/City, as America/Sao_Paulo) or UTC${hint}`;
