@@ -84,10 +84,12 @@ const duplicateUrl = (existing: EndpointRow) =>
 
 /** Errors the service raises after the route's own checks (a race on the URL): never a 5xx. */
 function serviceError(error: unknown): never {
-  if (error instanceof DuplicateEndpointUrlError) throw new AppError('conflict', 'This URL is already a notification endpoint of the account', [{ field: 'body/url', message: 'already registered' }]);
+  // The service's own check or, in a race, the unique index: one answer either way (checked first: the service's
+  // duplicate error is also an input error).
+  if (error instanceof DuplicateEndpointUrlError || (error as { code?: unknown }).code === '23505') {
+    throw new AppError('conflict', 'This URL is already a notification endpoint of the account', [{ field: 'body/url', message: 'already registered' }]);
+  }
   if (error instanceof NotificationInputError) throw validationFailed(error.message);
-  // The same answer when the unique index, not the check before it, caught a concurrent registration of the URL.
-  if ((error as { code?: unknown }).code === '23505') throw new AppError('conflict', 'This URL is already a notification endpoint of the account', [{ field: 'body/url', message: 'already registered' }]);
   throw error;
 }
 
