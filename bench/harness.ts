@@ -35,7 +35,9 @@ export function requirePostgres(): void {
 }
 
 /** A migrated PostgreSQL database of its own; benchmarks never run on the embedded engine. */
-export async function freshBenchDatabase(poolSize = 20): Promise<{ database: Database; url: string; drop(): Promise<void> }> {
+export async function freshBenchDatabase(
+  poolSize = 20,
+): Promise<{ database: Database; url: string; drop(): Promise<void> }> {
   const fresh = await createFreshPostgresDatabase(ADMIN_DATABASE_URL);
   const database = await openDatabase({ engine: 'postgres', url: fresh.url, poolSize });
   await migrate(database);
@@ -80,7 +82,12 @@ export async function listenApp(
   options: { config?: Config; gatewayUrls?: AppDependencies['gatewayUrls'] } = {},
 ): Promise<{ app: FastifyInstance; url: string; config: Config }> {
   const config = options.config ?? benchConfig();
-  const app = await buildApp({ config, database, logger: productionLogger(config.logLevel), ...(options.gatewayUrls ? { gatewayUrls: options.gatewayUrls } : {}) });
+  const app = await buildApp({
+    config,
+    database,
+    logger: productionLogger(config.logLevel),
+    ...(options.gatewayUrls ? { gatewayUrls: options.gatewayUrls } : {}),
+  });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return { app, url, config };
 }
@@ -90,7 +97,12 @@ export function ratioOf(measured: number, baseline: number): number {
 }
 
 /** The row of a throughput case measured against a same-run baseline, with a minimum ratio. */
-export function ratioRow(benchmark: string, measured: Measurement, baseline: Measurement, minimumRatio: number): BenchRow {
+export function ratioRow(
+  benchmark: string,
+  measured: Measurement,
+  baseline: Measurement,
+  minimumRatio: number,
+): BenchRow {
   const ratio = ratioOf(measured.reqPerSec, baseline.reqPerSec);
   return {
     benchmark,

@@ -16,7 +16,15 @@ export function loadSeconds(): number {
 }
 
 /** `cpuUsPerRequest`: this process's CPU time per request (server and load generator together), a figure other processes' load barely moves. */
-export type Measurement = { label: string; requests: number; reqPerSec: number; meanMs: number; p50Ms: number; p99Ms: number; cpuUsPerRequest: number };
+export type Measurement = {
+  label: string;
+  requests: number;
+  reqPerSec: number;
+  meanMs: number;
+  p50Ms: number;
+  p99Ms: number;
+  cpuUsPerRequest: number;
+};
 
 export type Drive = { requests: number; seconds: number; latenciesMs: number[]; failures: number; cpuUs: number };
 
@@ -55,10 +63,18 @@ export function httpLoad(label: string, options: HttpLoadOptions): Load {
           (error, result) => {
             if (error) return reject(error);
             const cpu = process.cpuUsage(cpuBefore);
-            resolve({ requests: result.requests.total, seconds: result.duration, latenciesMs, failures: result.non2xx + result.errors, cpuUs: cpu.user + cpu.system });
+            resolve({
+              requests: result.requests.total,
+              seconds: result.duration,
+              latenciesMs,
+              failures: result.non2xx + result.errors,
+              cpuUs: cpu.user + cpu.system,
+            });
           },
         );
-        instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTimeMs: number) => latenciesMs.push(responseTimeMs));
+        instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTimeMs: number) =>
+          latenciesMs.push(responseTimeMs),
+        );
       });
     },
   };
@@ -87,7 +103,13 @@ export function loopLoad(label: string, concurrency: number, iteration: () => Pr
       };
       await Promise.all(Array.from({ length: concurrency }, loop));
       const cpu = process.cpuUsage(cpuBefore);
-      return { requests: latenciesMs.length, seconds: (performance.now() - started) / 1000, latenciesMs, failures, cpuUs: cpu.user + cpu.system };
+      return {
+        requests: latenciesMs.length,
+        seconds: (performance.now() - started) / 1000,
+        latenciesMs,
+        failures,
+        cpuUs: cpu.user + cpu.system,
+      };
     },
   };
 }
@@ -127,7 +149,10 @@ export async function measure(load: Load, seconds = loadSeconds()): Promise<Meas
  * warm-up of each, so that a change in the machine's load (other processes on a shared machine) falls
  * on every case alike and the ratio between them stays meaningful. Figures merge the slices.
  */
-export async function measureInterleaved<T extends Load[]>(loads: [...T], options: { seconds?: number; rounds?: number } = {}): Promise<{ [K in keyof T]: Measurement }> {
+export async function measureInterleaved<T extends Load[]>(
+  loads: [...T],
+  options: { seconds?: number; rounds?: number } = {},
+): Promise<{ [K in keyof T]: Measurement }> {
   const seconds = options.seconds ?? loadSeconds();
   const rounds = options.rounds ?? Math.max(1, Math.min(5, Math.floor(seconds)));
   for (const load of loads) summarise(`${load.label} (warm-up)`, [await load.drive(SHORT ? 0.5 : 1)]);
@@ -140,5 +165,15 @@ export async function measureInterleaved<T extends Load[]>(loads: [...T], option
 
 export function printTable(title: string, rows: Measurement[]): void {
   console.log(`\n${title}`);
-  console.table(rows.map((row) => ({ case: row.label, 'req/s': row.reqPerSec, 'mean ms': row.meanMs, 'p50 ms': row.p50Ms, 'p99 ms': row.p99Ms, requests: row.requests, 'CPU µs/req': row.cpuUsPerRequest })));
+  console.table(
+    rows.map((row) => ({
+      case: row.label,
+      'req/s': row.reqPerSec,
+      'mean ms': row.meanMs,
+      'p50 ms': row.p50Ms,
+      'p99 ms': row.p99Ms,
+      requests: row.requests,
+      'CPU µs/req': row.cpuUsPerRequest,
+    })),
+  );
 }

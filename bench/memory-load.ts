@@ -55,7 +55,10 @@ async function output(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
 async function ready(base: string, child: ChildProcess): Promise<void> {
   for (let attempt = 0; attempt < 120; attempt++) {
     if (child.exitCode !== null) throw new Error(`checkout serve exited ${child.exitCode}`);
-    const ok = await fetch(`${base}/readyz`).then((res) => res.ok, () => false);
+    const ok = await fetch(`${base}/readyz`).then(
+      (res) => res.ok,
+      () => false,
+    );
     if (ok) return;
     await sleep(250);
   }
@@ -120,7 +123,12 @@ export async function runMemoryLoad(options: MemoryRunOptions): Promise<MemoryRe
     const demo = JSON.parse(await output(['seed', '--demo', '--json'], env)) as DemoIds;
     sandbox = start(['sandbox', '--port', String(sandboxPort), '--service-url', base], env);
     const gateways = await sandboxUrls(sandbox);
-    api = start(['serve'], { ...env, GATEWAY_A_URL: gateways.gateway_a, GATEWAY_B_URL: gateways.gateway_b, GATEWAY_C_URL: gateways.gateway_c });
+    api = start(['serve'], {
+      ...env,
+      GATEWAY_A_URL: gateways.gateway_a,
+      GATEWAY_B_URL: gateways.gateway_b,
+      GATEWAY_C_URL: gateways.gateway_c,
+    });
     api.stdout!.resume();
     api.stderr!.resume();
     await ready(base, api);
@@ -131,10 +139,20 @@ export async function runMemoryLoad(options: MemoryRunOptions): Promise<MemoryRe
     // The collection count is read first, so a reading counted as after a collection really is.
     const sample = async () => {
       const heap = await heapReadings(base);
-      samples.push({ seconds: Number(((performance.now() - started) / 1000).toFixed(1)), rssMb: Number(rssMb(pid).toFixed(1)), ...heap });
+      samples.push({
+        seconds: Number(((performance.now() - started) / 1000).toFixed(1)),
+        rssMb: Number(rssMb(pid).toFixed(1)),
+        ...heap,
+      });
     };
     const sampler = setInterval(() => void sample().catch(() => {}), options.sampleEverySeconds * 1000);
-    const load = await driveMixedLoad({ base, gatewayA: gateways.gateway_a!, demo, seconds: options.warmUpSeconds + options.totalSeconds, concurrency: options.concurrency });
+    const load = await driveMixedLoad({
+      base,
+      gatewayA: gateways.gateway_a!,
+      demo,
+      seconds: options.warmUpSeconds + options.totalSeconds,
+      concurrency: options.concurrency,
+    });
     clearInterval(sampler);
     await sample();
     const rssFirstMb = rssAt(samples, options.firstAtSeconds, options.windowSeconds);

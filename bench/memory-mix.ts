@@ -11,7 +11,13 @@ export type DemoIds = {
   gateway_public_keys: { gateway_a: string };
 };
 
-export type MixedLoadCounts = { paymentPlans: number; ordersList: number; pixPayments: number; cardPayments: number; webhooks: number };
+export type MixedLoadCounts = {
+  paymentPlans: number;
+  ordersList: number;
+  pixPayments: number;
+  cardPayments: number;
+  webhooks: number;
+};
 
 type Step = { kind: keyof MixedLoadCounts; run(): Promise<void> };
 
@@ -20,7 +26,13 @@ async function expectOk(response: Response, what: string): Promise<Response> {
   return response;
 }
 
-export async function driveMixedLoad(input: { base: string; gatewayA: string; demo: DemoIds; seconds: number; concurrency: number }): Promise<{ requests: MixedLoadCounts; requestsPerSecond: number; p50Ms: number; p99Ms: number }> {
+export async function driveMixedLoad(input: {
+  base: string;
+  gatewayA: string;
+  demo: DemoIds;
+  seconds: number;
+  concurrency: number;
+}): Promise<{ requests: MixedLoadCounts; requestsPerSecond: number; p50Ms: number; p99Ms: number }> {
   const { base, gatewayA, demo } = input;
   const api = `${base}/api/v1`;
   const browser = { origin: demo.allowed_origin };
@@ -28,7 +40,13 @@ export async function driveMixedLoad(input: { base: string; gatewayA: string; de
   const waitingPix: string[] = [];
   let buyer = 0;
   const payBody = (plan: string, extra: Record<string, unknown> = {}) =>
-    JSON.stringify({ checkout_page_id: demo.checkout_pages.ebook, products: [{ id: demo.products.ebook, quantity: 1 }], customer_email: `buyer-${buyer++}@memory.example`, payment_plan_id: plan, ...extra });
+    JSON.stringify({
+      checkout_page_id: demo.checkout_pages.ebook,
+      products: [{ id: demo.products.ebook, quantity: 1 }],
+      customer_email: `buyer-${buyer++}@memory.example`,
+      payment_plan_id: plan,
+      ...extra,
+    });
 
   const cardToken = async (): Promise<string> => {
     for (;;) {
@@ -36,7 +54,16 @@ export async function driveMixedLoad(input: { base: string; gatewayA: string; de
         await fetch(`${gatewayA}/tokens?appId=${demo.gateway_public_keys.gateway_a}`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ type: 'card', card: { number: '4111111111111111', holder_name: 'MARIA DA SILVA', exp_month: 12, exp_year: 2031, cvv: '123' } }),
+          body: JSON.stringify({
+            type: 'card',
+            card: {
+              number: '4111111111111111',
+              holder_name: 'MARIA DA SILVA',
+              exp_month: 12,
+              exp_year: 2031,
+              cvv: '123',
+            },
+          }),
         }),
         'the gateway_a tokenizer',
       );
@@ -47,26 +74,82 @@ export async function driveMixedLoad(input: { base: string; gatewayA: string; de
   };
 
   const steps: Step[] = [
-    { kind: 'paymentPlans', run: async () => void (await expectOk(await fetch(`${api}/payment_plans?checkout_page_id=${demo.checkout_pages.ebook}&products[${demo.products.ebook}]=1`, { headers: browser }), 'GET /payment_plans')).arrayBuffer() },
-    { kind: 'ordersList', run: async () => void (await expectOk(await fetch(`${api}/orders?page=1`, { headers: { authorization: `Bearer ${demo.api_key}` } }), 'GET /orders')).arrayBuffer() },
+    {
+      kind: 'paymentPlans',
+      run: async () =>
+        void (
+          await expectOk(
+            await fetch(
+              `${api}/payment_plans?checkout_page_id=${demo.checkout_pages.ebook}&products[${demo.products.ebook}]=1`,
+              { headers: browser },
+            ),
+            'GET /payment_plans',
+          )
+        ).arrayBuffer(),
+    },
+    {
+      kind: 'ordersList',
+      run: async () =>
+        void (
+          await expectOk(
+            await fetch(`${api}/orders?page=1`, { headers: { authorization: `Bearer ${demo.api_key}` } }),
+            'GET /orders',
+          )
+        ).arrayBuffer(),
+    },
     {
       kind: 'pixPayments',
       run: async () => {
-        const res = await expectOk(await fetch(`${api}/payments`, { method: 'POST', headers: json, body: payBody(`${demo.payment_plans.pix}-1`) }), 'POST /payments (pix)');
+        const res = await expectOk(
+          await fetch(`${api}/payments`, {
+            method: 'POST',
+            headers: json,
+            body: payBody(`${demo.payment_plans.pix}-1`),
+          }),
+          'POST /payments (pix)',
+        );
         waitingPix.push(((await res.json()) as { payments: string[] }).payments[0]!);
       },
     },
-    { kind: 'paymentPlans', run: async () => void (await expectOk(await fetch(`${api}/payment_plans?checkout_page_id=${demo.checkout_pages.ebook}&products[${demo.products.ebook}]=1&coupon=DEMO10`, { headers: browser }), 'GET /payment_plans (coupon)')).arrayBuffer() },
+    {
+      kind: 'paymentPlans',
+      run: async () =>
+        void (
+          await expectOk(
+            await fetch(
+              `${api}/payment_plans?checkout_page_id=${demo.checkout_pages.ebook}&products[${demo.products.ebook}]=1&coupon=DEMO10`,
+              { headers: browser },
+            ),
+            'GET /payment_plans (coupon)',
+          )
+        ).arrayBuffer(),
+    },
     {
       kind: 'cardPayments',
-      run: async () => void (await expectOk(await fetch(`${api}/payments`, { method: 'POST', headers: json, body: payBody(`${demo.payment_plans.card}-1`, { credit_card_0_token: await cardToken() }) }), 'POST /payments (card)')).arrayBuffer(),
+      run: async () =>
+        void (
+          await expectOk(
+            await fetch(`${api}/payments`, {
+              method: 'POST',
+              headers: json,
+              body: payBody(`${demo.payment_plans.card}-1`, { credit_card_0_token: await cardToken() }),
+            }),
+            'POST /payments (card)',
+          )
+        ).arrayBuffer(),
     },
     {
       // The sandbox confirms the Pix and delivers its signed webhook to the API over HTTP.
       kind: 'webhooks',
       run: async () => {
         const gatewayId = waitingPix.shift();
-        if (gatewayId) await (await expectOk(await fetch(`${gatewayA}/sandbox/charges/${gatewayId}/confirm`, { method: 'POST' }), 'the sandbox confirmation')).arrayBuffer();
+        if (gatewayId)
+          await (
+            await expectOk(
+              await fetch(`${gatewayA}/sandbox/charges/${gatewayId}/confirm`, { method: 'POST' }),
+              'the sandbox confirmation',
+            )
+          ).arrayBuffer();
       },
     },
   ];
@@ -90,8 +173,10 @@ export async function driveMixedLoad(input: { base: string; gatewayA: string; de
     }
   };
   await Promise.all(Array.from({ length: input.concurrency }, loop));
-  if (failures.length) throw new Error(`${failures.length} requests of the mixed load failed, e.g.: ${failures.slice(0, 3).join(' | ')}`);
+  if (failures.length)
+    throw new Error(`${failures.length} requests of the mixed load failed, e.g.: ${failures.slice(0, 3).join(' | ')}`);
   latencies.sort((a, b) => a - b);
-  const at = (fraction: number) => Number((latencies[Math.min(latencies.length - 1, Math.ceil(fraction * latencies.length) - 1)] ?? 0).toFixed(1));
+  const at = (fraction: number) =>
+    Number((latencies[Math.min(latencies.length - 1, Math.ceil(fraction * latencies.length) - 1)] ?? 0).toFixed(1));
   return { requests, requestsPerSecond: Math.round(latencies.length / input.seconds), p50Ms: at(0.5), p99Ms: at(0.99) };
 }

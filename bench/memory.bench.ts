@@ -12,8 +12,22 @@ import { runMemoryLoad, type MemoryRunOptions } from './memory-load.ts';
 const BENCHMARK = 'memory';
 export const MAX_RSS_DRIFT = 0.1;
 
-export const LONG_RUN = { warmUpSeconds: 0, firstAtSeconds: 60, totalSeconds: 300, windowSeconds: 60, sampleEverySeconds: 3, concurrency: 4 } as const;
-export const SHORT_RUN = { warmUpSeconds: 30, firstAtSeconds: 20, totalSeconds: 60, windowSeconds: 20, sampleEverySeconds: 2, concurrency: 4 } as const;
+export const LONG_RUN = {
+  warmUpSeconds: 0,
+  firstAtSeconds: 60,
+  totalSeconds: 300,
+  windowSeconds: 60,
+  sampleEverySeconds: 3,
+  concurrency: 4,
+} as const;
+export const SHORT_RUN = {
+  warmUpSeconds: 30,
+  firstAtSeconds: 20,
+  totalSeconds: 60,
+  windowSeconds: 20,
+  sampleEverySeconds: 2,
+  concurrency: 4,
+} as const;
 
 /** Growth is what the check guards against: a fall (the heap shrinking after its first sizing) passes. */
 export function withinDrift(ratio: number): boolean {
@@ -24,9 +38,13 @@ export async function run(options: Partial<MemoryRunOptions> = {}): Promise<Benc
   requirePostgres();
   const plan = { ...(SHORT ? SHORT_RUN : LONG_RUN), adminDatabaseUrl: ADMIN_DATABASE_URL, ...options };
   const report = await runMemoryLoad(plan);
-  console.log(`\nAPI process RSS under mixed load (${report.requestsPerSecond} req/s: ${JSON.stringify(report.requests)})`);
+  console.log(
+    `\nAPI process RSS under mixed load (${report.requestsPerSecond} req/s: ${JSON.stringify(report.requests)})`,
+  );
   console.table(report.samples.filter((_, i) => i % Math.max(1, Math.round(report.samples.length / 20)) === 0));
-  console.log(`RSS ${report.rssFirstMb.toFixed(1)} MB at ${plan.firstAtSeconds} s, ${report.rssLastMb.toFixed(1)} MB at ${plan.totalSeconds} s: ratio ${report.ratio} (within ${MAX_RSS_DRIFT * 100}%: ${withinDrift(report.ratio) ? 'yes' : 'NO'})`);
+  console.log(
+    `RSS ${report.rssFirstMb.toFixed(1)} MB at ${plan.firstAtSeconds} s, ${report.rssLastMb.toFixed(1)} MB at ${plan.totalSeconds} s: ratio ${report.ratio} (within ${MAX_RSS_DRIFT * 100}%: ${withinDrift(report.ratio) ? 'yes' : 'NO'})`,
+  );
   return {
     benchmark: BENCHMARK,
     rows: [

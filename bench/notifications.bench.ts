@@ -20,7 +20,10 @@ import { SHORT } from './load.ts';
 const ORDERS = Number(process.env.BENCH_NOTIFY_ORDERS ?? (SHORT ? 200 : 500));
 const BENCHMARK = 'notifications';
 
-async function transitionsPerSecond(database: Database, tenant: Tenant): Promise<{ perSecond: number; meanMs: number }> {
+async function transitionsPerSecond(
+  database: Database,
+  tenant: Tenant,
+): Promise<{ perSecond: number; meanMs: number }> {
   const orders = [];
   for (let i = 0; i < ORDERS; i++) orders.push(await insertOrder(database, tenant));
   const started = performance.now();
@@ -37,23 +40,42 @@ export async function run(): Promise<BenchResult> {
     const url = await receiver.start();
     const silent = await createTenant(database);
     const notified = await createTenant(database);
-    receiver.options.secrets = [(await createEndpoint(database.db, masterKey, { accountId: notified.accountId, url }, new Date())).secret];
+    receiver.options.secrets = [
+      (await createEndpoint(database.db, masterKey, { accountId: notified.accountId, url }, new Date())).secret,
+    ];
 
     const without = await transitionsPerSecond(database, silent);
     const withEndpoint = await transitionsPerSecond(database, notified);
     console.table([
       { case: 'pending → paid, no endpoint', 'transitions/s': without.perSecond, 'mean ms': without.meanMs },
-      { case: 'pending → paid, one endpoint (event + delivery + job)', 'transitions/s': withEndpoint.perSecond, 'mean ms': withEndpoint.meanMs },
+      {
+        case: 'pending → paid, one endpoint (event + delivery + job)',
+        'transitions/s': withEndpoint.perSecond,
+        'mean ms': withEndpoint.meanMs,
+      },
     ]);
 
-    const worker = new Worker({ database, handlers: notificationJobHandlers({ publicUrl: 'http://pay.test', allowPrivateNetworks: true, masterKey, clock: () => new Date() }), logger: pino({ level: 'silent' }), batchSize: 10 });
+    const worker = new Worker({
+      database,
+      handlers: notificationJobHandlers({
+        publicUrl: 'http://pay.test',
+        allowPrivateNetworks: true,
+        masterKey,
+        clock: () => new Date(),
+      }),
+      logger: pino({ level: 'silent' }),
+      batchSize: 10,
+    });
     const started = performance.now();
     while ((await worker.runOnce()) > 0);
     const seconds = (performance.now() - started) / 1000;
     const verified = receiver.received.filter((request) => request.verifiedBy.length === 1).length;
-    if (verified !== ORDERS) throw new Error(`expected ${ORDERS} verified deliveries, the receiver verified ${verified}`);
+    if (verified !== ORDERS)
+      throw new Error(`expected ${ORDERS} verified deliveries, the receiver verified ${verified}`);
     const deliveriesPerSecond = Math.round(verified / seconds);
-    console.table([{ case: 'signed deliveries to a local receiver', deliveries: verified, 'deliveries/s': deliveriesPerSecond }]);
+    console.table([
+      { case: 'signed deliveries to a local receiver', deliveries: verified, 'deliveries/s': deliveriesPerSecond },
+    ]);
     const ratio = Number((withEndpoint.perSecond / without.perSecond).toFixed(3));
     return {
       benchmark: BENCHMARK,
@@ -67,9 +89,15 @@ export async function run(): Promise<BenchResult> {
           // Informational: what one endpoint costs a transition (no issue sets a target for it).
           ratio,
         },
-        { benchmark: BENCHMARK, case: `signed deliveries to a local receiver (worker batches of 10, ${verified} verified)`, reqPerSec: deliveriesPerSecond },
+        {
+          benchmark: BENCHMARK,
+          case: `signed deliveries to a local receiver (worker batches of 10, ${verified} verified)`,
+          reqPerSec: deliveriesPerSecond,
+        },
       ],
-      notes: [`notifications: ${ORDERS} sequential transitions each; baseline: the same transitions for an account with no endpoint; the p50 column holds the mean ms per transition`],
+      notes: [
+        `notifications: ${ORDERS} sequential transitions each; baseline: the same transitions for an account with no endpoint; the p50 column holds the mean ms per transition`,
+      ],
     };
   } finally {
     await receiver.close();

@@ -7,7 +7,15 @@
  */
 import type { Database } from '../src/db/database.ts';
 import { createTenant, type Tenant } from '../test/support/app.ts';
-import { freshBenchDatabase, isMain, listenApp, ratioOf, requirePostgres, type BenchResult, type BenchRow } from './harness.ts';
+import {
+  freshBenchDatabase,
+  isMain,
+  listenApp,
+  ratioOf,
+  requirePostgres,
+  type BenchResult,
+  type BenchRow,
+} from './harness.ts';
 import { httpLoad, loadSeconds, measure, printTable, SHORT, type Measurement } from './load.ts';
 
 const BENCHMARK = 'orders';
@@ -68,7 +76,13 @@ async function measureQueries(base: string, key: string, scale: string): Promise
   ];
   const rows: Measurement[] = [];
   const seconds = SHORT ? loadSeconds() : 4;
-  for (const [label, query] of cases) rows.push(await measure(httpLoad(`${scale} ${label}`, { url: `${base}/api/v1/orders?${query}`, headers, connections: 4 }), seconds));
+  for (const [label, query] of cases)
+    rows.push(
+      await measure(
+        httpLoad(`${scale} ${label}`, { url: `${base}/api/v1/orders?${query}`, headers, connections: 4 }),
+        seconds,
+      ),
+    );
   return rows;
 }
 
@@ -111,8 +125,21 @@ export async function run(): Promise<BenchResult> {
       const large = await measureQueries(url, tenant.apiKey, scaleLabel(LARGE));
       printTable(`GET /orders, ${LARGE} orders (plus ${LARGE / 10} of another tenant)`, [...small, ...large]);
       const rows = small.map((row, i) => comparisonRow(row, large[i]!));
-      console.table(small.map((row, i) => ({ case: rows[i]!.case, 'throughput vs 10k': rows[i]!.ratio, 'mean latency vs 10k': Number((large[i]!.meanMs / row.meanMs).toFixed(2)), met: rows[i]!.met })));
-      return { benchmark: BENCHMARK, rows, notes: [`orders: ${LARGE} orders of one tenant plus ${LARGE / 10} of another; baseline: the same query at ${SMALL} orders, 4 connections`] };
+      console.table(
+        small.map((row, i) => ({
+          case: rows[i]!.case,
+          'throughput vs 10k': rows[i]!.ratio,
+          'mean latency vs 10k': Number((large[i]!.meanMs / row.meanMs).toFixed(2)),
+          met: rows[i]!.met,
+        })),
+      );
+      return {
+        benchmark: BENCHMARK,
+        rows,
+        notes: [
+          `orders: ${LARGE} orders of one tenant plus ${LARGE / 10} of another; baseline: the same query at ${SMALL} orders, 4 connections`,
+        ],
+      };
     } finally {
       await app.close();
     }

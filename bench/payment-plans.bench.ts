@@ -31,7 +31,11 @@ export async function run(options: { seconds?: number; connections?: number } = 
     const connections = options.connections ?? 10;
     const [plans, bareRun] = await measureInterleaved(
       [
-        httpLoad('GET /payment_plans (checkout page, 2 products, coupon)', { url: `${url}${path}`, headers, connections }),
+        httpLoad('GET /payment_plans (checkout page, 2 products, coupon)', {
+          url: `${url}${path}`,
+          headers,
+          connections,
+        }),
         httpLoad(`bare Fastify route, same ${body.length}-byte JSON`, { url: `${bareUrl}/bare`, connections }),
       ],
       options.seconds ? { seconds: options.seconds } : {},
@@ -39,7 +43,11 @@ export async function run(options: { seconds?: number; connections?: number } = 
     printTable('GET /payment_plans against a bare route', [plans, bareRun]);
     const row = ratioRow(BENCHMARK, plans, bareRun, TARGET_RATIO);
     console.log(`ratio ${row.ratio} (target ${row.target}: ${row.met ? 'met' : 'NOT met'}); body ${body.length} bytes`);
-    return { benchmark: BENCHMARK, rows: [row], notes: [`payment-plans baseline: a bare Fastify route answering the same ${body.length}-byte JSON, no logging`] };
+    return {
+      benchmark: BENCHMARK,
+      rows: [row],
+      notes: [`payment-plans baseline: a bare Fastify route answering the same ${body.length}-byte JSON, no logging`],
+    };
   } finally {
     await bare.close();
     await app.close();

@@ -9,7 +9,15 @@ import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createFreshPostgresDatabase } from '../test/support/engines.ts';
 import { createMerchant, type Merchant } from '../test/support/pay-fixtures.ts';
-import { ADMIN_DATABASE_URL, benchConfig, isMain, listenApp, ratioRow, requirePostgres, type BenchResult } from './harness.ts';
+import {
+  ADMIN_DATABASE_URL,
+  benchConfig,
+  isMain,
+  listenApp,
+  ratioRow,
+  requirePostgres,
+  type BenchResult,
+} from './harness.ts';
 import { httpLoad, loadSeconds, measureInterleaved, printTable } from './load.ts';
 import { measureCpuByProcess, printCpuTable, type CpuByProcess } from './process-cpu.ts';
 import { startSandboxProcess } from './processes.ts';
@@ -22,10 +30,20 @@ const TARGET_RATIO = 0.5;
 const COUNTED_REQUESTS = 20;
 const ORIGIN = 'https://shop.example';
 
-type PayBody = { checkout_page_id: string; products: Array<{ id: number; quantity: number }>; customer_email: string; payment_plan_id: string };
+type PayBody = {
+  checkout_page_id: string;
+  products: Array<{ id: number; quantity: number }>;
+  customer_email: string;
+  payment_plan_id: string;
+};
 
 function pixBody(merchant: Merchant, email: string): PayBody {
-  return { checkout_page_id: merchant.pageId, products: [{ id: merchant.productId, quantity: 1 }], customer_email: email, payment_plan_id: `${merchant.pixPlanId}-1` };
+  return {
+    checkout_page_id: merchant.pageId,
+    products: [{ id: merchant.productId, quantity: 1 }],
+    customer_email: email,
+    payment_plan_id: `${merchant.pixPlanId}-1`,
+  };
 }
 
 async function withDatabase<T>(url: string, poolSize: number, use: (database: Database) => Promise<T>): Promise<T> {
@@ -60,7 +78,12 @@ export async function run(options: { seconds?: number; connections?: number } = 
         const { app } = await listenApp(database, { config, gatewayUrls });
         try {
           for (let i = 0; i < COUNTED_REQUESTS; i++) {
-            const res = await app.inject({ method: 'POST', url: '/api/v1/payments', headers: { origin: ORIGIN }, payload: pixBody(merchant, `counted-${i}@bench.example`) });
+            const res = await app.inject({
+              method: 'POST',
+              url: '/api/v1/payments',
+              headers: { origin: ORIGIN },
+              payload: pixBody(merchant, `counted-${i}@bench.example`),
+            });
             if (res.statusCode !== 200) throw new Error(`POST /payments answered ${res.statusCode}: ${res.body}`);
           }
         } finally {
@@ -68,7 +91,9 @@ export async function run(options: { seconds?: number; connections?: number } = 
         }
       }),
     );
-    console.log(`\nrows written by one POST /payments (pix, new customer): ${writes.inserts} inserts, ${writes.updates} updates, ${writes.deletes} deletes`);
+    console.log(
+      `\nrows written by one POST /payments (pix, new customer): ${writes.inserts} inserts, ${writes.updates} updates, ${writes.deletes} deletes`,
+    );
     console.table(writes.tables);
 
     return await withDatabase(fresh.url, 20, async (database) => {
@@ -81,7 +106,10 @@ export async function run(options: { seconds?: number; connections?: number } = 
           method: 'POST',
           headers: { origin: ORIGIN, 'content-type': 'application/json' },
           connections,
-          setupRequest: (request) => ({ ...request, body: JSON.stringify(pixBody(merchant, `buyer-${run}-${sequence++}@bench.example`)) }),
+          setupRequest: (request) => ({
+            ...request,
+            body: JSON.stringify(pixBody(merchant, `buyer-${run}-${sequence++}@bench.example`)),
+          }),
         });
         const baseline = rawTransactionLoad(fresh.url, writes, connections);
         // Informational: the same transaction behind a bare Fastify route, i.e. what HTTP alone costs on this
@@ -98,22 +126,39 @@ export async function run(options: { seconds?: number; connections?: number } = 
           await routed.close();
           await baseline.close();
         };
-        const behindRoute = httpLoad('the raw transaction behind a bare Fastify route (informational)', { url: `${bareUrl}/api/v1/payments`, method: 'POST', headers: { 'content-type': 'application/json' }, connections, body: '{}' });
-        const [payments, raw, routedRun] = await measureInterleaved([post, baseline.load, behindRoute], options.seconds ? { seconds: options.seconds } : {});
+        const behindRoute = httpLoad('the raw transaction behind a bare Fastify route (informational)', {
+          url: `${bareUrl}/api/v1/payments`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          connections,
+          body: '{}',
+        });
+        const [payments, raw, routedRun] = await measureInterleaved(
+          [post, baseline.load, behindRoute],
+          options.seconds ? { seconds: options.seconds } : {},
+        );
         printTable('POST /payments (pix) against a raw SQL transaction of the same writes', [payments, raw, routedRun]);
-        console.log(`the raw transaction behind a bare route: ratio ${(routedRun.reqPerSec / raw.reqPerSec).toFixed(3)} to the raw transaction (the most any HTTP endpoint making these writes could reach here)`);
+        console.log(
+          `the raw transaction behind a bare route: ratio ${(routedRun.reqPerSec / raw.reqPerSec).toFixed(3)} to the raw transaction (the most any HTTP endpoint making these writes could reach here)`,
+        );
         const row = ratioRow(BENCHMARK, payments, raw, TARGET_RATIO);
         console.log(`ratio ${row.ratio} (target ${row.target}: ${row.met ? 'met' : 'NOT met'})`);
         // Informational: each case alone, with the CPU it costs by process, to show where the gap lies.
         const seconds = options.seconds ?? loadSeconds();
-        const alone = [await measureCpuByProcess(post, seconds, { sandbox: sandboxes.pid }), await measureCpuByProcess(baseline.load, seconds)].filter((row): row is CpuByProcess => row !== undefined);
+        const alone = [
+          await measureCpuByProcess(post, seconds, { sandbox: sandboxes.pid }),
+          await measureCpuByProcess(baseline.load, seconds),
+        ].filter((row): row is CpuByProcess => row !== undefined);
         if (alone.length > 0) printCpuTable('each case alone: CPU per request by process (informational)', alone);
         return {
           benchmark: BENCHMARK,
           rows: [row],
           notes: [
             `payments-pix baseline: ${raw.label}, the rows one POST /payments writes (counted from pg_stat_user_tables), at ${connections} concurrent connections`,
-            ...alone.map((measured) => `payments-pix alone, CPU per request: ${measured.label}: ${measured.reqPerSec} req/s, PostgreSQL ${measured.postgresMs} ms, service and load generator ${measured.thisProcessMs} ms${measured.childrenMs.sandbox !== undefined ? `, gateway sandbox ${measured.childrenMs.sandbox} ms` : ''}; ${measured.idleCores} cores idle`),
+            ...alone.map(
+              (measured) =>
+                `payments-pix alone, CPU per request: ${measured.label}: ${measured.reqPerSec} req/s, PostgreSQL ${measured.postgresMs} ms, service and load generator ${measured.thisProcessMs} ms${measured.childrenMs.sandbox !== undefined ? `, gateway sandbox ${measured.childrenMs.sandbox} ms` : ''}; ${measured.idleCores} cores idle`,
+            ),
           ],
         };
       } finally {

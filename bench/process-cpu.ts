@@ -40,7 +40,8 @@ function postgresTicks(): number {
     try {
       const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
       // Backends retitle themselves `postgres: …`; the postmaster keeps its path, `…/bin/postgres`.
-      if (command.startsWith('postgres') || command.split('\0')[0]!.endsWith('/bin/postgres')) ticks += processTicks(pid, true);
+      if (command.startsWith('postgres') || command.split('\0')[0]!.endsWith('/bin/postgres'))
+        ticks += processTicks(pid, true);
     } catch {
       // the process exited between the listing and the read
     }
@@ -49,27 +50,44 @@ function postgresTicks(): number {
 }
 
 function read(children: Record<string, number>): Reading {
-  const [user, nice, system, idle, iowait, irq, softirq] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, idle, iowait, irq, softirq] = readFileSync('/proc/stat', 'utf8')
+    .split('\n')[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   const childTicks: Record<string, number> = {};
   for (const [name, pid] of Object.entries(children)) childTicks[name] = processTicks(String(pid));
-  return { postgres: postgresTicks(), children: childTicks, busy: user! + nice! + system! + irq! + softirq!, idle: idle! + iowait! };
+  return {
+    postgres: postgresTicks(),
+    children: childTicks,
+    busy: user! + nice! + system! + irq! + softirq!,
+    idle: idle! + iowait!,
+  };
 }
 
 /** `load` alone for `seconds`, with CPU per request by process; `children` names the pids to follow. */
-export async function measureCpuByProcess(load: Load, seconds: number, children: Record<string, number> = {}): Promise<CpuByProcess | undefined> {
+export async function measureCpuByProcess(
+  load: Load,
+  seconds: number,
+  children: Record<string, number> = {},
+): Promise<CpuByProcess | undefined> {
   if (process.platform !== 'linux') return undefined;
   const before = read(children);
   const own = process.cpuUsage();
   const measured = await measure(load, seconds);
   const ownUs = process.cpuUsage(own);
   const after = read(children);
-  const perRequest = (ticks: number) => Number(((ticks / TICKS_PER_SECOND) * 1000 / Math.max(1, measured.requests)).toFixed(2));
+  const perRequest = (ticks: number) =>
+    Number((((ticks / TICKS_PER_SECOND) * 1000) / Math.max(1, measured.requests)).toFixed(2));
   const cores = (ticks: number) => Number((ticks / TICKS_PER_SECOND / seconds).toFixed(2));
   return {
     ...measured,
     postgresMs: perRequest(after.postgres - before.postgres),
     thisProcessMs: Number(((ownUs.user + ownUs.system) / 1000 / Math.max(1, measured.requests)).toFixed(2)),
-    childrenMs: Object.fromEntries(Object.keys(children).map((name) => [name, perRequest(after.children[name]! - before.children[name]!)])),
+    childrenMs: Object.fromEntries(
+      Object.keys(children).map((name) => [name, perRequest(after.children[name]! - before.children[name]!)]),
+    ),
     busyCores: cores(after.busy - before.busy),
     idleCores: cores(after.idle - before.idle),
   };

@@ -16,7 +16,11 @@ export async function freePort(): Promise<number> {
 /** `node bin/checkout.js <args>` with `env` added to this process's environment. */
 export function start(args: string[], env: NodeJS.ProcessEnv): ChildProcess {
   // stdout is read and discarded (the API logs every request at info, as in production).
-  return spawn(process.execPath, [join(ROOT, 'bin/checkout.js'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [join(ROOT, 'bin/checkout.js'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /** The sandbox prints its URLs as one JSON object once it listens. */
@@ -46,7 +50,10 @@ export async function stop(child: ChildProcess | undefined): Promise<void> {
 }
 
 /** `checkout sandbox` as a process of its own (as a gateway is a service of its own), with its URLs. */
-export async function startSandboxProcess(serviceUrl: string, env: NodeJS.ProcessEnv = {}): Promise<{ urls: { gateway_a: string; gateway_b: string; gateway_c: string }; pid: number; close(): Promise<void> }> {
+export async function startSandboxProcess(
+  serviceUrl: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ urls: { gateway_a: string; gateway_b: string; gateway_c: string }; pid: number; close(): Promise<void> }> {
   const child = start(['sandbox', '--port', String(await freePort()), '--service-url', serviceUrl], env);
   child.stderr!.resume();
   try {

@@ -41,7 +41,11 @@ for (const file of files) {
   try {
     const result = await module.run();
     // A benchmark that only prints its figures still ran; the table says where to find them.
-    results.push(Array.isArray(result?.rows) ? result : { benchmark, rows: [{ benchmark, case: 'ran; reports to the console only (no table rows)' }] });
+    results.push(
+      Array.isArray(result?.rows)
+        ? result
+        : { benchmark, rows: [{ benchmark, case: 'ran; reports to the console only (no table rows)' }] },
+    );
   } catch (error) {
     console.error(`${file} failed:`, error);
     failures.push({ benchmark, error: error instanceof Error ? error.message : String(error) });
@@ -50,7 +54,16 @@ for (const file of files) {
 
 const rows = results.flatMap((result) => result.rows);
 console.log('\nSummary');
-console.table(rows.map((row) => ({ benchmark: row.benchmark, case: row.case.slice(0, 70), 'req/s': row.reqPerSec, ratio: row.ratio, target: row.target, met: row.met })));
+console.table(
+  rows.map((row) => ({
+    benchmark: row.benchmark,
+    case: row.case.slice(0, 70),
+    'req/s': row.reqPerSec,
+    ratio: row.ratio,
+    target: row.target,
+    met: row.met,
+  })),
+);
 for (const failure of failures) console.error(`${failure.benchmark}: FAILED: ${failure.error}`);
 if (only.length === 0) {
   const report = renderReport({ machine, results, failures, short: SHORT, seconds: loadSeconds() });

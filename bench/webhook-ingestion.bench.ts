@@ -20,7 +20,16 @@ import { createWorker } from '../src/runtime.ts';
 import type { Worker } from '../src/jobs/worker.ts';
 import { createMerchant, type Merchant } from '../test/support/pay-fixtures.ts';
 import { storeCredentials } from '../test/support/webhooks-fixtures.ts';
-import { benchConfig, freshBenchDatabase, isMain, listenApp, productionLogger, ratioRow, requirePostgres, type BenchResult } from './harness.ts';
+import {
+  benchConfig,
+  freshBenchDatabase,
+  isMain,
+  listenApp,
+  productionLogger,
+  ratioRow,
+  requirePostgres,
+  type BenchResult,
+} from './harness.ts';
 import { httpLoad, measureInterleaved, printTable, SHORT, type HttpRequestShape, type Load } from './load.ts';
 
 const BENCHMARK = 'webhook-ingestion';
@@ -98,15 +107,34 @@ function withWorker(load: Load, worker: Worker): Load {
 }
 
 const countPaid = async (database: Database, merchant: Merchant) =>
-  Number((await database.db.selectFrom('payments').select((eb) => eb.fn.countAll<string>().as('count')).where('account_id', '=', merchant.accountId).where('status', '=', 'paid').executeTakeFirstOrThrow()).count);
+  Number(
+    (
+      await database.db
+        .selectFrom('payments')
+        .select((eb) => eb.fn.countAll<string>().as('count'))
+        .where('account_id', '=', merchant.accountId)
+        .where('status', '=', 'paid')
+        .executeTakeFirstOrThrow()
+    ).count,
+  );
 
 /** Runs the worker's batches until no webhook job is queued; the events it applied and the seconds it took. */
-async function drain(database: Database, worker: Worker, merchant: Merchant): Promise<{ applied: number; seconds: number }> {
+async function drain(
+  database: Database,
+  worker: Worker,
+  merchant: Merchant,
+): Promise<{ applied: number; seconds: number }> {
   const paidBefore = await countPaid(database, merchant);
   const started = performance.now();
   for (;;) {
     if ((await worker.runOnce()) > 0) continue;
-    const left = await database.db.selectFrom('jobs').select('id').where('type', '=', PROCESS_EVENT_JOB).where('status', 'in', ['queued', 'running']).limit(1).execute();
+    const left = await database.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('type', '=', PROCESS_EVENT_JOB)
+      .where('status', 'in', ['queued', 'running'])
+      .limit(1)
+      .execute();
     if (left.length === 0) break;
     await new Promise((resolve) => setTimeout(resolve, 100)); // a failed job waits for its retry
   }
@@ -120,7 +148,12 @@ export async function run(options: { seconds?: number; connections?: number } = 
   const config = benchConfig();
   const { app, url } = await listenApp(database, { config });
   // As `checkout serve` builds its worker (batches of 10, the production logger), with no gateway to call.
-  const worker = createWorker(database, productionLogger(config.logLevel), { masterKey: config.masterKey, gatewayUrls: {}, clock: () => new Date(), notifications: deliverySettings(config) });
+  const worker = createWorker(database, productionLogger(config.logLevel), {
+    masterKey: config.masterKey,
+    gatewayUrls: {},
+    clock: () => new Date(),
+    notifications: deliverySettings(config),
+  });
   const bare = Fastify({ logger: false });
   try {
     const merchant = await createMerchant(database, config);
@@ -135,34 +168,66 @@ export async function run(options: { seconds?: number; connections?: number } = 
     const signedEvent = (request: HttpRequestShape, payment: number): HttpRequestShape => {
       const now = Math.floor(Date.now() / 1000);
       const body = paymentSucceeded(merchant.companyId, payment, now);
-      return { ...request, body, headers: { ...request.headers, 'gateway-b-signature': signatureHeader(secret, body, now) } };
+      return {
+        ...request,
+        body,
+        headers: { ...request.headers, 'gateway-b-signature': signatureHeader(secret, body, now) },
+      };
     };
     const path = `/api/v1/webhooks/${merchant.companyId}/gateway_b`;
-    const common = { method: 'POST' as const, headers: { 'content-type': 'application/json' }, connections: options.connections ?? 10 };
+    const common = {
+      method: 'POST' as const,
+      headers: { 'content-type': 'application/json' },
+      connections: options.connections ?? 10,
+    };
     const [ingestion, bareRun] = await measureInterleaved(
       [
-        withWorker(httpLoad('gateway_b payment_intent.succeeded → /webhooks/{company}/gateway_b: acknowledged', { ...common, url: `${url}${path}`, setupRequest: (request) => signedEvent(request, ++sentToService) }), worker),
-        httpLoad('bare Fastify route, same signed events', { ...common, url: `${bareUrl}${path}`, setupRequest: (request) => signedEvent(request, (sentToBare++ % PAYMENTS) + 1) }),
+        withWorker(
+          httpLoad('gateway_b payment_intent.succeeded → /webhooks/{company}/gateway_b: acknowledged', {
+            ...common,
+            url: `${url}${path}`,
+            setupRequest: (request) => signedEvent(request, ++sentToService),
+          }),
+          worker,
+        ),
+        httpLoad('bare Fastify route, same signed events', {
+          ...common,
+          url: `${bareUrl}${path}`,
+          setupRequest: (request) => signedEvent(request, (sentToBare++ % PAYMENTS) + 1),
+        }),
       ],
       options.seconds ? { seconds: options.seconds } : {},
     );
-    if (sentToService > PAYMENTS) throw new Error(`${sentToService} events for ${PAYMENTS} payments: raise PAYMENTS so every event pays a payment of its own`);
+    if (sentToService > PAYMENTS)
+      throw new Error(
+        `${sentToService} events for ${PAYMENTS} payments: raise PAYMENTS so every event pays a payment of its own`,
+      );
     const paidDuringLoad = await countPaid(database, merchant);
     const drained = await drain(database, worker, merchant);
     const paid = await countPaid(database, merchant);
     // Every acknowledged event paid its payment (warm-up included); events cut off in flight when a slice ended may have too.
-    if (paid < ingestion.requests || paid > sentToService) throw new Error(`${paid} payments paid for ${ingestion.requests} acknowledged (${sentToService} sent) events`);
-    printTable('gateway_b webhook ingestion against a bare route (worker running during the service\'s slices)', [ingestion, bareRun]);
+    if (paid < ingestion.requests || paid > sentToService)
+      throw new Error(`${paid} payments paid for ${ingestion.requests} acknowledged (${sentToService} sent) events`);
+    printTable("gateway_b webhook ingestion against a bare route (worker running during the service's slices)", [
+      ingestion,
+      bareRun,
+    ]);
     const row = ratioRow(BENCHMARK, ingestion, bareRun, TARGET_RATIO);
     const drainRate = Math.round(drained.applied / Math.max(drained.seconds, 0.001));
     console.log(`ratio ${row.ratio} (target ${row.target}: ${row.met ? 'met' : 'NOT met'})`);
-    console.log(`applied while the load ran: ${paidDuringLoad} of ${sentToService} sent; the rest drained by the worker alone: ${drained.applied} events in ${drained.seconds.toFixed(1)} s, ${drainRate} events/s; ${paid} payments paid by the events`);
-    const drainRow = { benchmark: BENCHMARK, case: `the worker draining what the load left (${drained.applied} events, batches of 10): applied events/s`, reqPerSec: drainRate };
+    console.log(
+      `applied while the load ran: ${paidDuringLoad} of ${sentToService} sent; the rest drained by the worker alone: ${drained.applied} events in ${drained.seconds.toFixed(1)} s, ${drainRate} events/s; ${paid} payments paid by the events`,
+    );
+    const drainRow = {
+      benchmark: BENCHMARK,
+      case: `the worker draining what the load left (${drained.applied} events, batches of 10): applied events/s`,
+      reqPerSec: drainRate,
+    };
     return {
       benchmark: BENCHMARK,
       rows: [row, drainRow],
       notes: [
-        'webhook-ingestion baseline: the same signed events POSTed to a bare Fastify route that parses them and answers 200; the worker runs in the same process during the service\'s slices only (as `checkout serve` runs it), then drains the events left, whose rate is the second, informational row',
+        "webhook-ingestion baseline: the same signed events POSTed to a bare Fastify route that parses them and answers 200; the worker runs in the same process during the service's slices only (as `checkout serve` runs it), then drains the events left, whose rate is the second, informational row",
       ],
     };
   } finally {

@@ -17,7 +17,12 @@ async function readCounters(url: string): Promise<Map<string, TableWrites>> {
     const { rows } = await client.query<{ relname: string; ins: string; upd: string; del: string }>(
       'SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_del AS del FROM pg_stat_user_tables',
     );
-    return new Map(rows.map((row) => [row.relname, { table: row.relname, inserted: Number(row.ins), updated: Number(row.upd), deleted: Number(row.del) }]));
+    return new Map(
+      rows.map((row) => [
+        row.relname,
+        { table: row.relname, inserted: Number(row.ins), updated: Number(row.upd), deleted: Number(row.del) },
+      ]),
+    );
   } finally {
     await client.end();
   }
@@ -40,17 +45,31 @@ async function settledCounters(url: string): Promise<Map<string, TableWrites>> {
  * Runs `requests` (`count` of them, on connections opened and closed by `withOwnPool`) and returns the
  * rows written per request, per table and in all. Nothing else may write to the database meanwhile.
  */
-export async function countWritesPerRequest(url: string, count: number, withOwnPool: () => Promise<void>): Promise<WritesPerRequest> {
+export async function countWritesPerRequest(
+  url: string,
+  count: number,
+  withOwnPool: () => Promise<void>,
+): Promise<WritesPerRequest> {
   const before = await settledCounters(url);
   await withOwnPool();
   const after = await settledCounters(url);
   const tables: TableWrites[] = [];
   for (const [name, end] of after) {
     const start = before.get(name) ?? { table: name, inserted: 0, updated: 0, deleted: 0 };
-    const delta = { table: name, inserted: (end.inserted - start.inserted) / count, updated: (end.updated - start.updated) / count, deleted: (end.deleted - start.deleted) / count };
+    const delta = {
+      table: name,
+      inserted: (end.inserted - start.inserted) / count,
+      updated: (end.updated - start.updated) / count,
+      deleted: (end.deleted - start.deleted) / count,
+    };
     if (delta.inserted || delta.updated || delta.deleted) tables.push(delta);
   }
   tables.sort((a, b) => a.table.localeCompare(b.table));
   const sum = (pick: (row: TableWrites) => number) => tables.reduce((total, row) => total + pick(row), 0);
-  return { inserts: sum((row) => row.inserted), updates: sum((row) => row.updated), deletes: sum((row) => row.deleted), tables };
+  return {
+    inserts: sum((row) => row.inserted),
+    updates: sum((row) => row.updated),
+    deletes: sum((row) => row.deleted),
+    tables,
+  };
 }

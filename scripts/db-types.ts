@@ -7,12 +7,34 @@ import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 
-type Column = { table_name: string; column_name: string; data_type: string; udt_name: string; is_nullable: string; column_default: string | null; is_identity: string };
+type Column = {
+  table_name: string;
+  column_name: string;
+  data_type: string;
+  udt_name: string;
+  is_nullable: string;
+  column_default: string | null;
+  is_identity: string;
+};
 
 const SCALARS: Record<string, string> = {
-  int2: 'number', int4: 'number', int8: 'number', numeric: 'number', float8: 'number',
-  text: 'string', bpchar: 'string', varchar: 'string', uuid: 'string', date: 'string', time: 'string',
-  bool: 'boolean', timestamptz: 'Date', timestamp: 'Date', bytea: 'Buffer', jsonb: 'Json', json: 'Json',
+  int2: 'number',
+  int4: 'number',
+  int8: 'number',
+  numeric: 'number',
+  float8: 'number',
+  text: 'string',
+  bpchar: 'string',
+  varchar: 'string',
+  uuid: 'string',
+  date: 'string',
+  time: 'string',
+  bool: 'boolean',
+  timestamptz: 'Date',
+  timestamp: 'Date',
+  bytea: 'Buffer',
+  jsonb: 'Json',
+  json: 'Json',
 };
 
 function tsType(column: Column): string {
@@ -51,7 +73,9 @@ export async function generateSchemaSource(): Promise<string> {
       for (const col of cols) {
         const type = tsType(col);
         const generated = col.column_default !== null || col.is_identity === 'YES';
-        out.push(`  ${/^[a-z_]+$/.test(col.column_name) ? col.column_name : JSON.stringify(col.column_name)}: ${generated ? `Generated<${type}>` : type};`);
+        out.push(
+          `  ${/^[a-z_]+$/.test(col.column_name) ? col.column_name : JSON.stringify(col.column_name)}: ${generated ? `Generated<${type}>` : type};`,
+        );
       }
       out.push('}', '');
     }

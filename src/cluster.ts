@@ -15,13 +15,16 @@ export type RunningCluster = { stop(): Promise<void> };
  * process can be charged through another), forks the processes and replaces any that dies.
  */
 export async function startCluster(config: Config, logger: Logger, options: ClusterOptions): Promise<RunningCluster> {
-  if (!config.databaseUrl) throw new ConfigError('--workers needs DATABASE_URL: the embedded database can be opened by one process only');
+  if (!config.databaseUrl)
+    throw new ConfigError('--workers needs DATABASE_URL: the embedded database can be opened by one process only');
   const database = await openConfiguredDatabase(config);
   const applied = await migrate(database);
   if (applied.length) logger.info({ applied }, 'migrations applied');
   const serviceUrl = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${config.port}`;
   const missing = (['gateway_a', 'gateway_b', 'gateway_c'] as const).some((name) => !config.gatewayUrls[name]);
-  const sandboxes: LocalSandboxes | undefined = missing ? await startLocalSandboxes(database, config, () => serviceUrl) : undefined;
+  const sandboxes: LocalSandboxes | undefined = missing
+    ? await startLocalSandboxes(database, config, () => serviceUrl)
+    : undefined;
   const gatewayUrls = { ...sandboxes?.urls, ...config.gatewayUrls };
   // The forked processes run the same command line; these make them use the shared gateways.
   const env = Object.fromEntries(Object.entries(gatewayUrls).map(([name, url]) => [`${name.toUpperCase()}_URL`, url]));

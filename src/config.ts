@@ -49,7 +49,12 @@ function optionalBoolean(env: NodeJS.ProcessEnv, name: string): boolean | undefi
   return raw === 'true';
 }
 
-function url(env: NodeJS.ProcessEnv, name: string, fallback: string | undefined, protocols: string[]): string | undefined {
+function url(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: string | undefined,
+  protocols: string[],
+): string | undefined {
   const raw = env[name] || fallback;
   if (raw === undefined) return undefined;
   let parsed: URL;
@@ -70,16 +75,22 @@ function redactUrl(raw: string): string {
  * MASTER_KEY is 64 hex characters or 44 base64 characters (32 bytes). Outside production a missing key
  * is generated once and kept in DATA_DIR, so a development install restarts with the same secrets.
  */
-function masterKey(env: NodeJS.ProcessEnv, dataDir: string, production: boolean): Pick<Config, 'masterKey' | 'masterKeySource'> {
+function masterKey(
+  env: NodeJS.ProcessEnv,
+  dataDir: string,
+  production: boolean,
+): Pick<Config, 'masterKey' | 'masterKeySource'> {
   const raw = env.MASTER_KEY;
   if (raw) {
     const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
-    if (key.length !== 32) throw new ConfigError('MASTER_KEY must be 32 bytes: 64 hex characters or 44 base64 characters');
+    if (key.length !== 32)
+      throw new ConfigError('MASTER_KEY must be 32 bytes: 64 hex characters or 44 base64 characters');
     return { masterKey: key, masterKeySource: 'environment' };
   }
   if (production) throw new ConfigError('MASTER_KEY is required when NODE_ENV=production');
   const file = join(dataDir, 'master.key');
-  if (existsSync(file)) return { masterKey: Buffer.from(readFileSync(file, 'utf8').trim(), 'hex'), masterKeySource: 'generated' };
+  if (existsSync(file))
+    return { masterKey: Buffer.from(readFileSync(file, 'utf8').trim(), 'hex'), masterKeySource: 'generated' };
   mkdirSync(dataDir, { recursive: true });
   const key = randomBytes(32);
   writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600 });
@@ -93,7 +104,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR || './data');
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
-  const publicUrl = url(env, 'PUBLIC_URL', `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`, ['http:', 'https:'])!;
+  const publicUrl = url(env, 'PUBLIC_URL', `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`, [
+    'http:',
+    'https:',
+  ])!;
   return {
     port,
     host,

@@ -51,15 +51,23 @@ const commands: Record<string, Command> = {
     }
     const logger = createLogger(config.logLevel);
     // The local demo may notify a receiver on this machine unless told otherwise.
-    const server = await startServer({ ...config, notificationsAllowPrivateNetworks: config.notificationsAllowPrivateNetworks ?? true }, logger, { worker: true });
+    const server = await startServer(
+      { ...config, notificationsAllowPrivateNetworks: config.notificationsAllowPrivateNetworks ?? true },
+      logger,
+      { worker: true },
+    );
     stopOnSignals(server.stop, logger);
     printWelcome(config, demo);
   },
 
   async serve(args, config) {
-    const { values } = parseArgs({ args, options: { 'no-worker': { type: 'boolean', default: false }, workers: { type: 'string', default: '1' } } });
+    const { values } = parseArgs({
+      args,
+      options: { 'no-worker': { type: 'boolean', default: false }, workers: { type: 'string', default: '1' } },
+    });
     const processes = Number(values.workers);
-    if (!Number.isInteger(processes) || processes < 1 || processes > 64) throw new UsageError('--workers must be a number of processes from 1 to 64');
+    if (!Number.isInteger(processes) || processes < 1 || processes > 64)
+      throw new UsageError('--workers must be a number of processes from 1 to 64');
     const logger = createLogger(config.logLevel);
     if (processes > 1 && cluster.isPrimary) {
       const running = await startCluster(config, logger, { processes });
@@ -71,12 +79,25 @@ const commands: Record<string, Command> = {
   },
 
   async worker(_args, config) {
-    if (!config.databaseUrl) throw new ConfigError('`checkout worker` needs DATABASE_URL: the embedded database runs its worker inside `checkout serve`');
+    if (!config.databaseUrl)
+      throw new ConfigError(
+        '`checkout worker` needs DATABASE_URL: the embedded database runs its worker inside `checkout serve`',
+      );
     const logger = createLogger(config.logLevel);
     const database = await openConfiguredDatabase(config);
     await migrate(database);
     // A standalone worker reaches gateways through GATEWAY_*_URL (the in-process sandboxes live in `serve`).
-    const worker = createWorker(database, logger, { masterKey: config.masterKey, gatewayUrls: config.gatewayUrls, clock: () => new Date(), notifications: deliverySettings(config) }, { leaseMs: config.jobLeaseMs });
+    const worker = createWorker(
+      database,
+      logger,
+      {
+        masterKey: config.masterKey,
+        gatewayUrls: config.gatewayUrls,
+        clock: () => new Date(),
+        notifications: deliverySettings(config),
+      },
+      { leaseMs: config.jobLeaseMs },
+    );
     worker.start();
     logger.info({ workerId: worker.workerId }, 'worker started');
     stopOnSignals(async () => {
@@ -86,7 +107,10 @@ const commands: Record<string, Command> = {
   },
 
   async sandbox(args, config) {
-    const { values } = parseArgs({ args, options: { port: { type: 'string', default: '4010' }, 'service-url': { type: 'string' } } });
+    const { values } = parseArgs({
+      args,
+      options: { port: { type: 'string', default: '4010' }, 'service-url': { type: 'string' } },
+    });
     const port = Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a port number');
     const logger = createLogger(config.logLevel);
@@ -119,14 +143,20 @@ const commands: Record<string, Command> = {
   },
 
   async apply(args, config) {
-    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { 'rotate-key': { type: 'boolean' } } });
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { 'rotate-key': { type: 'boolean' } },
+    });
     const [file, ...extra] = positionals;
     if (!file) throw new UsageError('apply needs a FILE');
     if (extra.length > 0) throw new UsageError(`apply takes one FILE (also given: ${extra.join(' ')})`);
     const document = parseMerchantDocument(readText(file), file);
     await withDatabase(config, async (database) => {
       await migrate(database);
-      const result = await applyMerchant(database, config.masterKey, document, { rotateKey: values['rotate-key'] === true });
+      const result = await applyMerchant(database, config.masterKey, document, {
+        rotateKey: values['rotate-key'] === true,
+      });
       console.log(JSON.stringify(result, null, 2));
     });
   },
@@ -137,22 +167,38 @@ const commands: Record<string, Command> = {
       allowPositionals: true,
       options: { account: { type: 'string' }, 'grace-seconds': { type: 'string', default: '86400' } },
     });
-    if (positionals[0] !== 'rotate' || !values.account) throw new UsageError('usage: keys rotate --account SLUG [--grace-seconds N]');
+    if (positionals[0] !== 'rotate' || !values.account)
+      throw new UsageError('usage: keys rotate --account SLUG [--grace-seconds N]');
     const grace = wholeSecondsArgument(values['grace-seconds'], MAX_KEY_GRACE_SECONDS);
-    if (grace === undefined) throw new UsageError(`--grace-seconds must be a whole number of seconds from 0 to ${MAX_KEY_GRACE_SECONDS}`);
+    if (grace === undefined)
+      throw new UsageError(`--grace-seconds must be a whole number of seconds from 0 to ${MAX_KEY_GRACE_SECONDS}`);
     await withDatabase(config, async (database) => {
       await migrate(database);
-      const account = await database.db.selectFrom('accounts').select('id').where('slug', '=', values.account!).executeTakeFirst();
+      const account = await database.db
+        .selectFrom('accounts')
+        .select('id')
+        .where('slug', '=', values.account!)
+        .executeTakeFirst();
       if (!account) throw new UsageError(`no account with slug ${values.account}`);
       const key = await rotateKey(database.db, account.id, grace);
-      console.log(JSON.stringify({ account_id: account.id, api_key: key.plaintext, previous_keys_expire_in_seconds: grace }, null, 2));
+      console.log(
+        JSON.stringify(
+          { account_id: account.id, api_key: key.plaintext, previous_keys_expire_in_seconds: grace },
+          null,
+          2,
+        ),
+      );
     });
   },
 
   async notifications(args, config) {
     await withDatabase(config, async (database) => {
       await migrate(database);
-      const output = await runNotificationsCommand(args, { db: database.db, masterKey: config.masterKey, now: new Date() });
+      const output = await runNotificationsCommand(args, {
+        db: database.db,
+        masterKey: config.masterKey,
+        now: new Date(),
+      });
       console.log(JSON.stringify(output, null, 2));
     });
   },
@@ -174,10 +220,16 @@ function readText(file: string): string {
 
 /** `parseArgs` refusing an unknown option or a missing value: a usage error like any other. */
 function isArgumentError(error: unknown): error is Error {
-  return typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('ERR_PARSE_ARGS_');
+  return (
+    typeof (error as { code?: unknown })?.code === 'string' &&
+    (error as { code: string }).code.startsWith('ERR_PARSE_ARGS_')
+  );
 }
 
-async function withDatabase<T>(config: Config, fn: (database: Awaited<ReturnType<typeof openConfiguredDatabase>>) => Promise<T>): Promise<T> {
+async function withDatabase<T>(
+  config: Config,
+  fn: (database: Awaited<ReturnType<typeof openConfiguredDatabase>>) => Promise<T>,
+): Promise<T> {
   const database = await openConfiguredDatabase(config);
   try {
     return await fn(database);
@@ -216,7 +268,15 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof ConfigError) console.error(`configuration error: ${error.message}`);
-  else if (error instanceof UsageError || error instanceof MerchantDocumentError || error instanceof MerchantApplyError || error instanceof NotificationInputError || isArgumentError(error)) console.error(error.message);
+  else if (
+    error instanceof UsageError ||
+    error instanceof MerchantDocumentError ||
+    error instanceof MerchantApplyError ||
+    error instanceof NotificationInputError ||
+    isArgumentError(error)
+  )
+    console.error(error.message);
   else console.error(error);
-  process.exitCode = error instanceof UsageError || error instanceof NotificationUsageError || isArgumentError(error) ? 64 : 1;
+  process.exitCode =
+    error instanceof UsageError || error instanceof NotificationUsageError || isArgumentError(error) ? 64 : 1;
 });

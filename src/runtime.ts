@@ -6,7 +6,12 @@ import { openDatabase, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { maintenanceHandlers, scheduleMaintenance } from './jobs/maintenance.ts';
 import { paymentJobHandlers, type PaymentJobDeps } from './jobs/payment-jobs.ts';
-import { deliverySettings, notificationDeadJobHandlers, notificationJobHandlers, type DeliverySettings } from './modules/notifications/delivery.job.ts';
+import {
+  deliverySettings,
+  notificationDeadJobHandlers,
+  notificationJobHandlers,
+  type DeliverySettings,
+} from './modules/notifications/delivery.job.ts';
 import { scheduleDueRenewals } from './modules/payments/subscription-renewal.ts';
 import { sweepPendingRefunds } from './modules/refunds/pending-refund-sweep.ts';
 import { webhookJobHandlers } from './modules/webhooks/webhook-jobs.ts';
@@ -32,7 +37,12 @@ export function jobHandlers(deps: WorkerDeps): Record<string, JobHandler> {
 }
 
 /** A worker with every handler; each tick schedules maintenance, sweeps due subscription renewals and pending refunds without a reconciliation job. */
-export function createWorker(database: Database, logger: Logger, deps: WorkerDeps, options: { leaseMs?: number; pollIntervalMs?: number } = {}): Worker {
+export function createWorker(
+  database: Database,
+  logger: Logger,
+  deps: WorkerDeps,
+  options: { leaseMs?: number; pollIntervalMs?: number } = {},
+): Worker {
   return new Worker({
     database,
     handlers: jobHandlers(deps),
@@ -55,7 +65,11 @@ export type RunningServer = { app: FastifyInstance; worker: Worker | undefined; 
  * Migrates, listens and (unless disabled) runs the worker in the same process. On PGlite the worker
  * always runs here: the embedded database is one connection that no other process can open.
  */
-export async function startServer(config: Config, logger: Logger, options: { worker: boolean }): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  logger: Logger,
+  options: { worker: boolean },
+): Promise<RunningServer> {
   const database = await openConfiguredDatabase(config);
   const applied = await migrate(database);
   if (applied.length) logger.info({ applied }, 'migrations applied');
@@ -68,7 +82,20 @@ export async function startServer(config: Config, logger: Logger, options: { wor
   const address = await app.listen({ port: config.port, host: config.host });
   listeningUrl = address.replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
   if (sandboxes) logger.info({ gateways: sandboxes.urls }, 'gateway sandboxes running in-process');
-  const worker = options.worker || database.engine === 'pglite' ? createWorker(database, logger, { masterKey: config.masterKey, gatewayUrls, clock: () => new Date(), notifications: deliverySettings(config) }, { leaseMs: config.jobLeaseMs }) : undefined;
+  const worker =
+    options.worker || database.engine === 'pglite'
+      ? createWorker(
+          database,
+          logger,
+          {
+            masterKey: config.masterKey,
+            gatewayUrls,
+            clock: () => new Date(),
+            notifications: deliverySettings(config),
+          },
+          { leaseMs: config.jobLeaseMs },
+        )
+      : undefined;
   worker?.start();
   let stopping: Promise<void> | undefined;
   const stop = () =>

@@ -27,7 +27,12 @@ export async function startLocalSandboxes(
       .select(['company_id', 'receiver', 'username', 'secret_encrypted'])
       .where('receiver', 'in', ['gateway_a', 'gateway_b'])
       .execute();
-    credentials = new Map(rows.map((row) => [`${row.receiver}:${row.company_id}`, { username: row.username, secret: unseal(config.masterKey, row.secret_encrypted) }]));
+    credentials = new Map(
+      rows.map((row) => [
+        `${row.receiver}:${row.company_id}`,
+        { username: row.username, secret: unseal(config.masterKey, row.secret_encrypted) },
+      ]),
+    );
   };
   await refresh();
   const timer = setInterval(() => void refresh().catch(() => {}), REFRESH_MS);
@@ -37,15 +42,22 @@ export async function startLocalSandboxes(
     const base = serviceUrl();
     const credential = credentials.get(`${gateway}:${companyId}`);
     if (!base || !credential) return undefined;
-    if (gateway === 'gateway_a' && credential.username) return { url: `${base}/api/v1/webhooks`, basicAuth: { username: credential.username, password: credential.secret } };
-    if (gateway === 'gateway_b') return { url: `${base}/api/v1/webhooks/${companyId}/gateway_b`, signingSecret: credential.secret };
+    if (gateway === 'gateway_a' && credential.username)
+      return {
+        url: `${base}/api/v1/webhooks`,
+        basicAuth: { username: credential.username, password: credential.secret },
+      };
+    if (gateway === 'gateway_b')
+      return { url: `${base}/api/v1/webhooks/${companyId}/gateway_b`, signingSecret: credential.secret };
     return undefined;
   };
   const sandboxes = await startSandboxes({
     port: options.port ?? 0,
     host: options.host ?? '127.0.0.1',
     webhookTargets: targetFor,
-    ...(options.webhookAttemptTimeoutMs !== undefined ? { webhookAttemptTimeoutMs: options.webhookAttemptTimeoutMs } : {}),
+    ...(options.webhookAttemptTimeoutMs !== undefined
+      ? { webhookAttemptTimeoutMs: options.webhookAttemptTimeoutMs }
+      : {}),
   });
   return {
     urls: sandboxGatewayUrls(sandboxes),

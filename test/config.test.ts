@@ -36,7 +36,11 @@ test('invalid values stop the start with a message naming the variable', () => {
     [{ NODE_ENV: 'production' }, /MASTER_KEY is required/],
   ];
   for (const [env, message] of cases) {
-    assert.throws(() => loadConfig({ DATA_DIR: dataDir(), ...env }), (error: Error) => error instanceof ConfigError && message.test(error.message), JSON.stringify(env));
+    assert.throws(
+      () => loadConfig({ DATA_DIR: dataDir(), ...env }),
+      (error: Error) => error instanceof ConfigError && message.test(error.message),
+      JSON.stringify(env),
+    );
   }
 });
 

@@ -29,7 +29,9 @@ export function boletoDueFactor(date: string): number {
   if (day < SECOND_CYCLE_START) return day - FIRST_CYCLE_BASE;
   const factor = FIRST_FACTOR_OF_SECOND_CYCLE + (day - SECOND_CYCLE_START);
   if (factor > LAST_FACTOR) {
-    throw new RangeError(`${date} is after ${LAST_DATE_WITH_A_DUE_FACTOR}, the last date of the 2025 factor cycle; the next reset is not published`);
+    throw new RangeError(
+      `${date} is after ${LAST_DATE_WITH_A_DUE_FACTOR}, the last date of the 2025 factor cycle; the next reset is not published`,
+    );
   }
   return factor;
 }

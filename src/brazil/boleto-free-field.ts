@@ -15,7 +15,8 @@ export interface BancoDoBrasilFreeFieldInput {
 
 export function boletoFreeField({ agreement, ourNumber, carteira }: BancoDoBrasilFreeFieldInput): string {
   if (!/^\d{7}$/.test(agreement)) throw new RangeError(`agreement must be 7 digits, got ${JSON.stringify(agreement)}`);
-  if (!/^\d{1,10}$/.test(ourNumber)) throw new RangeError(`ourNumber must be 1–10 digits, got ${JSON.stringify(ourNumber)}`);
+  if (!/^\d{1,10}$/.test(ourNumber))
+    throw new RangeError(`ourNumber must be 1–10 digits, got ${JSON.stringify(ourNumber)}`);
   if (!/^\d{2}$/.test(carteira)) throw new RangeError(`carteira must be 2 digits, got ${JSON.stringify(carteira)}`);
   return `000000${agreement}${ourNumber.padStart(10, '0')}${carteira}`;
 }

@@ -34,10 +34,18 @@ export interface Boleto {
 }
 
 export function buildBoleto(input: BoletoInput): Boleto {
-  if (!/^\d{3}$/.test(input.bankCode)) throw new RangeError(`bankCode must be 3 digits, got ${JSON.stringify(input.bankCode)}`);
-  if (!/^\d{25}$/.test(input.freeField)) throw new RangeError(`freeField must be 25 digits, got ${JSON.stringify(input.freeField)}`);
-  if (!Number.isSafeInteger(input.amountCents) || input.amountCents < 0 || input.amountCents > BOLETO_MAX_AMOUNT_CENTS) {
-    throw new RangeError(`amountCents must be an integer from 0 to ${BOLETO_MAX_AMOUNT_CENTS} (10 digits of cents), got ${input.amountCents}`);
+  if (!/^\d{3}$/.test(input.bankCode))
+    throw new RangeError(`bankCode must be 3 digits, got ${JSON.stringify(input.bankCode)}`);
+  if (!/^\d{25}$/.test(input.freeField))
+    throw new RangeError(`freeField must be 25 digits, got ${JSON.stringify(input.freeField)}`);
+  if (
+    !Number.isSafeInteger(input.amountCents) ||
+    input.amountCents < 0 ||
+    input.amountCents > BOLETO_MAX_AMOUNT_CENTS
+  ) {
+    throw new RangeError(
+      `amountCents must be an integer from 0 to ${BOLETO_MAX_AMOUNT_CENTS} (10 digits of cents), got ${input.amountCents}`,
+    );
   }
   const dueFactor = boletoDueFactor(input.dueDate);
   const head = input.bankCode + BOLETO_CURRENCY_REAL;
@@ -51,7 +59,8 @@ export function assertBoletoBarcode(barcode: string): void {
   if (!/^\d{44}$/.test(barcode)) throw new RangeError(`a boleto barcode is 44 digits, got ${JSON.stringify(barcode)}`);
   if (barcode[3] !== BOLETO_CURRENCY_REAL) throw new RangeError(`currency code must be 9 (real), got ${barcode[3]}`);
   const expected = boletoMod11(barcode.slice(0, 4) + barcode.slice(5));
-  if (Number(barcode[4]) !== expected) throw new RangeError(`wrong general check digit: the barcode says ${barcode[4]}, the digits give ${expected}`);
+  if (Number(barcode[4]) !== expected)
+    throw new RangeError(`wrong general check digit: the barcode says ${barcode[4]}, the digits give ${expected}`);
 }
 
 export interface BoletoBarcodeFields {
@@ -95,7 +104,8 @@ export function digitableLineToBarcode(line: string): string {
   const fields = [digits.slice(0, 10), digits.slice(10, 21), digits.slice(21, 32)];
   fields.forEach((field, index) => {
     const expected = boletoMod10(field.slice(0, -1));
-    if (Number(field.at(-1)) !== expected) throw new RangeError(`wrong check digit in field ${index + 1} of the digitable line: expected ${expected}`);
+    if (Number(field.at(-1)) !== expected)
+      throw new RangeError(`wrong check digit in field ${index + 1} of the digitable line: expected ${expected}`);
   });
   const freeField = fields[0]!.slice(4, 9) + fields[1]!.slice(0, 10) + fields[2]!.slice(0, 10);
   const barcode = digits.slice(0, 4) + digits[32] + digits.slice(33) + freeField;

@@ -12,7 +12,9 @@ const PHONE_KEY = /^\+55\d{10,11}$/;
 const EMAIL_KEY = /^[\x21-\x7e]+@[\x21-\x7e]+\.[\x21-\x7e]+$/;
 // Host with at least one dot and an optional path; no port, query or fragment (what PSPs publish).
 const HOST_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?';
-const LOCATION = new RegExp(`^${HOST_LABEL}(?:\\.${HOST_LABEL})+(?:/(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=:@-])*)*$`);
+const LOCATION = new RegExp(
+  `^${HOST_LABEL}(?:\\.${HOST_LABEL})+(?:/(?:%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=:@-])*)*$`,
+);
 
 export type PixKeyType = 'cpf' | 'cnpj' | 'phone' | 'email' | 'random';
 

@@ -22,14 +22,17 @@ export function parsePixBrCode(code: string): ParsedPixBrCode {
   const fields = parseTlv(code);
   const crcField = fields.at(-1);
   if (fields[0]?.id !== '00' || fields[0].value !== '01') throw new RangeError('a BR Code starts with field 00 = 01');
-  if (crcField?.id !== '63' || crcField.value.length !== 4) throw new RangeError('a BR Code ends with field 63, 4 characters');
+  if (crcField?.id !== '63' || crcField.value.length !== 4)
+    throw new RangeError('a BR Code ends with field 63, 4 characters');
   const expectedCrc = crc16CcittFalse(code.slice(0, -4));
-  if (crcField.value.toUpperCase() !== expectedCrc) throw new RangeError(`wrong CRC: the code says ${crcField.value}, the content gives ${expectedCrc}`);
+  if (crcField.value.toUpperCase() !== expectedCrc)
+    throw new RangeError(`wrong CRC: the code says ${crcField.value}, the content gives ${expectedCrc}`);
 
   const account = pixMerchantAccount(fields);
   const key = account.get('01');
   const locationUrl = account.get('25');
-  if ((key === undefined) === (locationUrl === undefined)) throw new RangeError('the Pix template needs exactly one of a key (01) or a location (25)');
+  if ((key === undefined) === (locationUrl === undefined))
+    throw new RangeError('the Pix template needs exactly one of a key (01) or a location (25)');
   const pointOfInitiation = locationUrl !== undefined || valueOf(fields, '01') === '12' ? 'dynamic' : 'static';
   const txid = new Map(parseTlv(valueOf(fields, '62') ?? '').map((field) => [field.id, field.value])).get('05');
 

@@ -23,7 +23,9 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 export function toBrCodeText(value: string, fieldName: string): string {
   const text = value.normalize('NFD').replace(COMBINING_MARKS, '').replace(/\s+/g, ' ').trim();
   if (!PRINTABLE_ASCII.test(text)) {
-    throw new RangeError(`${fieldName} has characters with no ASCII form after removing accents: ${JSON.stringify(value)}`);
+    throw new RangeError(
+      `${fieldName} has characters with no ASCII form after removing accents: ${JSON.stringify(value)}`,
+    );
   }
   return text;
 }
@@ -44,5 +46,8 @@ export function normaliseMerchantName(name: string): string {
 
 /** Field 60: accents removed, upper-cased, at most 15 characters. */
 export function normaliseMerchantCity(city: string): string {
-  return requireNonEmpty(cutTo(toBrCodeText(city, 'merchantCity').toUpperCase(), MERCHANT_CITY_MAX_LENGTH), 'merchantCity');
+  return requireNonEmpty(
+    cutTo(toBrCodeText(city, 'merchantCity').toUpperCase(), MERCHANT_CITY_MAX_LENGTH),
+    'merchantCity',
+  );
 }

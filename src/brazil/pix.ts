@@ -60,10 +60,13 @@ export function buildPixBrCode(input: PixBrCodeInput): string {
 function checkKeyOrLocation(input: PixBrCodeInput): boolean {
   const hasKey = input.key !== undefined;
   const hasLocation = input.locationUrl !== undefined;
-  if (hasKey === hasLocation) throw new RangeError('a BR Code needs exactly one of key (static) or locationUrl (dynamic)');
+  if (hasKey === hasLocation)
+    throw new RangeError('a BR Code needs exactly one of key (static) or locationUrl (dynamic)');
   if (hasLocation && input.description !== undefined) {
     // Section 2.7 of the manual maps the dynamic template to GUI and URL only.
-    throw new RangeError('description is only allowed in a static BR Code; a dynamic one carries it in the location payload');
+    throw new RangeError(
+      'description is only allowed in a static BR Code; a dynamic one carries it in the location payload',
+    );
   }
   return hasLocation;
 }
@@ -105,12 +108,15 @@ function payloadTxid(txid: string, isDynamic: boolean): string {
 /** Cents as field 54 writes them: "10.00", "0.01". */
 export function formatPixAmount(amountCents: number): string {
   if (!Number.isSafeInteger(amountCents) || amountCents < 1 || amountCents > PIX_MAX_AMOUNT_CENTS) {
-    throw new RangeError(`amountCents must be an integer from 1 to ${PIX_MAX_AMOUNT_CENTS} (omit it for an open amount), got ${amountCents}`);
+    throw new RangeError(
+      `amountCents must be an integer from 1 to ${PIX_MAX_AMOUNT_CENTS} (omit it for an open amount), got ${amountCents}`,
+    );
   }
   return `${Math.floor(amountCents / 100)}.${String(amountCents % 100).padStart(2, '0')}`;
 }
 
 function normalisePostalCode(postalCode: string): string {
-  if (!/^\d{5}-?\d{3}$/.test(postalCode)) throw new RangeError(`postalCode must be a CEP of 8 digits, got ${JSON.stringify(postalCode)}`);
+  if (!/^\d{5}-?\d{3}$/.test(postalCode))
+    throw new RangeError(`postalCode must be a CEP of 8 digits, got ${JSON.stringify(postalCode)}`);
   return postalCode.replace('-', '');
 }

@@ -24,8 +24,7 @@ export interface Database {
 }
 
 export type DatabaseOptions =
-  | { engine: 'postgres'; url: string; poolSize?: number }
-  | { engine: 'pglite'; dataDir?: string };
+  { engine: 'postgres'; url: string; poolSize?: number } | { engine: 'pglite'; dataDir?: string };
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -41,11 +40,17 @@ function parseInt8(text: string): number {
 const parseDate = (text: string): string => text;
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.engine === 'postgres' ? openPostgres(options.url, options.poolSize ?? 10) : openPGlite(options.dataDir);
+  return options.engine === 'postgres'
+    ? openPostgres(options.url, options.poolSize ?? 10)
+    : openPGlite(options.dataDir);
 }
 
 function openPostgres(url: string, poolSize: number): Database {
-  const typeParsers: Record<number, (text: string) => unknown> = { [INT8]: parseInt8, [NUMERIC]: Number, [DATE]: parseDate };
+  const typeParsers: Record<number, (text: string) => unknown> = {
+    [INT8]: parseInt8,
+    [NUMERIC]: Number,
+    [DATE]: parseDate,
+  };
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,

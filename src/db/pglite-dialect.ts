@@ -1,7 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { KyselyPGlite } from 'kysely-pglite';
 import type { DatabaseConnection, Dialect, Driver, TransactionSettings } from 'kysely';
-import { Mutex } from '../lib/mutex.ts';
+import { type Mutex } from '../lib/mutex.ts';
 
 /**
  * PGlite is a single session, so two interleaved transactions would share one BEGIN.

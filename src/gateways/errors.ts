@@ -17,11 +17,7 @@ export class GatewayRequestError extends Error {
 }
 
 export type GatewayRequestErrorCode =
-  | 'authentication_failed'
-  | 'not_found'
-  | 'confirmation_token_required'
-  | 'invalid_state'
-  | 'invalid_request';
+  'authentication_failed' | 'not_found' | 'confirmation_token_required' | 'invalid_state' | 'invalid_request';
 
 /** A webhook body that is not the gateway's event shape (receivers answer 400 and log it). */
 export class WebhookPayloadError extends Error {

@@ -23,9 +23,17 @@ function exchange(request: GatewayRequest, timeoutMs: number): Promise<{ status:
   const url = new URL(request.url);
   const secure = url.protocol === 'https:';
   const body = request.body === undefined ? undefined : Buffer.from(request.body, 'utf8');
-  const headers: Record<string, string | number> = { accept: 'application/json', ...request.headers, ...(body ? { 'content-length': body.length } : {}) };
+  const headers: Record<string, string | number> = {
+    accept: 'application/json',
+    ...request.headers,
+    ...(body ? { 'content-length': body.length } : {}),
+  };
   return new Promise((resolve, reject) => {
-    const outgoing = (secure ? https : http).request(url, { method: request.method, headers, agent: secure ? httpsAgent : httpAgent });
+    const outgoing = (secure ? https : http).request(url, {
+      method: request.method,
+      headers,
+      agent: secure ? httpsAgent : httpAgent,
+    });
     // One deadline for the whole exchange (connect, send, answer), as AbortSignal.timeout gave `fetch`.
     const timer = setTimeout(() => outgoing.destroy(new GatewayTimeout()), timeoutMs);
     const fail = (error: Error) => {
@@ -51,14 +59,22 @@ function exchange(request: GatewayRequest, timeoutMs: number): Promise<{ status:
  * One HTTP exchange with a gateway. A timeout or a failed connection is `timeout` (the gateway may have
  * acted), a 5xx or an unreadable answer is `error`; any other status is returned for the client to read.
  */
-export async function callGateway(gateway: GatewayName, request: GatewayRequest, timeoutMs: number): Promise<GatewayResponse> {
+export async function callGateway(
+  gateway: GatewayName,
+  request: GatewayRequest,
+  timeoutMs: number,
+): Promise<GatewayResponse> {
   let status: number;
   let text: string;
   try {
     ({ status, text } = await exchange(request, timeoutMs));
   } catch (error) {
     const timedOut = error instanceof GatewayTimeout;
-    throw new GatewayUnavailableError(gateway, 'timeout', timedOut ? `${gateway} did not answer within ${timeoutMs} ms` : `${gateway} could not be reached`);
+    throw new GatewayUnavailableError(
+      gateway,
+      'timeout',
+      timedOut ? `${gateway} did not answer within ${timeoutMs} ms` : `${gateway} could not be reached`,
+    );
   }
   if (status >= 500) throw new GatewayUnavailableError(gateway, 'error', `${gateway} answered ${status}`);
   try {

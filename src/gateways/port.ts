@@ -29,21 +29,49 @@ export type CardCharge = {
   idempotencyKey: string;
 };
 
-export type SavedMethodCharge = Omit<CardCharge, 'cardToken' | 'confirmationTokenId' | 'saveForLater'> & { methodReference: string };
+export type SavedMethodCharge = Omit<CardCharge, 'cardToken' | 'confirmationTokenId' | 'saveForLater'> & {
+  methodReference: string;
+};
 
-export type SavedMethod = { reference: string; brand: string | null; last4: string | null; expMonth: number | null; expYear: number | null };
+export type SavedMethod = {
+  reference: string;
+  brand: string | null;
+  last4: string | null;
+  expMonth: number | null;
+  expYear: number | null;
+};
 
 export type CardOutcome =
   | { status: 'paid'; gatewayId: string; savedMethod?: SavedMethod }
-  | { status: 'declined'; gatewayId: string | null; code: 'declined' | 'insufficient_funds' | 'invalid_token'; message: string };
+  | {
+      status: 'declined';
+      gatewayId: string | null;
+      code: 'declined' | 'insufficient_funds' | 'invalid_token';
+      message: string;
+    };
 
-export type PixCharge = { amountCents: number; expiresAt: Date; buyer: Buyer; description: string; metadata: PaymentMetadata; idempotencyKey: string };
+export type PixCharge = {
+  amountCents: number;
+  expiresAt: Date;
+  buyer: Buyer;
+  description: string;
+  metadata: PaymentMetadata;
+  idempotencyKey: string;
+};
 export type PixIssued = { gatewayId: string; brCode: string; expiresAt: Date };
 
-export type BoletoCharge = { amountCents: number; dueDate: string; buyer: Buyer; description: string; metadata: PaymentMetadata; idempotencyKey: string };
+export type BoletoCharge = {
+  amountCents: number;
+  dueDate: string;
+  buyer: Buyer;
+  description: string;
+  metadata: PaymentMetadata;
+  idempotencyKey: string;
+};
 export type BoletoIssued = { gatewayId: string; barcode: string; digitableLine: string; dueDate: string };
 
-export type RemoteStatus = 'pending' | 'waiting_payment' | 'paid' | 'failed' | 'cancelled' | 'refunded' | 'partially_refunded' | 'charged_back';
+export type RemoteStatus =
+  'pending' | 'waiting_payment' | 'paid' | 'failed' | 'cancelled' | 'refunded' | 'partially_refunded' | 'charged_back';
 
 /** Our own references of a charge request: the payment uid (in the metadata) and the idempotency key sent. */
 export type ChargeReference = { paymentUid: string; idempotencyKey: string };
@@ -63,7 +91,14 @@ export type PaymentAction =
    * `paymentUid`: our payment's uid as the gateway echoes it back (charge metadata), when the event carries it.
    * `savedMethod`: the card the gateway keeps for later charges, as far as the event names it (see `FoundCharge`).
    */
-  | { kind: 'payment_paid'; gatewayId: string; paidAt: Date; amountCents?: number; paymentUid?: string; savedMethod?: SavedMethod }
+  | {
+      kind: 'payment_paid';
+      gatewayId: string;
+      paidAt: Date;
+      amountCents?: number;
+      paymentUid?: string;
+      savedMethod?: SavedMethod;
+    }
   | { kind: 'payment_failed'; gatewayId: string; reason: string }
   | { kind: 'payment_cancelled'; gatewayId: string }
   | { kind: 'payment_expired'; gatewayId: string }
@@ -94,7 +129,12 @@ export interface PaymentGateway {
   /** Cancels a charge not yet settled, or fully refunds one that was: the compensation of a failed split. */
   voidCharge(account: GatewayAccount, gatewayId: string, idempotencyKey: string): Promise<void>;
   /** The idempotency key doubles as the refund's reference at the gateway, by which `findRefund` finds it. */
-  refund(account: GatewayAccount, gatewayId: string, amountCents: number, idempotencyKey: string): Promise<{ refundId: string }>;
+  refund(
+    account: GatewayAccount,
+    gatewayId: string,
+    amountCents: number,
+    idempotencyKey: string,
+  ): Promise<{ refundId: string }>;
   fetchStatus(account: GatewayAccount, gatewayId: string): Promise<RemoteStatus>;
   /** The charge with this gateway id as the gateway sees it now: its status and the card it keeps for later charges. */
   fetchCharge(account: GatewayAccount, gatewayId: string): Promise<FoundCharge>;

@@ -43,7 +43,8 @@ export function arrayAt(value: unknown, key: string): unknown[] {
 export function dateAt(value: unknown, key: string): Date | undefined {
   if (!isObject(value)) return undefined;
   const found = value[key];
-  const date = typeof found === 'number' ? new Date(found * 1000) : typeof found === 'string' ? new Date(found) : undefined;
+  const date =
+    typeof found === 'number' ? new Date(found * 1000) : typeof found === 'string' ? new Date(found) : undefined;
   return date && isInstantInRange(date) ? date : undefined;
 }
 
@@ -53,8 +54,10 @@ export const MAX_EVENT_TYPE_LENGTH = 100;
 
 /** Refuses an event whose id or type is longer than a receiver stores. */
 export function assertStorableEventKey(gateway: GatewayName, eventId: string, type: string): void {
-  if (eventId.length > MAX_EVENT_ID_LENGTH) throw new WebhookPayloadError(gateway, `the event id must be at most ${MAX_EVENT_ID_LENGTH} characters`);
-  if (type.length > MAX_EVENT_TYPE_LENGTH) throw new WebhookPayloadError(gateway, `the event type must be at most ${MAX_EVENT_TYPE_LENGTH} characters`);
+  if (eventId.length > MAX_EVENT_ID_LENGTH)
+    throw new WebhookPayloadError(gateway, `the event id must be at most ${MAX_EVENT_ID_LENGTH} characters`);
+  if (type.length > MAX_EVENT_TYPE_LENGTH)
+    throw new WebhookPayloadError(gateway, `the event type must be at most ${MAX_EVENT_TYPE_LENGTH} characters`);
 }
 
 const absent = (value: unknown, key: string) => !isObject(value) || value[key] === undefined || value[key] === null;
@@ -67,7 +70,11 @@ const absent = (value: unknown, key: string) => !isObject(value) || value[key] =
 export function eventCentsAt(gateway: GatewayName, value: unknown, key: string): number | undefined {
   if (absent(value, key)) return undefined;
   const cents = integerAt(value, key);
-  if (cents === undefined || cents <= 0 || cents > MAX_AMOUNT_CENTS) throw new WebhookPayloadError(gateway, `${key} must be a positive integer amount in cents of at most ${MAX_AMOUNT_CENTS}`);
+  if (cents === undefined || cents <= 0 || cents > MAX_AMOUNT_CENTS)
+    throw new WebhookPayloadError(
+      gateway,
+      `${key} must be a positive integer amount in cents of at most ${MAX_AMOUNT_CENTS}`,
+    );
   return cents;
 }
 

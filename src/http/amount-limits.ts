@@ -23,7 +23,10 @@ export function assertWithinAmountLimit(what: string, amounts: readonly NamedAmo
   if (over.length === 0) return;
   const limit = toMajor(MAX_AMOUNT_CENTS).toFixed(2);
   const fields = [...new Set(over.map((amount) => amount.field))];
-  throw businessRule(`${what} exceeds ${limit}, the most one order may amount to`, fields.map((field) => ({ field, message: `must not add up to more than ${limit}` })));
+  throw businessRule(
+    `${what} exceeds ${limit}, the most one order may amount to`,
+    fields.map((field) => ({ field, message: `must not add up to more than ${limit}` })),
+  );
 }
 
 /** Whether one payment can carry `cents` (interest and fees included): a boleto's ten-digit amount, like any amount of an order. */
@@ -35,5 +38,8 @@ export function fitsOnePayment(cents: number): boolean {
 export function assertFitsOnePayment(cents: number, field: string): void {
   if (fitsOnePayment(cents)) return;
   const limit = toMajor(MAX_AMOUNT_CENTS).toFixed(2);
-  throw businessRule(`${field.replace(/^body\//, '')}: with this plan's interest and fees the amount to pay exceeds ${limit}, the most one payment may carry`, [{ field, message: 'the amount to pay is above the limit' }]);
+  throw businessRule(
+    `${field.replace(/^body\//, '')}: with this plan's interest and fees the amount to pay exceeds ${limit}, the most one payment may carry`,
+    [{ field, message: 'the amount to pay is above the limit' }],
+  );
 }

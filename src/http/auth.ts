@@ -53,7 +53,8 @@ export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>, pub
       (origin.hostname === service.hostname || origin.hostname.endsWith(`.${service.hostname}`));
     const header = request.headers.authorization;
     if (header === undefined) {
-      if (access === 'key') throw new AppError('authentication_required', 'Send the API key as `Authorization: Bearer <key>`');
+      if (access === 'key')
+        throw new AppError('authentication_required', 'Send the API key as `Authorization: Bearer <key>`');
       return;
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -76,12 +77,17 @@ export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>, pub
 
 /** The authenticated account of a `key` route. */
 export function requireAccount(request: FastifyRequest): string {
-  if (!request.apiKey) throw new AppError('authentication_required', 'Send the API key as `Authorization: Bearer <key>`');
+  if (!request.apiKey)
+    throw new AppError('authentication_required', 'Send the API key as `Authorization: Bearer <key>`');
   return request.apiKey.accountId;
 }
 
 /** Lets a public request through only for an allowed origin of `ownerAccountId` or that account's own key. */
-export async function assertPublicAccess(db: Kysely<DB>, request: FastifyRequest, ownerAccountId: string): Promise<void> {
+export async function assertPublicAccess(
+  db: Kysely<DB>,
+  request: FastifyRequest,
+  ownerAccountId: string,
+): Promise<void> {
   if (request.publicAccessGranted === ownerAccountId) return;
   await decidePublicAccess(db, request, ownerAccountId);
   request.publicAccessGranted = ownerAccountId;
@@ -96,7 +102,8 @@ async function decidePublicAccess(db: Kysely<DB>, request: FastifyRequest, owner
   }
   const origin = requestOrigin(request.headers);
   if (!origin) throw forbidden('This endpoint is host-restricted: the request has no Origin or Referer');
-  if (!hostIsAllowed(origin, await findAllowedHosts(db, ownerAccountId))) throw forbidden('This origin is not an allowed host of the account');
+  if (!hostIsAllowed(origin, await findAllowedHosts(db, ownerAccountId)))
+    throw forbidden('This origin is not an allowed host of the account');
 }
 
 /**

@@ -58,7 +58,13 @@ export function registerCors(app: FastifyInstance): void {
     if (!allowed) {
       allowed = new Set();
       browserRoutes.set(route.url, allowed);
-      app.route({ method: 'OPTIONS', url: route.url, schema: { hide: true }, config: { access: 'open', rateLimit: 'public' }, handler: preflight(allowed) });
+      app.route({
+        method: 'OPTIONS',
+        url: route.url,
+        schema: { hide: true },
+        config: { access: 'open', rateLimit: 'public' },
+        handler: preflight(allowed),
+      });
     }
     for (const method of methods) allowed.add(method);
   });
@@ -67,6 +73,7 @@ export function registerCors(app: FastifyInstance): void {
     if (!browserRoutes.get(request.routeOptions.url ?? '')?.has(request.method)) return;
     reply.header('vary', 'Origin');
     const origin = corsOrigin(request);
-    if (origin) reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', EXPOSED_HEADERS);
+    if (origin)
+      reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', EXPOSED_HEADERS);
   });
 }

@@ -19,7 +19,8 @@ export const LAST_INSTANT_MS = Date.parse(LAST_INSTANT);
 // What `date-time` allows and a JS Date cannot read: the leap second (second 60) and an offset of hours
 // alone (`+03`). formatMinimum/formatMaximum (ajv-formats) compare through `new Date`, and a value it cannot
 // read compares as unknown and passes, so this shape refuses both.
-const INSTANT_SHAPE = '^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:(?!60)[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:?[0-9]{2})$';
+const INSTANT_SHAPE =
+  '^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:(?!60)[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:?[0-9]{2})$';
 
 /** A `YYYY-MM-DD` request field within the range; anything else is a 422 naming the field. */
 export const CalendarDate = (options: object = {}) =>
@@ -27,7 +28,13 @@ export const CalendarDate = (options: object = {}) =>
 
 /** An ISO 8601 date-time request field (`Z` or a `±HH:MM` offset) within the range, without a leap second. */
 export const Instant = (options: object = {}) =>
-  Type.String({ format: 'date-time', formatMinimum: FIRST_INSTANT, formatMaximum: LAST_INSTANT, pattern: INSTANT_SHAPE, ...options });
+  Type.String({
+    format: 'date-time',
+    formatMinimum: FIRST_INSTANT,
+    formatMaximum: LAST_INSTANT,
+    pattern: INSTANT_SHAPE,
+    ...options,
+  });
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const INSTANT = new RegExp(INSTANT_SHAPE);

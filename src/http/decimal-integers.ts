@@ -22,7 +22,8 @@ type SchemaNode = {
 
 const DECIMAL_INTEGER = /^-?[0-9]+$/;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** A JSON pointer segment, escaped as Ajv escapes instance paths. */
 const segment = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -64,7 +65,8 @@ export function malformedIntegerFinder(schema: unknown): MalformedIntegerFinder 
     const declared = new Set(Object.keys(node.properties ?? {}));
     finders.push((value, path, found) => {
       if (!isObject(value)) return;
-      for (const { key, finder } of named) if (Object.hasOwn(value, key)) finder(value[key], `${path}/${segment(key)}`, found);
+      for (const { key, finder } of named)
+        if (Object.hasOwn(value, key)) finder(value[key], `${path}/${segment(key)}`, found);
       if (!hashValues) return;
       for (const [key, entry] of Object.entries(value)) {
         if (declared.has(key)) continue;

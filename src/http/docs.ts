@@ -10,7 +10,8 @@ export async function registerDocs(app: FastifyInstance, publicUrl: string): Pro
       info: {
         title: 'Checkout, Payments and Orders API',
         version: '1.0.0',
-        description: 'Hosted checkout pages, carts, charges, payments, refunds, orders, products, customers, coupons and payment plans.',
+        description:
+          'Hosted checkout pages, carts, charges, payments, refunds, orders, products, customers, coupons and payment plans.',
       },
       servers: [{ url: `${publicUrl}/api/v1` }],
       components: {
@@ -26,6 +27,7 @@ export async function registerDocs(app: FastifyInstance, publicUrl: string): Pro
     routePrefix: '/docs',
     uiConfig: { deepLinking: true, validatorUrl: null },
     // Every asset is served from /docs/static; nothing is fetched from a CDN or an online validator.
-    staticCSP: "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'self'; frame-ancestors 'none'",
+    staticCSP:
+      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'self'; frame-ancestors 'none'",
   });
 }

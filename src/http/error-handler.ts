@@ -17,10 +17,13 @@ declare module 'fastify' {
 
 const FASTIFY_CODES: Record<string, () => AppError> = {
   FST_ERR_CTP_INVALID_JSON_BODY: () => new AppError('malformed_request', 'The request body is not valid JSON'),
-  FST_ERR_CTP_EMPTY_JSON_BODY: () => new AppError('malformed_request', 'The request declares a JSON body but sent none'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () =>
+    new AppError('malformed_request', 'The request declares a JSON body but sent none'),
   FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('payload_too_large', 'The request body is too large'),
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new AppError('unsupported_media_type', 'Send the request body as application/json'),
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new AppError('malformed_request', 'The Content-Length does not match the body'),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
+    new AppError('unsupported_media_type', 'Send the request body as application/json'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
+    new AppError('malformed_request', 'The Content-Length does not match the body'),
   FST_ERR_BAD_URL: () => new AppError('malformed_request', 'The request URL is malformed'),
   FST_ERR_ASYNC_CONSTRAINT: () => new AppError('malformed_request', 'The request could not be routed'),
   FST_ERR_MAX_PARAM_LENGTH: () => new AppError('validation_failed', 'A path parameter is too long'),

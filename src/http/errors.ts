@@ -51,12 +51,20 @@ export class AppError extends Error {
 }
 
 export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
-export const forbidden = (message = 'This origin or key may not access this resource') => new AppError('forbidden', message);
-export const validationFailed = (message: string, details: FieldError[] = []) => new AppError('validation_failed', message, details);
-export const businessRule = (message: string, details: FieldError[] = []) => new AppError('business_rule_violation', message, details);
+export const forbidden = (message = 'This origin or key may not access this resource') =>
+  new AppError('forbidden', message);
+export const validationFailed = (message: string, details: FieldError[] = []) =>
+  new AppError('validation_failed', message, details);
+export const businessRule = (message: string, details: FieldError[] = []) =>
+  new AppError('business_rule_violation', message, details);
 
 export type ErrorBody = { code: ErrorCode; message: string; request_id: string; details?: FieldError[] };
 
 export function errorBody(error: AppError, requestId: string): ErrorBody {
-  return { code: error.code, message: error.message, request_id: requestId, ...(error.details.length ? { details: error.details } : {}) };
+  return {
+    code: error.code,
+    message: error.message,
+    request_id: requestId,
+    ...(error.details.length ? { details: error.details } : {}),
+  };
 }

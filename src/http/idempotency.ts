@@ -49,7 +49,9 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).filter(([, item]) => item !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
   }
   return JSON.stringify(value ?? null);
@@ -82,7 +84,10 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>, clock:
     const accountId = await options.scope(request);
     if (!accountId) return;
     if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
-      throw new AppError('validation_failed', 'Idempotency-Key must be 1 to 255 ASCII characters from ! to ~ (no spaces)');
+      throw new AppError(
+        'validation_failed',
+        'Idempotency-Key must be 1 to 255 ASCII characters from ! to ~ (no spaces)',
+      );
     }
     if (request.routeOptions.config?.access === 'public') await assertPublicAccess(db, request, accountId);
     const now = clock();
@@ -100,17 +105,20 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>, clock:
       })
       .onConflict((oc) =>
         // An expired record is the only one a new request may overwrite.
-        oc.columns(['account_id', 'key']).doUpdateSet({
-          request_method: request.method,
-          request_path: request.url,
-          request_hash: hash,
-          status: 'in_flight',
-          response_status: null,
-          response_body: null,
-          locked_until: new Date(now.getTime() + LOCK_MS),
-          expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
-          created_at: now,
-        }).where('idempotency_keys.expires_at', '<=', now),
+        oc
+          .columns(['account_id', 'key'])
+          .doUpdateSet({
+            request_method: request.method,
+            request_path: request.url,
+            request_hash: hash,
+            status: 'in_flight',
+            response_status: null,
+            response_body: null,
+            locked_until: new Date(now.getTime() + LOCK_MS),
+            expires_at: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+            created_at: now,
+          })
+          .where('idempotency_keys.expires_at', '<=', now),
       )
       .returning('key')
       .executeTakeFirst();
@@ -118,7 +126,12 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>, clock:
       request.idempotencyRecord = { accountId, key };
       return;
     }
-    const existing = await db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('key', '=', key).executeTakeFirst();
+    const existing = await db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('key', '=', key)
+      .executeTakeFirst();
     // Taken by a request that is still claiming it (its row not yet visible here): in use, like any holder.
     if (!existing) throw new AppError('idempotency_key_in_use', IN_USE_MESSAGE, [], { 'Retry-After': '1' });
     if (existing.request_hash !== hash) {
@@ -143,14 +156,25 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>, clock:
     const record = request.idempotencyRecord;
     if (!record) return payload;
     request.idempotencyRecord = undefined;
-    const kept = reply.statusCode === OUTCOME_UNKNOWN || (request.routeOptions.config?.idempotency?.keptServerErrors ?? []).includes(reply.statusCode);
+    const kept =
+      reply.statusCode === OUTCOME_UNKNOWN ||
+      (request.routeOptions.config?.idempotency?.keptServerErrors ?? []).includes(reply.statusCode);
     if ((reply.statusCode >= 500 && !kept) || reply.statusCode === 401 || reply.statusCode === 403) {
-      await db.deleteFrom('idempotency_keys').where('account_id', '=', record.accountId).where('key', '=', record.key).execute();
+      await db
+        .deleteFrom('idempotency_keys')
+        .where('account_id', '=', record.accountId)
+        .where('key', '=', record.key)
+        .execute();
       return payload;
     }
     await db
       .updateTable('idempotency_keys')
-      .set({ status: 'completed', response_status: reply.statusCode, response_body: payloadText(payload), locked_until: null })
+      .set({
+        status: 'completed',
+        response_status: reply.statusCode,
+        response_body: payloadText(payload),
+        locked_until: null,
+      })
       .where('account_id', '=', record.accountId)
       .where('key', '=', record.key)
       .execute();
@@ -166,7 +190,10 @@ function payloadText(payload: unknown): string | null {
 function replay(reply: FastifyReply, status: number, body: string | null): FastifyReply {
   reply.code(status).header('idempotent-replayed', 'true');
   if (body === null) return reply.send();
-  return reply.type('application/json; charset=utf-8').serializer((value: unknown) => value as string).send(body);
+  return reply
+    .type('application/json; charset=utf-8')
+    .serializer((value: unknown) => value as string)
+    .send(body);
 }
 
 /** Scope of a `key` route: the API key's account. */

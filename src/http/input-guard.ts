@@ -21,13 +21,18 @@ export function unstorableText(text: string): string | undefined {
  * and jsonb refuse U+0000), an unpaired surrogate (not valid Unicode, refused the same way), or nesting
  * deeper than MAX_INPUT_DEPTH. Returns the offending field, if any.
  */
-export function findUnstorableInput(value: unknown, field: string, depth = 0): { field: string; message: string } | undefined {
+export function findUnstorableInput(
+  value: unknown,
+  field: string,
+  depth = 0,
+): { field: string; message: string } | undefined {
   if (typeof value === 'string') {
     const problem = unstorableText(value);
     return problem ? { field: clip(field), message: `must not contain ${problem}` } : undefined;
   }
   if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return undefined;
-  if (depth >= MAX_INPUT_DEPTH) return { field: clip(field), message: `is nested more than ${MAX_INPUT_DEPTH} levels deep` };
+  if (depth >= MAX_INPUT_DEPTH)
+    return { field: clip(field), message: `is nested more than ${MAX_INPUT_DEPTH} levels deep` };
   for (const [key, item] of Object.entries(value)) {
     const keyProblem = unstorableText(key);
     // The key itself is not echoed: it is the unstorable text.
@@ -48,9 +53,16 @@ function clip(field: string): string {
  */
 export function guardRequestInput(request: FastifyRequest): void {
   if (containsCardNumber(request.body) || containsCardNumber(request.query)) {
-    throw new AppError('card_number_refused', 'Raw card numbers are not accepted: tokenize the card with the gateway’s client library');
+    throw new AppError(
+      'card_number_refused',
+      'Raw card numbers are not accepted: tokenize the card with the gateway’s client library',
+    );
   }
-  for (const [part, label, value] of [['body', 'request body', request.body], ['querystring', 'query string', request.query], ['params', 'path', request.params]] as const) {
+  for (const [part, label, value] of [
+    ['body', 'request body', request.body],
+    ['querystring', 'query string', request.query],
+    ['params', 'path', request.params],
+  ] as const) {
     const problem = findUnstorableInput(value, part);
     if (problem) throw validationFailed(`The ${label} ${problem.message}`, [problem]);
   }

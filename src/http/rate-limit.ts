@@ -51,7 +51,10 @@ export function clientKey(ip: string): string {
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
   const groups = ip.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 function routeClass(request: FastifyRequest): RateLimitClass {
@@ -61,7 +64,9 @@ function routeClass(request: FastifyRequest): RateLimitClass {
 }
 
 function refuse(retryAfterSeconds: number): AppError {
-  return new AppError('rate_limited', `Too many requests; retry after ${retryAfterSeconds} seconds`, [], { 'retry-after': String(retryAfterSeconds) });
+  return new AppError('rate_limited', `Too many requests; retry after ${retryAfterSeconds} seconds`, [], {
+    'retry-after': String(retryAfterSeconds),
+  });
 }
 
 /**

@@ -15,13 +15,15 @@ export const ErrorBodySchema = Type.Object(
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 /** A URL a browser opens as a page or an image: http or https only (no `javascript:`, `data:` or `file:`). */
-export const HttpUrl = (options: object = {}) => Type.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]', maxLength: 2000, ...options });
+export const HttpUrl = (options: object = {}) =>
+  Type.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#]', maxLength: 2000, ...options });
 
 /**
  * A free key-value object whose keys are at most 100 characters. The limit is `propertyNames`: a key schema given to
  * Type.Record becomes a `patternProperties` pattern and its maxLength is dropped.
  */
-export const KeyValue = <T extends TSchema>(value: T, options: object = {}) => Type.Record(Type.String(), value, { propertyNames: { maxLength: 100 }, ...options });
+export const KeyValue = <T extends TSchema>(value: T, options: object = {}) =>
+  Type.Record(Type.String(), value, { propertyNames: { maxLength: 100 }, ...options });
 
 export const Uuid = (options: object = {}) => Type.String({ format: 'uuid', ...options });
 export const IntegerId = (options: object = {}) => Type.Integer({ minimum: 1, maximum: 2_147_483_647, ...options });

@@ -25,7 +25,13 @@ function decimalIntegersOnly(validate: Validate, findMalformed: MalformedInteger
     const malformed: string[] = [];
     findMalformed(data, '', malformed);
     if (malformed.length) {
-      checked.errors = malformed.map((instancePath) => ({ instancePath, schemaPath: '', keyword: 'type', params: { type: 'integer' }, message: 'must be an integer in decimal digits' }));
+      checked.errors = malformed.map((instancePath) => ({
+        instancePath,
+        schemaPath: '',
+        keyword: 'type',
+        params: { type: 'integer' },
+        message: 'must be an integer in decimal digits',
+      }));
       return false;
     }
     const valid = validate(data);

@@ -1,4 +1,12 @@
-import { sql, type Kysely, type OnConflictBuilder, type QueryCreator, type Selectable, type SelectQueryBuilder, type Transaction } from 'kysely';
+import {
+  sql,
+  type Kysely,
+  type OnConflictBuilder,
+  type QueryCreator,
+  type Selectable,
+  type SelectQueryBuilder,
+  type Transaction,
+} from 'kysely';
 import type { DB, Jobs } from '../db/schema.ts';
 
 /** A pool handle or an open transaction: an outbox row is written by whichever caused it. */
@@ -38,7 +46,11 @@ export async function insertJob(executor: Executor, job: NewJob): Promise<boolea
 }
 
 // The predicate repeats jobs_dedup_idx verbatim (no parameters) so PostgreSQL can always infer the partial index.
-const skipWhileLive = (oc: OnConflictBuilder<DB, 'jobs'>) => oc.column('dedup_key').where(sql<boolean>`dedup_key IS NOT NULL AND status IN ('queued', 'running')`).doNothing();
+const skipWhileLive = (oc: OnConflictBuilder<DB, 'jobs'>) =>
+  oc
+    .column('dedup_key')
+    .where(sql<boolean>`dedup_key IS NOT NULL AND status IN ('queued', 'running')`)
+    .doNothing();
 
 /**
  * One job per row of `source`, a CTE of the same statement (rows it inserts), with the dedup rule of
@@ -58,7 +70,13 @@ export function insertJobsFrom(
     .expression(
       creator
         .selectFrom(source.as('due'))
-        .select([sql<string>`${job.type}::text`.as('type'), sql.ref<string>('due.payload').as('payload'), sql<string | null>`${job.accountId}::uuid`.as('account_id'), sql<Date>`${job.runAt}::timestamptz`.as('run_at'), sql.ref<string | null>('due.dedup_key').as('dedup_key')]),
+        .select([
+          sql<string>`${job.type}::text`.as('type'),
+          sql.ref<string>('due.payload').as('payload'),
+          sql<string | null>`${job.accountId}::uuid`.as('account_id'),
+          sql<Date>`${job.runAt}::timestamptz`.as('run_at'),
+          sql.ref<string | null>('due.dedup_key').as('dedup_key'),
+        ]),
     )
     .onConflict(skipWhileLive);
 }

@@ -1,6 +1,12 @@
 import { RELEASE_PAID_ORDER_JOB, releaseConfirmedOrder } from '../modules/payments/paid-order-release.ts';
 import type { GatewayDeps } from '../modules/payments/pay-gateways.ts';
-import { expirePix, reconcilePayment, recoverIntent, voidOrphanCapture, voidSupersededAttempt } from '../modules/payments/payment-jobs.service.ts';
+import {
+  expirePix,
+  reconcilePayment,
+  recoverIntent,
+  voidOrphanCapture,
+  voidSupersededAttempt,
+} from '../modules/payments/payment-jobs.service.ts';
 import { VOID_ORPHAN_JOB, VOID_SUPERSEDED_JOB } from '../modules/payments/orphan-capture.ts';
 import { EXPIRE_PIX_JOB, RECONCILE_JOB, RECOVER_INTENT_JOB } from '../modules/payments/payment-record.ts';
 import { renewSubscription } from '../modules/payments/subscription-renewal.ts';
@@ -22,41 +28,81 @@ export function paymentJobHandlers(deps: PaymentJobDeps): Record<string, JobHand
     [EXPIRE_PIX_JOB]: async (job, { database }) => {
       const payload = job.payload as PaymentPayload;
       const current = resolve();
-      await expirePix(database.db, current, { accountId: payload.account_id, paymentId: payload.payment_id }, current.clock());
+      await expirePix(
+        database.db,
+        current,
+        { accountId: payload.account_id, paymentId: payload.payment_id },
+        current.clock(),
+      );
     },
     [VOID_ORPHAN_JOB]: async (job, { database }) => {
       const payload = job.payload as PaymentPayload;
       const current = resolve();
-      await voidOrphanCapture(database.db, current, { accountId: payload.account_id, paymentId: payload.payment_id }, current.clock());
+      await voidOrphanCapture(
+        database.db,
+        current,
+        { accountId: payload.account_id, paymentId: payload.payment_id },
+        current.clock(),
+      );
     },
     [VOID_SUPERSEDED_JOB]: async (job, { database }) => {
       const payload = job.payload as PaymentPayload;
       const current = resolve();
-      await voidSupersededAttempt(database.db, current, { accountId: payload.account_id, paymentId: payload.payment_id }, current.clock());
+      await voidSupersededAttempt(
+        database.db,
+        current,
+        { accountId: payload.account_id, paymentId: payload.payment_id },
+        current.clock(),
+      );
     },
     [RECONCILE_JOB]: async (job, { database }) => {
       const payload = job.payload as PaymentPayload;
       const current = resolve();
-      await reconcilePayment(database.db, current, { accountId: payload.account_id, paymentId: payload.payment_id }, current.clock());
+      await reconcilePayment(
+        database.db,
+        current,
+        { accountId: payload.account_id, paymentId: payload.payment_id },
+        current.clock(),
+      );
     },
     [RECOVER_INTENT_JOB]: async (job, { database }) => {
       const payload = job.payload as PaymentPayload;
       const current = resolve();
-      await recoverIntent(database.db, current, { accountId: payload.account_id, paymentId: payload.payment_id }, current.clock());
+      await recoverIntent(
+        database.db,
+        current,
+        { accountId: payload.account_id, paymentId: payload.payment_id },
+        current.clock(),
+      );
     },
     [RELEASE_PAID_ORDER_JOB]: async (job, { database }) => {
       const payload = job.payload as OrderPayload;
-      await releaseConfirmedOrder(database.db, { accountId: payload.account_id, orderId: payload.order_id }, resolve().clock());
+      await releaseConfirmedOrder(
+        database.db,
+        { accountId: payload.account_id, orderId: payload.order_id },
+        resolve().clock(),
+      );
     },
     [RECONCILE_REFUND_JOB]: async (job, { database }) => {
       const payload = job.payload as RefundPayload;
       const current = resolve();
-      await reconcileStaleRefund(database.db, current, { accountId: payload.account_id, refundUid: payload.refund_uid }, current.clock(), { unanswered: payload.unanswered === true });
+      await reconcileStaleRefund(
+        database.db,
+        current,
+        { accountId: payload.account_id, refundUid: payload.refund_uid },
+        current.clock(),
+        { unanswered: payload.unanswered === true },
+      );
     },
     [RENEW_JOB]: async (job, { database }) => {
       const payload = job.payload as SubscriptionPayload;
       const current = resolve();
-      await renewSubscription(database.db, current, { accountId: payload.account_id, subscriptionId: payload.subscription_id }, current.clock());
+      await renewSubscription(
+        database.db,
+        current,
+        { accountId: payload.account_id, subscriptionId: payload.subscription_id },
+        current.clock(),
+      );
     },
   };
 }

@@ -173,12 +173,21 @@ export class Worker {
       const error = (failure instanceof Error ? failure.message : String(failure)).slice(0, MAX_ERROR_LENGTH);
       const now = this.clock();
       if (row.attempts >= row.max_attempts) {
-        const dead = await this.record(log, () => markJobDead(db, claim, now, error), 'error', 'job dead after its last attempt', { error });
+        const dead = await this.record(
+          log,
+          () => markJobDead(db, claim, now, error),
+          'error',
+          'job dead after its last attempt',
+          { error },
+        );
         if (dead) await this.bury(row, error);
         return;
       }
       const retryAt = new Date(now.getTime() + retryDelayMs(row.attempts));
-      await this.record(log, () => requeueJob(db, claim, retryAt, error), 'warn', 'job failed, retry scheduled', { error, retryAt });
+      await this.record(log, () => requeueJob(db, claim, retryAt, error), 'warn', 'job failed, retry scheduled', {
+        error,
+        retryAt,
+      });
       return;
     }
     await this.record(log, () => markJobDone(db, claim, this.clock()), 'info', 'job done');

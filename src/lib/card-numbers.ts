@@ -18,7 +18,9 @@ export function containsCardNumber(value: unknown, depth = 0): boolean {
   if (typeof value === 'bigint') return stringContainsCardNumber(value.toString());
   if (Array.isArray(value)) return value.some((item) => containsCardNumber(item, depth + 1));
   if (value !== null && typeof value === 'object') {
-    return Object.entries(value).some(([key, item]) => stringContainsCardNumber(key) || containsCardNumber(item, depth + 1));
+    return Object.entries(value).some(
+      ([key, item]) => stringContainsCardNumber(key) || containsCardNumber(item, depth + 1),
+    );
   }
   return false;
 }

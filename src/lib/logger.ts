@@ -4,12 +4,27 @@ import { redactCardNumbers } from './card-numbers.ts';
 const CENSOR = '[Redacted]';
 
 /** Field names whose values never reach a log line: at the top of a log object and one level down. */
-const SENSITIVE_FIELDS = ['password', 'secret', 'token', 'api_key', 'apiKey', 'master_key', 'authorization', 'confirmation_token_id', 'credit_card_0_token', 'credit_card_1_token'];
+const SENSITIVE_FIELDS = [
+  'password',
+  'secret',
+  'token',
+  'api_key',
+  'apiKey',
+  'master_key',
+  'authorization',
+  'confirmation_token_id',
+  'credit_card_0_token',
+  'credit_card_1_token',
+];
 /** Header names never logged, in the `headers` of any logged object (a request's, a response's). */
 const SENSITIVE_HEADERS = ['authorization', 'cookie', 'set-cookie', 'gateway-b-signature', 'x-api-key'];
 
 /** What the redaction covers, as pino paths (`*` is any top-level field). */
-export const REDACTED_PATHS = [...SENSITIVE_FIELDS, ...SENSITIVE_FIELDS.map((name) => `*.${name}`), ...SENSITIVE_HEADERS.map((name) => `*.headers["${name}"]`)];
+export const REDACTED_PATHS = [
+  ...SENSITIVE_FIELDS,
+  ...SENSITIVE_FIELDS.map((name) => `*.${name}`),
+  ...SENSITIVE_HEADERS.map((name) => `*.headers["${name}"]`),
+];
 
 /**
  * Redaction in one pass over a log object's fields, run for every line (and child bindings). pino's own
@@ -21,7 +36,11 @@ export function redactFields(object: Record<string, unknown>): Record<string, un
   let result = object;
   for (const key of Object.keys(object)) {
     const value = object[key];
-    const redacted = SENSITIVE_FIELDS.includes(key) ? CENSOR : typeof value === 'object' && value !== null ? redactNested(value) : value;
+    const redacted = SENSITIVE_FIELDS.includes(key)
+      ? CENSOR
+      : typeof value === 'object' && value !== null
+        ? redactNested(value)
+        : value;
     if (redacted === value) continue;
     if (result === object) result = { ...object };
     result[key] = redacted;
@@ -31,7 +50,8 @@ export function redactFields(object: Record<string, unknown>): Record<string, un
 
 function redactNested(value: object): object {
   let replacements: Record<string, unknown> | undefined;
-  for (const name of SENSITIVE_FIELDS) if ((value as Record<string, unknown>)[name] !== undefined) (replacements ??= {})[name] = CENSOR;
+  for (const name of SENSITIVE_FIELDS)
+    if ((value as Record<string, unknown>)[name] !== undefined) (replacements ??= {})[name] = CENSOR;
   const headers = (value as { headers?: unknown }).headers;
   if (typeof headers === 'object' && headers !== null && SENSITIVE_HEADERS.some((name) => name in headers)) {
     const censored = { ...(headers as Record<string, unknown>) };

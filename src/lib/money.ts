@@ -2,7 +2,8 @@
 
 export function toCents(major: number): number {
   const cents = Math.round(major * 100);
-  if (!Number.isFinite(major) || Math.abs(major * 100 - cents) > 1e-6) throw new RangeError(`amount ${major} has more than two decimals`);
+  if (!Number.isFinite(major) || Math.abs(major * 100 - cents) > 1e-6)
+    throw new RangeError(`amount ${major} has more than two decimals`);
   if (!Number.isSafeInteger(cents)) throw new RangeError(`amount ${major} is out of range`);
   return cents;
 }

@@ -13,8 +13,15 @@ export function timestampSignature(secret: string, timestamp: number | string, r
 }
 
 /** One header value signed by every secret (one `v1` each), so a receiver holding any of them accepts it during a rotation. */
-export function signTimestamped(secrets: readonly string[], rawBody: string | Buffer, timestampSeconds: number): string {
-  return [`t=${timestampSeconds}`, ...secrets.map((secret) => `v1=${timestampSignature(secret, timestampSeconds, rawBody)}`)].join(',');
+export function signTimestamped(
+  secrets: readonly string[],
+  rawBody: string | Buffer,
+  timestampSeconds: number,
+): string {
+  return [
+    `t=${timestampSeconds}`,
+    ...secrets.map((secret) => `v1=${timestampSignature(secret, timestampSeconds, rawBody)}`),
+  ].join(',');
 }
 
 export type TimestampVerification = { secrets: readonly string[]; toleranceSeconds?: number; now?: Date };
@@ -27,7 +34,8 @@ export function verifyTimestamped(header: string, rawBody: string | Buffer, opti
   const parsed = parseSignatureHeader(header);
   if (!parsed || parsed.signatures.length === 0) return false;
   const nowSeconds = Math.floor((options.now ?? new Date()).getTime() / 1000);
-  if (Math.abs(nowSeconds - Number(parsed.timestamp)) > (options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS)) return false;
+  if (Math.abs(nowSeconds - Number(parsed.timestamp)) > (options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS))
+    return false;
   let valid = false;
   for (const secret of options.secrets) {
     if (secret === '') continue;

@@ -18,7 +18,8 @@ export class TokenBuckets {
   #lastSweep = 0;
 
   constructor(options: { perMinute: number; burst: number; maxBuckets?: number }) {
-    if (!(options.perMinute > 0) || !(options.burst >= 1)) throw new Error('a token bucket needs perMinute > 0 and burst >= 1');
+    if (!(options.perMinute > 0) || !(options.burst >= 1))
+      throw new Error('a token bucket needs perMinute > 0 and burst >= 1');
     this.#tokensPerMs = options.perMinute / 60_000;
     this.#burst = options.burst;
     this.#maxBuckets = options.maxBuckets ?? 100_000;
@@ -43,14 +44,18 @@ export class TokenBuckets {
       bucket.tokens -= 1;
       return ALLOWED;
     }
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.#tokensPerMs / 1000)) };
+    return {
+      allowed: false,
+      retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.#tokensPerMs / 1000)),
+    };
   }
 
   /** Drops refilled buckets; if a flood of distinct clients still fills the map, the oldest go first. */
   #sweep(nowMs: number): void {
     this.#lastSweep = nowMs;
     for (const [key, bucket] of this.#buckets) {
-      if (bucket.tokens + Math.max(0, nowMs - bucket.updatedAt) * this.#tokensPerMs >= this.#burst) this.#buckets.delete(key);
+      if (bucket.tokens + Math.max(0, nowMs - bucket.updatedAt) * this.#tokensPerMs >= this.#burst)
+        this.#buckets.delete(key);
     }
     const excess = this.#buckets.size - Math.floor(this.#maxBuckets * 0.9);
     if (excess <= 0) return;

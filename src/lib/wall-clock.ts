@@ -39,7 +39,11 @@ const pad = (value: number, width = 2) => String(value).padStart(width, '0');
 /** The date (YYYY-MM-DD), time (HH:MM) and second that a clock in `zone` shows at `instant`. */
 export function wallClockAt(instant: Date, zone: string): WallClock {
   const f = fieldsAt(instant, zone);
-  return { date: `${pad(f.year!, 4)}-${pad(f.month!)}-${pad(f.day!)}`, time: `${pad(f.hour!)}:${pad(f.minute!)}`, second: f.second! };
+  return {
+    date: `${pad(f.year!, 4)}-${pad(f.month!)}-${pad(f.day!)}`,
+    time: `${pad(f.hour!)}:${pad(f.minute!)}`,
+    second: f.second!,
+  };
 }
 
 /** Minutes `zone` is ahead of UTC at `instant` (negative west of Greenwich). */

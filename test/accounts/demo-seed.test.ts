@@ -23,7 +23,10 @@ for (const engine of engines()) {
       assert.equal((await verifyKey(database.db, second.api_key))?.accountId, first.account_id);
       // The key the rotation issued is left as it was.
       assert.equal((await verifyKey(database.db, rotated.plaintext))?.accountId, first.account_id);
-      assert.equal((await verifyKey(database.db, second.other_account.api_key))?.accountId, second.other_account.account_id);
+      assert.equal(
+        (await verifyKey(database.db, second.other_account.api_key))?.accountId,
+        second.other_account.account_id,
+      );
     });
   });
 }

@@ -7,7 +7,11 @@ import type { Database } from '../../src/db/database.ts';
 import { unseal } from '../../src/lib/crypto.ts';
 import { generateKey, verifyKey } from '../../src/modules/accounts/api-keys.ts';
 import { applyMerchant, MerchantApplyError, type ApplyResult } from '../../src/modules/accounts/merchant-apply.ts';
-import { MerchantDocumentError, parseMerchantDocument, type MerchantDocument } from '../../src/modules/accounts/merchant-document.ts';
+import {
+  MerchantDocumentError,
+  parseMerchantDocument,
+  type MerchantDocument,
+} from '../../src/modules/accounts/merchant-document.ts';
 import { engines } from '../support/engines.ts';
 
 const EXAMPLE = readFileSync(new URL('../../examples/merchant.yaml', import.meta.url), 'utf8');
@@ -55,39 +59,81 @@ for (const engine of engines()) {
       const db = database.db;
       assert.equal(first.created, true);
       assert.match(first.api_key ?? '', /^ck_[0-9a-f]{16}_/);
-      const account = await db.selectFrom('accounts').selectAll().where('id', '=', first.account_id).executeTakeFirstOrThrow();
+      const account = await db
+        .selectFrom('accounts')
+        .selectAll()
+        .where('id', '=', first.account_id)
+        .executeTakeFirstOrThrow();
       assert.deepEqual(
         [account.slug, account.name, account.allowed_hosts],
         ['loja-exemplo', 'Loja Exemplo', ['loja.example.com', '*.loja.example.com', 'localhost:5173']],
       );
 
-      const company = await db.selectFrom('companies').selectAll().where('id', '=', first.companies['loja-exemplo']!).executeTakeFirstOrThrow();
+      const company = await db
+        .selectFrom('companies')
+        .selectAll()
+        .where('id', '=', first.companies['loja-exemplo']!)
+        .executeTakeFirstOrThrow();
       assert.equal(company.account_id, first.account_id);
-      assert.deepEqual([company.is_primary, company.document, company.state, company.pix_expiration_minutes], [true, '11222333000181', 'SP', 30]);
+      assert.deepEqual(
+        [company.is_primary, company.document, company.state, company.pix_expiration_minutes],
+        [true, '11222333000181', 'SP', 30],
+      );
 
-      const gateway = await db.selectFrom('company_gateways').selectAll().where('gateway', '=', 'gateway_a').executeTakeFirstOrThrow();
-      assert.ok(!gateway.secret_encrypted!.includes('sk_test_loja_exemplo'), 'the gateway secret is not stored in clear');
+      const gateway = await db
+        .selectFrom('company_gateways')
+        .selectAll()
+        .where('gateway', '=', 'gateway_a')
+        .executeTakeFirstOrThrow();
+      assert.ok(
+        !gateway.secret_encrypted!.includes('sk_test_loja_exemplo'),
+        'the gateway secret is not stored in clear',
+      );
       assert.equal(unseal(masterKey, gateway.secret_encrypted!), 'sk_test_loja_exemplo');
       assert.deepEqual(gateway.settings, { statement_descriptor: 'LOJAEXEMPLO' });
-      const basic = await db.selectFrom('company_webhook_credentials').selectAll().where('receiver', '=', 'gateway_a').executeTakeFirstOrThrow();
+      const basic = await db
+        .selectFrom('company_webhook_credentials')
+        .selectAll()
+        .where('receiver', '=', 'gateway_a')
+        .executeTakeFirstOrThrow();
       assert.equal(basic.username, 'loja-exemplo-ga');
       assert.ok(!basic.secret_encrypted.includes('senha-webhook-gateway-a'));
       assert.equal(unseal(masterKey, basic.secret_encrypted), 'senha-webhook-gateway-a');
-      const schedules = await db.selectFrom('company_schedules').select(['weekday', 'starts_at', 'ends_at', 'slot_minutes']).orderBy('id').execute();
+      const schedules = await db
+        .selectFrom('company_schedules')
+        .select(['weekday', 'starts_at', 'ends_at', 'slot_minutes'])
+        .orderBy('id')
+        .execute();
       assert.deepEqual(schedules[2], { weekday: 3, starts_at: '09:00:00', ends_at: '12:00:00', slot_minutes: 60 });
 
-      const ebook = await db.selectFrom('products').selectAll().where('id', '=', first.products['ebook-1']!).executeTakeFirstOrThrow();
+      const ebook = await db
+        .selectFrom('products')
+        .selectAll()
+        .where('id', '=', first.products['ebook-1']!)
+        .executeTakeFirstOrThrow();
       assert.deepEqual(
         [ebook.value_cents, ebook.external_id, ebook.ncm, ebook.image_url],
         [9790, 'ebook-1', '49019900', 'https://cdn.loja.example.com/ebook-1.png'],
       );
       assert.match(ebook.uid, /^[0-9a-f-]{36}$/);
-      const club = await db.selectFrom('products').selectAll().where('id', '=', first.products['clube-mensal']!).executeTakeFirstOrThrow();
+      const club = await db
+        .selectFrom('products')
+        .selectAll()
+        .where('id', '=', first.products['clube-mensal']!)
+        .executeTakeFirstOrThrow();
       assert.deepEqual([club.subscription, club.interval, club.value_cents], [true, 'month', 2990]);
 
-      const card = await db.selectFrom('payment_plans').selectAll().where('id', '=', first.payment_plans.card!).executeTakeFirstOrThrow();
+      const card = await db
+        .selectFrom('payment_plans')
+        .selectAll()
+        .where('id', '=', first.payment_plans.card!)
+        .executeTakeFirstOrThrow();
       assert.deepEqual([card.ref, card.max_installments, card.min_installment_cents], ['card', 12, 500]);
-      const boleto = await db.selectFrom('payment_plans').selectAll().where('id', '=', first.payment_plans.boleto!).executeTakeFirstOrThrow();
+      const boleto = await db
+        .selectFrom('payment_plans')
+        .selectAll()
+        .where('id', '=', first.payment_plans.boleto!)
+        .executeTakeFirstOrThrow();
       assert.deepEqual([boleto.fine_tax, boleto.late_interest_tax, boleto.fine_cents], [2, 1, 0]);
       const taxes = await db
         .selectFrom('payment_plan_taxes')
@@ -101,29 +147,70 @@ for (const engine of engines()) {
         { installments: 12, fixed_cents: 0, percentage: 9.99 },
       ]);
 
-      const promo = await db.selectFrom('coupons').selectAll().where('id', '=', first.coupons.PROMO10!).executeTakeFirstOrThrow();
-      assert.deepEqual([promo.code, promo.type, promo.percentage, promo.amount_cents, promo.usage_limit], ['PROMO10', 'percentage', 10, null, 100]);
+      const promo = await db
+        .selectFrom('coupons')
+        .selectAll()
+        .where('id', '=', first.coupons.PROMO10!)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(
+        [promo.code, promo.type, promo.percentage, promo.amount_cents, promo.usage_limit],
+        ['PROMO10', 'percentage', 10, null, 100],
+      );
       assert.equal(promo.expires_at?.toISOString(), '2030-01-01T00:00:00.000Z');
-      const restricted = await db.selectFrom('coupon_products').select('product_id').where('coupon_id', '=', promo.id).execute();
+      const restricted = await db
+        .selectFrom('coupon_products')
+        .select('product_id')
+        .where('coupon_id', '=', promo.id)
+        .execute();
       assert.deepEqual(restricted, [{ product_id: first.products['ebook-1'] }]);
-      const fixed = await db.selectFrom('coupons').selectAll().where('id', '=', first.coupons.DESCONTO5!).executeTakeFirstOrThrow();
+      const fixed = await db
+        .selectFrom('coupons')
+        .selectAll()
+        .where('id', '=', first.coupons.DESCONTO5!)
+        .executeTakeFirstOrThrow();
       assert.deepEqual([fixed.type, fixed.amount_cents, fixed.percentage], ['price', 550, null]);
 
-      const page = await db.selectFrom('checkout_pages').selectAll().where('id', '=', first.checkout_pages.ebook!).executeTakeFirstOrThrow();
-      assert.deepEqual([page.main_color, page.gateway, page.enable_coupons, page.company_id], ['#0a7cff', 'gateway_a', true, company.id]);
-      assert.deepEqual([page.upsell_product_id, page.default_payment_plan_id], [first.products['ebook-2'], first.payment_plans.card]);
-      assert.deepEqual([page.menus, page.integrations], [[{ label: 'Início', url: 'https://loja.example.com' }], { analytics_id: 'G-EXEMPLO' }]);
+      const page = await db
+        .selectFrom('checkout_pages')
+        .selectAll()
+        .where('id', '=', first.checkout_pages.ebook!)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(
+        [page.main_color, page.gateway, page.enable_coupons, page.company_id],
+        ['#0a7cff', 'gateway_a', true, company.id],
+      );
+      assert.deepEqual(
+        [page.upsell_product_id, page.default_payment_plan_id],
+        [first.products['ebook-2'], first.payment_plans.card],
+      );
+      assert.deepEqual(
+        [page.menus, page.integrations],
+        [[{ label: 'Início', url: 'https://loja.example.com' }], { analytics_id: 'G-EXEMPLO' }],
+      );
       const pageProducts = await db
         .selectFrom('checkout_page_products')
         .select(['product_id', 'position', 'allow_quantity', 'max_quantity', 'recommended'])
         .orderBy('position')
         .execute();
       assert.deepEqual(pageProducts, [
-        { product_id: first.products['ebook-1'], position: 0, allow_quantity: true, max_quantity: 5, recommended: false },
+        {
+          product_id: first.products['ebook-1'],
+          position: 0,
+          allow_quantity: true,
+          max_quantity: 5,
+          recommended: false,
+        },
         { product_id: first.products.avental, position: 1, allow_quantity: false, max_quantity: 1, recommended: true },
       ]);
-      assert.deepEqual(await planIdsOf('checkout_page_payment_plans'), [first.payment_plans.card, first.payment_plans.pix].sort());
-      const cart = await db.selectFrom('cart_pages').selectAll().where('id', '=', first.cart_pages.carrinho!).executeTakeFirstOrThrow();
+      assert.deepEqual(
+        await planIdsOf('checkout_page_payment_plans'),
+        [first.payment_plans.card, first.payment_plans.pix].sort(),
+      );
+      const cart = await db
+        .selectFrom('cart_pages')
+        .selectAll()
+        .where('id', '=', first.cart_pages.carrinho!)
+        .executeTakeFirstOrThrow();
       assert.deepEqual(
         [cart.name, cart.gateway, cart.main_color, cart.default_payment_plan_id],
         ['Carrinho', 'gateway_b', '#222222', first.payment_plans.card],
@@ -147,8 +234,16 @@ for (const engine of engines()) {
       return Promise.all([
         db.selectFrom('accounts').select(['id', 'updated_at']).execute(),
         db.selectFrom('companies').select(['id', 'updated_at']).execute(),
-        db.selectFrom('company_gateways').select(['gateway', 'updated_at', 'secret_encrypted']).orderBy('gateway').execute(),
-        db.selectFrom('company_webhook_credentials').select(['receiver', 'secret_encrypted', 'rotated_at']).orderBy('receiver').execute(),
+        db
+          .selectFrom('company_gateways')
+          .select(['gateway', 'updated_at', 'secret_encrypted'])
+          .orderBy('gateway')
+          .execute(),
+        db
+          .selectFrom('company_webhook_credentials')
+          .select(['receiver', 'secret_encrypted', 'rotated_at'])
+          .orderBy('receiver')
+          .execute(),
         db.selectFrom('company_schedules').select('id').orderBy('id').execute(),
         db.selectFrom('products').select(['id', 'updated_at']).orderBy('id').execute(),
         db.selectFrom('payment_plans').select(['id', 'updated_at']).orderBy('id').execute(),
@@ -181,7 +276,11 @@ for (const engine of engines()) {
 
       assert.deepEqual(changed, { ...first, api_key: null, created: false });
       const db = database.db;
-      const ebook = await db.selectFrom('products').select('value_cents').where('id', '=', first.products['ebook-1']!).executeTakeFirstOrThrow();
+      const ebook = await db
+        .selectFrom('products')
+        .select('value_cents')
+        .where('id', '=', first.products['ebook-1']!)
+        .executeTakeFirstOrThrow();
       assert.equal(ebook.value_cents, 10750);
       const taxes = await db
         .selectFrom('payment_plan_taxes')
@@ -200,9 +299,20 @@ for (const engine of engines()) {
         .execute();
       assert.deepEqual(pageProducts, [{ product_id: first.products['ebook-2'], max_quantity: 2 }]);
       assert.deepEqual(await planIdsOf('checkout_page_payment_plans'), [first.payment_plans.card]);
-      const restricted = await db.selectFrom('coupon_products').select('product_id').where('coupon_id', '=', first.coupons.PROMO10!).execute();
-      assert.deepEqual(restricted.map((row) => row.product_id).sort(), [first.products['ebook-2'], first.products.avental].sort());
-      const signing = await db.selectFrom('company_webhook_credentials').selectAll().where('receiver', '=', 'gateway_b').executeTakeFirstOrThrow();
+      const restricted = await db
+        .selectFrom('coupon_products')
+        .select('product_id')
+        .where('coupon_id', '=', first.coupons.PROMO10!)
+        .execute();
+      assert.deepEqual(
+        restricted.map((row) => row.product_id).sort(),
+        [first.products['ebook-2'], first.products.avental].sort(),
+      );
+      const signing = await db
+        .selectFrom('company_webhook_credentials')
+        .selectAll()
+        .where('receiver', '=', 'gateway_b')
+        .executeTakeFirstOrThrow();
       assert.equal(unseal(masterKey, signing.secret_encrypted), 'whsec_nova_assinatura');
       assert.equal(unseal(masterKey, signing.previous_secret_encrypted!), 'whsec_loja_exemplo_assinatura');
       assert.ok(signing.rotated_at instanceof Date);
@@ -225,17 +335,29 @@ for (const engine of engines()) {
         return true;
       });
       assert.deepEqual(await countRows(database), counts);
-      const company = await database.db.selectFrom('companies').select('account_id').where('slug', '=', 'loja-exemplo').executeTakeFirstOrThrow();
+      const company = await database.db
+        .selectFrom('companies')
+        .select('account_id')
+        .where('slug', '=', 'loja-exemplo')
+        .executeTakeFirstOrThrow();
       assert.equal(company.account_id, first.account_id);
     });
 
     test('a failure late in the apply rolls back the earlier writes', async () => {
-      await database.db.updateTable('coupons').set({ used_count: 50 }).where('id', '=', first.coupons.PROMO10!).execute();
+      await database.db
+        .updateTable('coupons')
+        .set({ used_count: 50 })
+        .where('id', '=', first.coupons.PROMO10!)
+        .execute();
       const document = example();
       document.account.name = 'Nome Novo';
       document.companies[0]!.coupons![0]!.usage_limit = 10;
       await assert.rejects(applyMerchant(database, masterKey, document), /usage_limit 10 is below the 50 uses/);
-      const account = await database.db.selectFrom('accounts').select('name').where('id', '=', first.account_id).executeTakeFirstOrThrow();
+      const account = await database.db
+        .selectFrom('accounts')
+        .select('name')
+        .where('id', '=', first.account_id)
+        .executeTakeFirstOrThrow();
       assert.equal(account.name, 'Loja Exemplo');
     });
 
@@ -243,7 +365,11 @@ for (const engine of engines()) {
       const rotated = await applyMerchant(database, masterKey, example(), { rotateKey: true });
       assert.notEqual(rotated.api_key, null);
       assert.equal((await verifyKey(database.db, rotated.api_key!))?.accountId, first.account_id);
-      assert.equal((await verifyKey(database.db, first.api_key!))?.accountId, first.account_id, 'earlier keys stay valid');
+      assert.equal(
+        (await verifyKey(database.db, first.api_key!))?.accountId,
+        first.account_id,
+        'earlier keys stay valid',
+      );
 
       const given = generateKey();
       assert.equal((await applyMerchant(database, masterKey, example(), { apiKey: given })).api_key, given.plaintext);

@@ -69,7 +69,11 @@ describe('generated boletos agree with @brazilian-utils/brazilian-utils', () => 
   });
 
   test('after any single-digit change, we accept the line exactly when the library does', () => {
-    const mutation = fc.record({ input: boletoInput, position: fc.integer({ min: 0, max: 46 }), digit: fc.integer({ min: 0, max: 9 }) });
+    const mutation = fc.record({
+      input: boletoInput,
+      position: fc.integer({ min: 0, max: 46 }),
+      digit: fc.integer({ min: 0, max: 9 }),
+    });
     let rejected = 0;
     fc.assert(
       fc.property(mutation, ({ input, position, digit }) => {

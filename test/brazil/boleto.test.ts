@@ -25,7 +25,11 @@ const REFERENCE_INPUT: BoletoInput = {
 
 describe('boleto: reference example', () => {
   test('builds the reference barcode and digitable line from bank, due date, amount and BB free field', () => {
-    assert.deepEqual(buildBoleto(REFERENCE_INPUT), { barcode: REFERENCE_BARCODE, digitableLine: REFERENCE_LINE, dueFactor: 7586 });
+    assert.deepEqual(buildBoleto(REFERENCE_INPUT), {
+      barcode: REFERENCE_BARCODE,
+      digitableLine: REFERENCE_LINE,
+      dueFactor: 7586,
+    });
   });
 
   test('digitable line → barcode', () => {
@@ -42,7 +46,12 @@ describe('boleto: reference example', () => {
   });
 
   test('reads the barcode fields back', () => {
-    assert.deepEqual(readBoletoBarcode(REFERENCE_BARCODE), { bankCode: '001', dueFactor: 7586, amountCents: 102656, freeField: '0000001149718606852452211' });
+    assert.deepEqual(readBoletoBarcode(REFERENCE_BARCODE), {
+      bankCode: '001',
+      dueFactor: 7586,
+      amountCents: 102656,
+      freeField: '0000001149718606852452211',
+    });
   });
 });
 
@@ -62,7 +71,10 @@ describe('boleto check digits', () => {
   });
 
   test('bank code check digits as printed on boletos', () => {
-    assert.deepEqual(['001', '033', '104', '237', '341'].map((code) => `${code}-${bankCodeCheckDigit(code)}`), ['001-9', '033-7', '104-0', '237-2', '341-7']);
+    assert.deepEqual(
+      ['001', '033', '104', '237', '341'].map((code) => `${code}-${bankCodeCheckDigit(code)}`),
+      ['001-9', '033-7', '104-0', '237-2', '341-7'],
+    );
   });
 });
 
@@ -101,12 +113,18 @@ describe('boleto due-date factor', () => {
 
 describe('Banco do Brasil free field (7-digit agreement)', () => {
   test('6 zeros + agreement + our number padded to 10 + carteira', () => {
-    assert.equal(boletoFreeField({ agreement: '1234567', ourNumber: '89', carteira: '17' }), '0000001234567000000008917');
+    assert.equal(
+      boletoFreeField({ agreement: '1234567', ourNumber: '89', carteira: '17' }),
+      '0000001234567000000008917',
+    );
   });
 
   test('rejects fields of the wrong size', () => {
     assert.throws(() => boletoFreeField({ agreement: '123456', ourNumber: '1', carteira: '17' }), /agreement/);
-    assert.throws(() => boletoFreeField({ agreement: '1234567', ourNumber: '12345678901', carteira: '17' }), /ourNumber/);
+    assert.throws(
+      () => boletoFreeField({ agreement: '1234567', ourNumber: '12345678901', carteira: '17' }),
+      /ourNumber/,
+    );
     assert.throws(() => boletoFreeField({ agreement: '1234567', ourNumber: '', carteira: '17' }), /ourNumber/);
     assert.throws(() => boletoFreeField({ agreement: '1234567', ourNumber: '1', carteira: '7' }), /carteira/);
   });
@@ -125,7 +143,10 @@ describe('boleto: invalid inputs throw RangeError', () => {
   ];
   for (const [name, change, message] of cases) {
     test(name, () => {
-      assert.throws(() => buildBoleto({ ...REFERENCE_INPUT, ...change }), (error: unknown) => error instanceof RangeError && message.test(error.message));
+      assert.throws(
+        () => buildBoleto({ ...REFERENCE_INPUT, ...change }),
+        (error: unknown) => error instanceof RangeError && message.test(error.message),
+      );
     });
   }
 
@@ -135,7 +156,8 @@ describe('boleto: invalid inputs throw RangeError', () => {
   });
 
   test('digitable lines with a wrong check digit, length or character', () => {
-    const replaceAt = (text: string, index: number, digit: string) => text.slice(0, index) + digit + text.slice(index + 1);
+    const replaceAt = (text: string, index: number, digit: string) =>
+      text.slice(0, index) + digit + text.slice(index + 1);
     assert.throws(() => digitableLineToBarcode(replaceAt(REFERENCE_LINE, 9, '0')), /field 1/);
     assert.throws(() => digitableLineToBarcode(replaceAt(REFERENCE_LINE, 20, '0')), /field 2/);
     assert.throws(() => digitableLineToBarcode(replaceAt(REFERENCE_LINE, 31, '0')), /field 3/);
@@ -146,7 +168,10 @@ describe('boleto: invalid inputs throw RangeError', () => {
   });
 
   test('barcodes with a wrong check digit, currency or length', () => {
-    assert.throws(() => barcodeToDigitableLine(`${REFERENCE_BARCODE.slice(0, 4)}7${REFERENCE_BARCODE.slice(5)}`), /general check digit/);
+    assert.throws(
+      () => barcodeToDigitableLine(`${REFERENCE_BARCODE.slice(0, 4)}7${REFERENCE_BARCODE.slice(5)}`),
+      /general check digit/,
+    );
     assert.throws(() => barcodeToDigitableLine(`0010${REFERENCE_BARCODE.slice(4)}`), /currency code must be 9/);
     assert.throws(() => barcodeToDigitableLine(REFERENCE_BARCODE.slice(1)), /44 digits/);
   });

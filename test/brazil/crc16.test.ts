@@ -18,7 +18,9 @@ describe('CRC-16/CCITT-FALSE', () => {
   });
 
   test('always 4 upper-case hex digits, zero-padded', () => {
-    const small = Array.from({ length: 5000 }, (_, i) => String(i)).find((text) => parseInt(crc16CcittFalse(text), 16) < 0x1000);
+    const small = Array.from({ length: 5000 }, (_, i) => String(i)).find(
+      (text) => parseInt(crc16CcittFalse(text), 16) < 0x1000,
+    );
     assert.ok(small !== undefined, 'some short input has a CRC below 0x1000');
     assert.match(crc16CcittFalse(small), /^0[0-9A-F]{3}$/);
     assert.equal(crc16CcittFalse('A'), 'B915');

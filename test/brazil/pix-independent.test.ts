@@ -9,16 +9,25 @@ import { buildPixBrCode, parsePixBrCode, pixTxid, type PixBrCodeInput } from '..
 
 const MAX_TEST_AMOUNT_CENTS = 999_999_999; // R$ 9.999.999,99
 const LETTERS = [...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZáàâãéêíóôõúüçÁÀÂÃÉÊÍÓÔÕÚÜÇ'];
-const wordOf = (maxLength: number) => fc.array(fc.constantFrom(...LETTERS), { minLength: 1, maxLength }).map((chars) => chars.join(''));
+const wordOf = (maxLength: number) =>
+  fc.array(fc.constantFrom(...LETTERS), { minLength: 1, maxLength }).map((chars) => chars.join(''));
 // Names with accents, odd spacing and lengths on both sides of the 25/15 limits.
-const displayText = fc.array(wordOf(12), { minLength: 1, maxLength: 5 }).chain((words) =>
-  fc.constantFrom(' ', '  ', '\t').map((separator) => ` ${words.join(separator)} `),
-);
+const displayText = fc
+  .array(wordOf(12), { minLength: 1, maxLength: 5 })
+  .chain((words) => fc.constantFrom(' ', '  ', '\t').map((separator) => ` ${words.join(separator)} `));
 const asciiDescription = fc.stringMatching(/^[A-Za-z0-9]{1,10}( [A-Za-z0-9]{1,10})?$/);
 
-const cpf = fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 9, maxLength: 9 }).filter((d) => new Set(d).size > 1).map(withCpfCheckDigits);
+const cpf = fc
+  .array(fc.integer({ min: 0, max: 9 }), { minLength: 9, maxLength: 9 })
+  .filter((d) => new Set(d).size > 1)
+  .map(withCpfCheckDigits);
 const phone = fc.stringMatching(/^\+55[1-9]{2}9?\d{8}$/);
-const email = fc.tuple(fc.stringMatching(/^[a-z0-9._-]{1,30}$/), fc.domain().filter((domain) => domain.length <= 40)).map(([local, domain]) => `${local}@${domain}`);
+const email = fc
+  .tuple(
+    fc.stringMatching(/^[a-z0-9._-]{1,30}$/),
+    fc.domain().filter((domain) => domain.length <= 40),
+  )
+  .map(([local, domain]) => `${local}@${domain}`);
 const pixKey = fc.oneof(fc.uuid(), cpf, phone, email);
 const staticTxid = fc.oneof(fc.constant('***'), fc.stringMatching(/^[A-Za-z0-9]{1,25}$/));
 const amountCents = fc.option(fc.integer({ min: 1, max: MAX_TEST_AMOUNT_CENTS }), { nil: undefined });
@@ -34,10 +43,18 @@ function expectedField(text: string, maxLength: number): string {
 
 describe('generated BR Codes agree with pix-utils and @brazilian-utils/brazilian-utils', () => {
   test('static codes: same key, amount, txid, name and city read back', () => {
-    const input = fc.record({ key: pixKey, amountCents, merchantName: displayText, merchantCity: displayText, txid: staticTxid, description: fc.option(asciiDescription, { nil: undefined }) });
+    const input = fc.record({
+      key: pixKey,
+      amountCents,
+      merchantName: displayText,
+      merchantCity: displayText,
+      txid: staticTxid,
+      description: fc.option(asciiDescription, { nil: undefined }),
+    });
     fc.assert(
       fc.property(input, (generated) => {
-        const fits = 18 + 4 + generated.key.length + (generated.description ? 4 + generated.description.length : 0) <= 99;
+        const fits =
+          18 + 4 + generated.key.length + (generated.description ? 4 + generated.description.length : 0) <= 99;
         const request: PixBrCodeInput = { ...generated };
         if (!fits) {
           assert.throws(() => buildPixBrCode(request), /field 26/);
@@ -74,7 +91,14 @@ describe('generated BR Codes agree with pix-utils and @brazilian-utils/brazilian
   });
 
   test('dynamic codes: same location, *** as txid, dynamic point of initiation', () => {
-    const input = fc.record({ url: location, https: fc.boolean(), amountCents, merchantName: displayText, merchantCity: displayText, seed: fc.string({ minLength: 1 }) });
+    const input = fc.record({
+      url: location,
+      https: fc.boolean(),
+      amountCents,
+      merchantName: displayText,
+      merchantCity: displayText,
+      seed: fc.string({ minLength: 1 }),
+    });
     fc.assert(
       fc.property(input, ({ url, https, seed, ...rest }) => {
         const code = buildPixBrCode({ ...rest, locationUrl: https ? `https://${url}` : url, txid: pixTxid(seed) });
@@ -99,20 +123,35 @@ describe('generated BR Codes agree with pix-utils and @brazilian-utils/brazilian
   });
 
   test('a single changed character is caught by both checkers (CRC)', () => {
-    const code = buildPixBrCode({ key: 'fulano@example.com', amountCents: 1990, merchantName: 'Fulano', merchantCity: 'Recife', txid: 'T1' });
+    const code = buildPixBrCode({
+      key: 'fulano@example.com',
+      amountCents: 1990,
+      merchantName: 'Fulano',
+      merchantCity: 'Recife',
+      txid: 'T1',
+    });
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: code.length - 5 }), fc.constantFrom(...'0123456789ABCxyz'), (position, replacement) => {
-        fc.pre(code[position] !== replacement);
-        const tampered = code.slice(0, position) + replacement + code.slice(position + 1);
-        assert.equal(isValidPixPayload(tampered), false);
-        assert.ok(hasError(parsePix(tampered)));
-        assert.throws(() => parsePixBrCode(tampered), RangeError);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: code.length - 5 }),
+        fc.constantFrom(...'0123456789ABCxyz'),
+        (position, replacement) => {
+          fc.pre(code[position] !== replacement);
+          const tampered = code.slice(0, position) + replacement + code.slice(position + 1);
+          assert.equal(isValidPixPayload(tampered), false);
+          assert.ok(hasError(parsePix(tampered)));
+          assert.throws(() => parsePixBrCode(tampered), RangeError);
+        },
+      ),
     );
   });
 
   test('pixTxid makes a valid dynamic txid from any seed', () => {
-    fc.assert(fc.property(fc.string({ minLength: 1 }), (seed) => /^[a-zA-Z0-9]{26,35}$/.test(pixTxid(seed)) && pixTxid(seed) === pixTxid(seed)));
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1 }),
+        (seed) => /^[a-zA-Z0-9]{26,35}$/.test(pixTxid(seed)) && pixTxid(seed) === pixTxid(seed),
+      ),
+    );
   });
 });
 

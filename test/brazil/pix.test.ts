@@ -4,7 +4,12 @@ import { buildPixBrCode, parsePixBrCode, pixKeyType, pixTxid, type PixBrCodeInpu
 
 const BCB_STATIC_EXAMPLE =
   '00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D';
-const STATIC_INPUT: PixBrCodeInput = { key: '123e4567-e12b-12d1-a456-426655440000', merchantName: 'Fulano de Tal', merchantCity: 'BRASILIA', txid: '***' };
+const STATIC_INPUT: PixBrCodeInput = {
+  key: '123e4567-e12b-12d1-a456-426655440000',
+  merchantName: 'Fulano de Tal',
+  merchantCity: 'BRASILIA',
+  txid: '***',
+};
 
 describe('Pix BR Code: reference examples', () => {
   test('reproduces the BCB static example byte for byte from its inputs', () => {
@@ -16,7 +21,13 @@ describe('Pix BR Code: reference examples', () => {
   });
 
   test('static code with amount, description, CEP and txid: fields in the mandated order', () => {
-    const code = buildPixBrCode({ ...STATIC_INPUT, amountCents: 1000, description: 'Pedido 42', postalCode: '01310-100', txid: 'PEDIDO42' });
+    const code = buildPixBrCode({
+      ...STATIC_INPUT,
+      amountCents: 1000,
+      description: 'Pedido 42',
+      postalCode: '01310-100',
+      txid: 'PEDIDO42',
+    });
     const ids = topLevelIds(code);
     assert.deepEqual(ids, ['00', '26', '52', '53', '54', '58', '59', '60', '61', '62', '63']);
     assert.ok(code.includes('540510.00'), 'amount written as 10.00');
@@ -28,7 +39,12 @@ describe('Pix BR Code: reference examples', () => {
 
   test('dynamic code: 01 = 12, location without https://, 62/05 = ***, even when given the cob txid', () => {
     const txid = pixTxid('payment-1');
-    const code = buildPixBrCode({ locationUrl: 'https://pix.example.com.br/qr/v2/cobv/9d36b84f', merchantName: 'Loja', merchantCity: 'Recife', txid });
+    const code = buildPixBrCode({
+      locationUrl: 'https://pix.example.com.br/qr/v2/cobv/9d36b84f',
+      merchantName: 'Loja',
+      merchantCity: 'Recife',
+      txid,
+    });
     assert.deepEqual(topLevelIds(code), ['00', '01', '26', '52', '53', '58', '59', '60', '62', '63']);
     assert.ok(code.startsWith('000201010212'));
     assert.ok(code.includes('2538pix.example.com.br/qr/v2/cobv/9d36b84f'));
@@ -43,7 +59,8 @@ describe('Pix BR Code: reference examples', () => {
   });
 
   test('amounts are written with two decimals and no thousands separator', () => {
-    const amountField = (amountCents: number) => /5303986(?:54\d\d([0-9.]+))5802BR/.exec(buildPixBrCode({ ...STATIC_INPUT, amountCents }))?.[1];
+    const amountField = (amountCents: number) =>
+      /5303986(?:54\d\d([0-9.]+))5802BR/.exec(buildPixBrCode({ ...STATIC_INPUT, amountCents }))?.[1];
     assert.equal(amountField(1), '0.01');
     assert.equal(amountField(10), '0.10');
     assert.equal(amountField(123456789), '1234567.89');
@@ -52,7 +69,8 @@ describe('Pix BR Code: reference examples', () => {
 });
 
 describe('Pix BR Code: text normalisation', () => {
-  const parsed = (merchantName: string, merchantCity: string) => parsePixBrCode(buildPixBrCode({ ...STATIC_INPUT, merchantName, merchantCity }));
+  const parsed = (merchantName: string, merchantCity: string) =>
+    parsePixBrCode(buildPixBrCode({ ...STATIC_INPUT, merchantName, merchantCity }));
 
   test('removes accents, collapses spaces, keeps the name case and upper-cases the city', () => {
     const { merchantName, merchantCity } = parsed('  Açaí   do João ', 'São Paulo');
@@ -77,10 +95,24 @@ describe('Pix BR Code: text normalisation', () => {
 describe('Pix BR Code: parsing our own codes', () => {
   test('round trip: what the parser reads back builds the same code', () => {
     const inputs: PixBrCodeInput[] = [
-      { key: 'fulano@example.com', amountCents: 250075, merchantName: 'Fulano', merchantCity: 'Curitiba', txid: 'ABC123', description: 'Mensalidade', postalCode: '80010000' },
+      {
+        key: 'fulano@example.com',
+        amountCents: 250075,
+        merchantName: 'Fulano',
+        merchantCity: 'Curitiba',
+        txid: 'ABC123',
+        description: 'Mensalidade',
+        postalCode: '80010000',
+      },
       { key: '+5511987654321', merchantName: 'Beltrano', merchantCity: 'Natal', txid: '***' },
       { key: '52998224725', amountCents: 99, merchantName: 'Cicrano', merchantCity: 'Belem', txid: 'x' },
-      { locationUrl: 'psp.example.com/v2/abc', amountCents: 5000, merchantName: 'Loja', merchantCity: 'Manaus', txid: '***' },
+      {
+        locationUrl: 'psp.example.com/v2/abc',
+        amountCents: 5000,
+        merchantName: 'Loja',
+        merchantCity: 'Manaus',
+        txid: '***',
+      },
     ];
     for (const input of inputs) {
       const code = buildPixBrCode(input);
@@ -91,7 +123,10 @@ describe('Pix BR Code: parsing our own codes', () => {
   });
 
   test('rejects a wrong CRC, a truncated code and a code without the Pix template', () => {
-    assert.throws(() => parsePixBrCode(BCB_STATIC_EXAMPLE.replace(/1D3D$/, '1D3E')), { name: 'RangeError', message: /wrong CRC/ });
+    assert.throws(() => parsePixBrCode(BCB_STATIC_EXAMPLE.replace(/1D3D$/, '1D3E')), {
+      name: 'RangeError',
+      message: /wrong CRC/,
+    });
     assert.throws(() => parsePixBrCode(BCB_STATIC_EXAMPLE.replace('Fulano', 'Fulana')), /wrong CRC/);
     assert.throws(() => parsePixBrCode(BCB_STATIC_EXAMPLE.slice(0, 60)), RangeError);
     assert.throws(() => parsePixBrCode(''), RangeError);
@@ -99,7 +134,8 @@ describe('Pix BR Code: parsing our own codes', () => {
   });
 
   test('reads a lower-case CRC and amounts with one decimal', () => {
-    const body = '00020126330014br.gov.bcb.pix0111529982247255204000053039865403' + '9.55802BR5901A6001B62070503***6304';
+    const body =
+      '00020126330014br.gov.bcb.pix0111529982247255204000053039865403' + '9.55802BR5901A6001B62070503***6304';
     assert.equal(parsePixBrCode(withCrc(body)).amountCents, 950);
     const code = withCrc(body);
     assert.match(code, /[A-F]/, 'this CRC has letters, so lower-casing it matters');
@@ -141,15 +177,27 @@ describe('Pix BR Code: invalid inputs throw RangeError', () => {
     ['name with no ASCII form', { merchantName: 'Straße' }, /merchantName has characters/],
     ['city with an emoji', { merchantCity: 'Rio 🌴' }, /merchantCity has characters/],
     ['CEP of 7 digits', { postalCode: '0131010' }, /postalCode/],
-    ['field 26 over 99 characters', { key: `${'a'.repeat(50)}@example.com`, description: 'Pagamento do pedido 1234' }, /field 26\) would be 112 characters; the limit is 99/],
+    [
+      'field 26 over 99 characters',
+      { key: `${'a'.repeat(50)}@example.com`, description: 'Pagamento do pedido 1234' },
+      /field 26\) would be 112 characters; the limit is 99/,
+    ],
   ];
   for (const [name, change, message] of cases) {
     test(name, () => {
-      assert.throws(() => buildPixBrCode({ ...STATIC_INPUT, ...change }), (error: unknown) => error instanceof RangeError && message.test(error.message));
+      assert.throws(
+        () => buildPixBrCode({ ...STATIC_INPUT, ...change }),
+        (error: unknown) => error instanceof RangeError && message.test(error.message),
+      );
     });
   }
 
-  const dynamicInput: PixBrCodeInput = { locationUrl: 'psp.example.com/v2/abc', merchantName: 'Loja', merchantCity: 'Recife', txid: '***' };
+  const dynamicInput: PixBrCodeInput = {
+    locationUrl: 'psp.example.com/v2/abc',
+    merchantName: 'Loja',
+    merchantCity: 'Recife',
+    txid: '***',
+  };
   const dynamicCases: Array<[string, Partial<PixBrCodeInput>, RegExp]> = [
     ['http location', { locationUrl: 'http://psp.example.com/v2/abc' }, /must be https/],
     ['location with a query', { locationUrl: 'psp.example.com/v2?id=1' }, /invalid Pix location/],
@@ -160,7 +208,10 @@ describe('Pix BR Code: invalid inputs throw RangeError', () => {
   ];
   for (const [name, change, message] of dynamicCases) {
     test(`dynamic: ${name}`, () => {
-      assert.throws(() => buildPixBrCode({ ...dynamicInput, ...change }), (error: unknown) => error instanceof RangeError && message.test(error.message));
+      assert.throws(
+        () => buildPixBrCode({ ...dynamicInput, ...change }),
+        (error: unknown) => error instanceof RangeError && message.test(error.message),
+      );
     });
   }
 
@@ -185,7 +236,8 @@ describe('Pix key types', () => {
 
 function topLevelIds(code: string): string[] {
   const ids: string[] = [];
-  for (let position = 0; position < code.length; position += 4 + Number(code.slice(position + 2, position + 4))) ids.push(code.slice(position, position + 2));
+  for (let position = 0; position < code.length; position += 4 + Number(code.slice(position + 2, position + 4)))
+    ids.push(code.slice(position, position + 2));
   return ids;
 }
 

@@ -4,13 +4,26 @@ import { createRequire } from 'node:module';
 import QRCode from 'qrcode';
 import { buildBoleto, boletoFreeField, formatDigitableLine } from '../../src/brazil/boleto.ts';
 import { buildPixBrCode } from '../../src/brazil/pix.ts';
-import { boletoBarcodePng, boletoBarcodeSvg, boletoPdf, pixQrPngBase64, pixQrSvg, type BoletoPdfInput } from '../../src/brazil/render/index.ts';
+import {
+  boletoBarcodePng,
+  boletoBarcodeSvg,
+  boletoPdf,
+  pixQrPngBase64,
+  pixQrSvg,
+  type BoletoPdfInput,
+} from '../../src/brazil/render/index.ts';
 import { pixQrModules } from '../../src/brazil/render/pix-qr.ts';
 import { decodeInterleaved2of5Svg } from './support/interleaved-2-of-5.ts';
 import { pdfPageCount, pdfShownText } from './support/pdf-text.ts';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-const PIX_CODE = buildPixBrCode({ key: 'fulano@example.com', amountCents: 12345, merchantName: 'Açaí do João', merchantCity: 'Belém', txid: 'PEDIDO42' });
+const PIX_CODE = buildPixBrCode({
+  key: 'fulano@example.com',
+  amountCents: 12345,
+  merchantName: 'Açaí do João',
+  merchantCity: 'Belém',
+  txid: 'PEDIDO42',
+});
 const BOLETO = buildBoleto({
   bankCode: '001',
   dueDate: '2026-06-30',
@@ -19,7 +32,9 @@ const BOLETO = buildBoleto({
 });
 
 // pngjs comes with qrcode; as a decoder written by others it checks that our PNG is read as intended.
-const { PNG } = createRequire(import.meta.url)('pngjs') as { PNG: { sync: { read(png: Buffer): { width: number; height: number; data: Buffer } } } };
+const { PNG } = createRequire(import.meta.url)('pngjs') as {
+  PNG: { sync: { read(png: Buffer): { width: number; height: number; data: Buffer } } };
+};
 const decodePng = (png: Buffer) => PNG.sync.read(png);
 
 function pngSize(png: Buffer): { width: number; height: number } {
@@ -58,7 +73,8 @@ describe('Pix QR Code images', () => {
     for (let pixel = 0; pixel < mine.width * mine.height; pixel++) {
       const [r, g, b, a] = mine.data.subarray(pixel * 4, pixel * 4 + 4);
       assert.ok(r === g && g === b && a === 255 && (r === 0 || r === 255), `pixel ${pixel} is black or white`);
-      if (r !== theirs.data[pixel * 4]) assert.fail(`pixel ${pixel % mine.width},${Math.floor(pixel / mine.width)} differs`);
+      if (r !== theirs.data[pixel * 4])
+        assert.fail(`pixel ${pixel % mine.width},${Math.floor(pixel / mine.width)} differs`);
       if (r === 0) dark++;
     }
     assert.ok(dark > mine.width * mine.height * 0.2, 'a plausible share of dark pixels');
@@ -68,12 +84,20 @@ describe('Pix QR Code images', () => {
     const masksSeen = new Set<number>();
     const sizesSeen = new Set<number>();
     for (let i = 0; i < 120; i++) {
-      const code = buildPixBrCode({ key: `buyer${i}@example.com`, amountCents: 1 + i * 9_973, merchantName: `Loja ${'x'.repeat(i % 21)}`, merchantCity: 'São Paulo', txid: `T${i.toString(36)}${'k'.repeat(i % 22)}` });
+      const code = buildPixBrCode({
+        key: `buyer${i}@example.com`,
+        amountCents: 1 + i * 9_973,
+        merchantName: `Loja ${'x'.repeat(i % 21)}`,
+        merchantCity: 'São Paulo',
+        txid: `T${i.toString(36)}${'k'.repeat(i % 22)}`,
+      });
       const reference = QRCode.create(code, { errorCorrectionLevel: 'M' });
       const ours = pixQrModules(code);
       assert.equal(ours.size, reference.modules.size);
       for (let row = 0; row < ours.size; row++) {
-        for (let col = 0; col < ours.size; col++) if (ours.get(row, col) !== reference.modules.get(row, col)) assert.fail(`code ${i}: module ${row},${col} differs`);
+        for (let col = 0; col < ours.size; col++)
+          if (ours.get(row, col) !== reference.modules.get(row, col))
+            assert.fail(`code ${i}: module ${row},${col} differs`);
       }
       masksSeen.add(reference.maskPattern!);
       sizesSeen.add(ours.size);
@@ -104,7 +128,12 @@ describe('boleto barcode images', () => {
   });
 
   test('the SVG decoder tells two barcodes apart', () => {
-    const other = buildBoleto({ bankCode: '341', dueDate: '2030-01-01', amountCents: 1, freeField: '1'.repeat(25) }).barcode;
+    const other = buildBoleto({
+      bankCode: '341',
+      dueDate: '2030-01-01',
+      amountCents: 1,
+      freeField: '1'.repeat(25),
+    }).barcode;
     assert.equal(decodeInterleaved2of5Svg(boletoBarcodeSvg(other)), other);
   });
 
@@ -146,11 +175,32 @@ describe('boleto PDF', () => {
     const shown = pdfShownText(pdf);
     const formatted = formatDigitableLine(BOLETO.digitableLine);
     assert.equal(shown.filter((text) => text === formatted).length, 2, 'the line heads both parts');
-    for (const expected of ['Vencimento', 'Valor do documento', 'Linha digitável', 'Ficha de Compensação', 'Recibo do Pagador', 'Beneficiário', 'Pagador']) {
-      assert.ok(shown.some((text) => text.includes(expected)), `missing ${expected}`);
+    for (const expected of [
+      'Vencimento',
+      'Valor do documento',
+      'Linha digitável',
+      'Ficha de Compensação',
+      'Recibo do Pagador',
+      'Beneficiário',
+      'Pagador',
+    ]) {
+      assert.ok(
+        shown.some((text) => text.includes(expected)),
+        `missing ${expected}`,
+      );
     }
-    for (const value of ['30/06/2026', 'R$ 1.026,56', '001-9', '11.222.333/0001-81', 'Maria da Conceição', '529.982.247-25']) {
-      assert.ok(shown.some((text) => text.includes(value)), `missing ${value}`);
+    for (const value of [
+      '30/06/2026',
+      'R$ 1.026,56',
+      '001-9',
+      '11.222.333/0001-81',
+      'Maria da Conceição',
+      '529.982.247-25',
+    ]) {
+      assert.ok(
+        shown.some((text) => text.includes(value)),
+        `missing ${value}`,
+      );
     }
   });
 
@@ -167,7 +217,12 @@ describe('boleto PDF', () => {
   });
 
   test('refuses a line, amount or due date that disagrees with the barcode', async () => {
-    const other = buildBoleto({ bankCode: '001', dueDate: '2026-06-30', amountCents: 102657, freeField: '0'.repeat(25) });
+    const other = buildBoleto({
+      bankCode: '001',
+      dueDate: '2026-06-30',
+      amountCents: 102657,
+      freeField: '0'.repeat(25),
+    });
     await assert.rejects(boletoPdf({ ...input, digitableLine: other.digitableLine }), /different boletos/);
     await assert.rejects(boletoPdf({ ...input, amountCents: 102657 }), /amountCents/);
     await assert.rejects(boletoPdf({ ...input, dueDate: '2026-07-01' }), /dueDate/);

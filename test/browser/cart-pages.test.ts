@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { Database } from '../../src/db/database.ts';
-import { fillCard, launchChromium, openTab, screenshot, useCheckoutServer, TEST_CARDS, type CheckoutServer } from '../support/browser.ts';
+import {
+  fillCard,
+  launchChromium,
+  openTab,
+  screenshot,
+  useCheckoutServer,
+  TEST_CARDS,
+  type CheckoutServer,
+} from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 
 const browser = await launchChromium();
@@ -18,7 +26,11 @@ for (const engine of engines()) {
       const created = await fetch(`${server.origin}/api/v1/carts/${server.merchant.cart_pages.carrinho}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${server.merchant.api_key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ payment_method: 'credit_card', customer: { email: 'cupom@example.com', name: 'Ana' }, items }),
+        body: JSON.stringify({
+          payment_method: 'credit_card',
+          customer: { email: 'cupom@example.com', name: 'Ana' },
+          items,
+        }),
       });
       assert.equal(created.status, 201);
       return ((await created.json()) as { link: string }).link;
@@ -37,14 +49,25 @@ for (const engine of engines()) {
       await page.locator('#method-pix').waitFor();
       await applyCoupon(page, 'DEMO10');
       await page.locator('#coupon-status', { hasText: 'DEMO10' }).waitFor();
-      assert.match(await page.locator('#coupon-status').innerText(), /^Cupom DEMO10 aplicado: R\$\s20,00 de desconto\.$/);
+      assert.match(
+        await page.locator('#coupon-status').innerText(),
+        /^Cupom DEMO10 aplicado: R\$\s20,00 de desconto\.$/,
+      );
       assert.equal(await page.locator('#coupon-error').isHidden(), true);
       assert.match(await page.locator('#total').innerText(), /^R\$\s180,00$/);
-      assert.ok(!requests.some((request) => request.url.includes('/validate')), 'a cart is not checked by the product-only coupon validation');
+      assert.ok(
+        !requests.some((request) => request.url.includes('/validate')),
+        'a cart is not checked by the product-only coupon validation',
+      );
       await page.getByLabel('Pix').check();
       await page.getByRole('button', { name: 'Pagar' }).click();
       await page.getByRole('heading', { name: 'Pague com Pix' }).waitFor();
-      const order = await database.db.selectFrom('orders').select(['coupon_code', 'total_cents']).where('customer_id', 'is not', null).where('source', '=', 'cart').executeTakeFirstOrThrow();
+      const order = await database.db
+        .selectFrom('orders')
+        .select(['coupon_code', 'total_cents'])
+        .where('customer_id', 'is not', null)
+        .where('source', '=', 'cart')
+        .executeTakeFirstOrThrow();
       assert.deepEqual(order, { coupon_code: 'DEMO10', total_cents: 18_000 });
       await screenshot(page, `${engine.name}-cart-custom-line-coupon`);
       await page.close();
@@ -52,7 +75,12 @@ for (const engine of engines()) {
 
     test('a product-restricted coupon on a cart with a custom line is refused at its field; the total and plans stay usable', async () => {
       const { page } = await openTab(browser.context, server.origin);
-      await page.goto(await cartLink([{ id: server.merchant.products.ebook, quantity: 1 }, { name: 'Embalagem especial', value: 30, quantity: 1 }]));
+      await page.goto(
+        await cartLink([
+          { id: server.merchant.products.ebook, quantity: 1 },
+          { name: 'Embalagem especial', value: 30, quantity: 1 },
+        ]),
+      );
       await page.locator('#method-pix').waitFor();
       await applyCoupon(page, 'SOEBOOK');
       await page.locator('#coupon-error:not([hidden]), #methods-error:not([hidden])').first().waitFor();
@@ -68,7 +96,10 @@ for (const engine of engines()) {
       await page.locator('#total', { hasText: '59,90' }).waitFor();
       assert.equal(await page.locator('#coupon-error').isHidden(), true);
       assert.equal(await page.locator('#form-errors').isHidden(), true);
-      assert.match(await page.locator('#coupon-status').innerText(), /^Cupom DESCONTO20 aplicado: R\$\s20,00 de desconto\.$/);
+      assert.match(
+        await page.locator('#coupon-status').innerText(),
+        /^Cupom DESCONTO20 aplicado: R\$\s20,00 de desconto\.$/,
+      );
       await page.close();
     });
 

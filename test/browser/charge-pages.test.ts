@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { Database } from '../../src/db/database.ts';
-import { fillCard, launchChromium, openTab, screenshot, useCheckoutServer, TEST_CARDS, type CheckoutServer } from '../support/browser.ts';
+import {
+  fillCard,
+  launchChromium,
+  openTab,
+  screenshot,
+  useCheckoutServer,
+  TEST_CARDS,
+  type CheckoutServer,
+} from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 
 const browser = await launchChromium();
@@ -23,7 +31,11 @@ for (const engine of engines()) {
       const created = await fetch(`${server.origin}/api/v1/orders`, {
         method: 'POST',
         headers: { authorization: `Bearer ${server.merchant.api_key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ customer: { email: 'cobranca@example.com', name: 'Bia' }, items: [{ product_id: server.merchant.products.course, quantity: 1 }], ...extra }),
+        body: JSON.stringify({
+          customer: { email: 'cobranca@example.com', name: 'Bia' },
+          items: [{ product_id: server.merchant.products.course, quantity: 1 }],
+          ...extra,
+        }),
       });
       assert.equal(created.status, 201);
       return ((await created.json()) as { uid: string }).uid;
@@ -42,7 +54,9 @@ for (const engine of engines()) {
       await page.getByLabel('Pix').check();
       await page.getByRole('button', { name: 'Pagar' }).click();
       await page.getByRole('heading', { name: 'Pague com Pix' }).waitFor();
-      const charges = (await (await fetch(`${sandbox()}/sandbox/charges`)).json()) as { data: Array<{ id: string; method: string; state: string }> };
+      const charges = (await (await fetch(`${sandbox()}/sandbox/charges`)).json()) as {
+        data: Array<{ id: string; method: string; state: string }>;
+      };
       return charges.data.find((charge) => charge.method === 'pix' && charge.state === 'waiting_payment')!.id;
     }
 
@@ -65,7 +79,12 @@ for (const engine of engines()) {
       assert.ok(payment!.amount_cents > payment!.total_cents, 'the Pix carried the fine and late interest');
       assert.equal(totalShown, payment!.amount_cents);
       const done = await page.locator('main').innerText();
-      assert.match(done, new RegExp(`O pagamento de R\\$\\s${(payment!.amount_cents / 100).toFixed(2).replace('.', ',')} para Loja Demo LTDA foi confirmado`));
+      assert.match(
+        done,
+        new RegExp(
+          `O pagamento de R\\$\\s${(payment!.amount_cents / 100).toFixed(2).replace('.', ',')} para Loja Demo LTDA foi confirmado`,
+        ),
+      );
 
       await page.goto(chargeUrl(uid));
       assert.equal(await page.getByRole('heading', { level: 2 }).innerText(), 'Esta cobrança já foi paga');
@@ -91,7 +110,10 @@ for (const engine of engines()) {
       const [payment] = await paymentsOf(uid);
       assert.deepEqual([payment!.status, payment!.amount_cents], ['paid', totalShown]);
       assert.ok(totalShown > 29_700);
-      assert.match(await page.locator('main').innerText(), new RegExp(`O pagamento de R\\$\\s${(totalShown / 100).toFixed(2).replace('.', ',')} para`));
+      assert.match(
+        await page.locator('main').innerText(),
+        new RegExp(`O pagamento de R\\$\\s${(totalShown / 100).toFixed(2).replace('.', ',')} para`),
+      );
       await page.close();
     });
 
@@ -120,7 +142,8 @@ for (const engine of engines()) {
       const pix = await payPix(page);
       assert.equal((await fetch(`${sandbox()}/sandbox/charges/${pix}/expire`, { method: 'POST' })).status, 200);
       await page.locator('#pix-status', { hasText: 'expirou' }).waitFor({ timeout: 15_000 });
-      for (const hidden of ['#pix-qr', '#pix-countdown']) assert.equal(await page.locator(hidden).isHidden(), true, hidden);
+      for (const hidden of ['#pix-qr', '#pix-countdown'])
+        assert.equal(await page.locator(hidden).isHidden(), true, hidden);
       assert.equal(await page.getByRole('link', { name: 'Abrir o Pix copia e cola' }).isHidden(), true);
       assert.equal(await page.getByText('escaneie o QR Code').isHidden(), true);
       const text = await page.locator('main').innerText();

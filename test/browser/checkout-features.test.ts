@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
-import { assertNoCardNumbers, fillCard, payWithCard, launchChromium, openTab, screenshot, useCheckoutServer, TEST_CARDS, type CheckoutServer } from '../support/browser.ts';
+import {
+  assertNoCardNumbers,
+  fillCard,
+  payWithCard,
+  launchChromium,
+  openTab,
+  screenshot,
+  useCheckoutServer,
+  TEST_CARDS,
+  type CheckoutServer,
+} from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 
 const browser = await launchChromium();
@@ -41,7 +51,13 @@ for (const engine of engines()) {
       await page.getByRole('button', { name: 'Pagar' }).click();
       await page.getByRole('heading', { name: 'Pagamento aprovado' }).waitFor();
       const payments = await paymentsOf('two-cards');
-      assert.deepEqual(payments.map((payment) => [payment.status, payment.amount_cents]), [['paid', 19700], ['paid', 10000]]);
+      assert.deepEqual(
+        payments.map((payment) => [payment.status, payment.amount_cents]),
+        [
+          ['paid', 19700],
+          ['paid', 10000],
+        ],
+      );
       assertNoCardNumbers(requests);
       await screenshot(page, `${engine.name}-two-cards`);
       await page.close();
@@ -50,11 +66,19 @@ for (const engine of engines()) {
     test('scheduling: a date and a free slot are chosen, customer data comes at the end, the slot is booked', async () => {
       const { page } = await openTab(browser.context, server.origin);
       await page.goto(pageUrl('mentoring'));
-      const order = await page.evaluate(() => ['schedule', 'methods', 'customer'].map((id) => [...document.querySelectorAll('fieldset')].findIndex((node) => node.id === id)));
+      const order = await page.evaluate(() =>
+        ['schedule', 'methods', 'customer'].map((id) =>
+          [...document.querySelectorAll('fieldset')].findIndex((node) => node.id === id),
+        ),
+      );
       assert.ok(order[0]! < order[1]! && order[1]! < order[2]!, 'customer data is asked at the end');
       await page.getByLabel('Cartão de crédito').check();
       await page.getByRole('button', { name: 'Pagar' }).click();
-      assert.equal(await page.evaluate(() => document.activeElement?.id), 'schedule-date', 'focus goes to the first error');
+      assert.equal(
+        await page.evaluate(() => document.activeElement?.id),
+        'schedule-date',
+        'focus goes to the first error',
+      );
       const date = nextWeekday();
       await page.getByLabel('Data').fill(date);
       await page.getByLabel('10:00').check();
@@ -73,8 +97,14 @@ for (const engine of engines()) {
       const { page, requests } = await openTab(browser.context, server.origin);
       await payWithCard(page, pageUrl('gateway-b'), 'gb@example.com', TEST_CARDS.approved);
       await page.getByRole('heading', { name: 'Pagamento aprovado' }).waitFor();
-      assert.match(requests.find((request) => request.url.endsWith('/api/v1/payments'))!.body, /"confirmation_token_id":"ctoken_/);
-      assert.deepEqual((await paymentsOf('gateway-b')).map((payment) => [payment.gateway, payment.status]), [['gateway_b', 'paid']]);
+      assert.match(
+        requests.find((request) => request.url.endsWith('/api/v1/payments'))!.body,
+        /"confirmation_token_id":"ctoken_/,
+      );
+      assert.deepEqual(
+        (await paymentsOf('gateway-b')).map((payment) => [payment.gateway, payment.status]),
+        [['gateway_b', 'paid']],
+      );
       assertNoCardNumbers(requests);
       await screenshot(page, `${engine.name}-gateway-b`);
       await page.close();
@@ -93,10 +123,17 @@ for (const engine of engines()) {
       await fillCard(page, TEST_CARDS.approved);
       await page.getByLabel('CEP').fill('01310-10');
       await page.getByRole('button', { name: 'Pagar' }).click();
-      assert.equal(await page.evaluate(() => document.activeElement?.id), 'address-zipcode', 'focus goes to the first error');
+      assert.equal(
+        await page.evaluate(() => document.activeElement?.id),
+        'address-zipcode',
+        'focus goes to the first error',
+      );
       assert.match(await page.locator('#address-zipcode-error').innerText(), /8 dígitos/);
       assert.equal(await page.locator('#address-state-error').isVisible(), true);
-      assert.ok(!requests.some((request) => request.url.endsWith('/api/v1/payments')), 'nothing is sent while the address is incomplete');
+      assert.ok(
+        !requests.some((request) => request.url.endsWith('/api/v1/payments')),
+        'nothing is sent while the address is incomplete',
+      );
       await screenshot(page, `${engine.name}-address-errors`);
       await page.getByLabel('CEP').fill('01310-100');
       await page.getByLabel('Rua').fill('Avenida Paulista');
@@ -106,13 +143,39 @@ for (const engine of engines()) {
       await page.getByLabel('Estado').selectOption('SP');
       await page.getByRole('button', { name: 'Pagar' }).click();
       await page.getByRole('heading', { name: 'Pagamento aprovado' }).waitFor();
-      const sent = JSON.parse(requests.find((request) => request.url.endsWith('/api/v1/payments'))!.body) as { customer_address: unknown };
-      assert.deepEqual(sent.customer_address, { zipcode: '01310100', street: 'Avenida Paulista', number: '1578', neighborhood: 'Bela Vista', city: 'São Paulo', state: 'SP' });
-      const customer = await database.db.selectFrom('customers').select(['street', 'number', 'neighborhood', 'zipcode', 'city', 'state']).where('email', '=', 'gc@example.com').executeTakeFirstOrThrow();
-      assert.deepEqual(customer, { street: 'Avenida Paulista', number: '1578', neighborhood: 'Bela Vista', zipcode: '01310100', city: 'São Paulo', state: 'SP' });
+      const sent = JSON.parse(requests.find((request) => request.url.endsWith('/api/v1/payments'))!.body) as {
+        customer_address: unknown;
+      };
+      assert.deepEqual(sent.customer_address, {
+        zipcode: '01310100',
+        street: 'Avenida Paulista',
+        number: '1578',
+        neighborhood: 'Bela Vista',
+        city: 'São Paulo',
+        state: 'SP',
+      });
+      const customer = await database.db
+        .selectFrom('customers')
+        .select(['street', 'number', 'neighborhood', 'zipcode', 'city', 'state'])
+        .where('email', '=', 'gc@example.com')
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(customer, {
+        street: 'Avenida Paulista',
+        number: '1578',
+        neighborhood: 'Bela Vista',
+        zipcode: '01310100',
+        city: 'São Paulo',
+        state: 'SP',
+      });
       assert.ok(requests.some((request) => request.url.endsWith('/card_hash_key')));
-      assert.match(requests.find((request) => request.url.endsWith('/api/v1/payments'))!.body, /"credit_card_0_token":"\d+_[A-Za-z0-9+/=]{300,}"/);
-      assert.deepEqual((await paymentsOf('gateway-c')).map((payment) => [payment.gateway, payment.status, payment.amount_cents]), [['gateway_c', 'paid', 15980]]);
+      assert.match(
+        requests.find((request) => request.url.endsWith('/api/v1/payments'))!.body,
+        /"credit_card_0_token":"\d+_[A-Za-z0-9+/=]{300,}"/,
+      );
+      assert.deepEqual(
+        (await paymentsOf('gateway-c')).map((payment) => [payment.gateway, payment.status, payment.amount_cents]),
+        [['gateway_c', 'paid', 15980]],
+      );
       assertNoCardNumbers(requests);
       await screenshot(page, `${engine.name}-gateway-c`);
       await page.close();
@@ -126,7 +189,10 @@ for (const engine of engines()) {
       await page.getByRole('button', { name: 'Sim, quero Planilha Bônus' }).click();
       assert.match(String((await upsell).postData()), /^\{"offer":"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+"\}$/);
       // The page's redirect_url is followed once the buyer has answered the offer.
-      const redirected = page.waitForRequest((request) => request.url().startsWith('https://loja.demo.localhost/obrigado'), { timeout: 15_000 });
+      const redirected = page.waitForRequest(
+        (request) => request.url().startsWith('https://loja.demo.localhost/obrigado'),
+        { timeout: 15_000 },
+      );
       await page.locator('#upsell-status', { hasText: 'Oferta adicionada ao seu pedido!' }).waitFor();
       await screenshot(page, `${engine.name}-upsell`);
       assert.equal((await redirected).isNavigationRequest(), true);
@@ -147,7 +213,7 @@ for (const engine of engines()) {
       await page.close();
     });
 
-    test('the client bundle is under 100 KB and the company host form serves only that company\'s pages', async () => {
+    test("the client bundle is under 100 KB and the company host form serves only that company's pages", async () => {
       const bundle = await fetch(`${server.origin}/pay/assets/checkout.js`);
       const bytes = (await bundle.arrayBuffer()).byteLength;
       console.log(`# client bundle: ${bytes} bytes`);

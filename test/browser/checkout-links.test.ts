@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
-import { assertNoCardNumbers, fillCard, launchChromium, openTab, screenshot, useCheckoutServer, TEST_CARDS, type CheckoutServer } from '../support/browser.ts';
+import {
+  assertNoCardNumbers,
+  fillCard,
+  launchChromium,
+  openTab,
+  screenshot,
+  useCheckoutServer,
+  TEST_CARDS,
+  type CheckoutServer,
+} from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 
 const browser = await launchChromium();
@@ -17,7 +26,11 @@ for (const engine of engines()) {
       const created = await fetch(`${server.origin}/api/v1/carts/${server.merchant.cart_pages.carrinho}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${server.merchant.api_key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ payment_method: 'credit_card', customer: { email: 'carrinho@example.com', name: 'Ana' }, items: [{ id: server.merchant.products.ebook, quantity: 2 }] }),
+        body: JSON.stringify({
+          payment_method: 'credit_card',
+          customer: { email: 'carrinho@example.com', name: 'Ana' },
+          items: [{ id: server.merchant.products.ebook, quantity: 2 }],
+        }),
       });
       assert.equal(created.status, 201);
       const { link } = (await created.json()) as { link: string };
@@ -36,7 +49,11 @@ for (const engine of engines()) {
       const pay = requests.find((request) => request.url.endsWith('/pay'))!;
       assert.match(pay.body, /"confirmation_token_id":"ctoken_/);
       assertNoCardNumbers(requests);
-      const order = await database.db.selectFrom('orders').select(['status', 'total_cents']).where('source', '=', 'cart').executeTakeFirstOrThrow();
+      const order = await database.db
+        .selectFrom('orders')
+        .select(['status', 'total_cents'])
+        .where('source', '=', 'cart')
+        .executeTakeFirstOrThrow();
       assert.deepEqual(order, { status: 'paid', total_cents: 9980 });
       await screenshot(page, `${engine.name}-cart-paid`);
       await page.close();
@@ -61,7 +78,11 @@ for (const engine of engines()) {
 
     test('unknown links answer a 404 page in Portuguese', async () => {
       const { page } = await openTab(browser.context, server.origin);
-      for (const path of ['/pay/00000000-0000-4000-8000-000000000000', '/pay/carts/nao-existe', '/pay/charges/00000000-0000-4000-8000-000000000000']) {
+      for (const path of [
+        '/pay/00000000-0000-4000-8000-000000000000',
+        '/pay/carts/nao-existe',
+        '/pay/charges/00000000-0000-4000-8000-000000000000',
+      ]) {
         const response = await page.goto(`${server.origin}${path}`);
         assert.equal(response?.status(), 404, path);
         assert.equal(await page.getByRole('heading', { level: 2 }).innerText(), 'Página não encontrada');

@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
-import { assertNoCardNumbers, fillCard, payWithCard, launchChromium, openTab, screenshot, useCheckoutServer, TEST_CARDS, type CheckoutServer } from '../support/browser.ts';
+import {
+  assertNoCardNumbers,
+  fillCard,
+  payWithCard,
+  launchChromium,
+  openTab,
+  screenshot,
+  useCheckoutServer,
+  TEST_CARDS,
+  type CheckoutServer,
+} from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 
 const browser = await launchChromium();
@@ -17,7 +27,10 @@ for (const engine of engines()) {
 
     /** Confirms a pix at the sandbox, as the buyer's bank would: the sandbox delivers gateway_a's real webhook to POST /api/v1/webhooks, and the worker applies it. */
     async function confirmPix(gatewayId: string): Promise<void> {
-      const confirmed = await fetch(`${server.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges/${gatewayId}/confirm`, { method: 'POST' });
+      const confirmed = await fetch(
+        `${server.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges/${gatewayId}/confirm`,
+        { method: 'POST' },
+      );
       assert.equal(confirmed.status, 200);
     }
 
@@ -42,7 +55,10 @@ for (const engine of engines()) {
       assert.equal(await page.locator('#pix-status').innerText(), 'Pago! Recebemos o seu Pix.');
       assert.equal(await page.locator('#pix-qr').isHidden(), true);
       assert.equal(await page.locator('#live-status').innerText(), 'Pagamento confirmado.');
-      assert.ok(requests.filter((request) => request.url.includes('/pay/status/')).length >= 2, 'the page polled the status');
+      assert.ok(
+        requests.filter((request) => request.url.includes('/pay/status/')).length >= 2,
+        'the page polled the status',
+      );
       await screenshot(page, `${engine.name}-pix-paid`);
       await page.close();
     });
@@ -72,7 +88,13 @@ for (const engine of engines()) {
       assert.equal(await page.locator('#coupon-error').innerText(), 'Cupom não encontrado.');
       assert.equal(await page.getByLabel('Código do cupom').getAttribute('aria-invalid'), 'true');
       assert.equal(await page.evaluate(() => document.activeElement?.id), 'coupon');
-      assert.equal(await page.getByRole('alert').innerText().then((text) => text.includes('Cupom não encontrado.')), true);
+      assert.equal(
+        await page
+          .getByRole('alert')
+          .innerText()
+          .then((text) => text.includes('Cupom não encontrado.')),
+        true,
+      );
 
       await page.getByLabel('Código do cupom').fill('demo10');
       await page.getByRole('button', { name: 'Aplicar cupom' }).click();
@@ -83,7 +105,11 @@ for (const engine of engines()) {
       await fillCard(page, TEST_CARDS.approved);
       await page.getByRole('button', { name: 'Pagar' }).click();
       await page.getByRole('heading', { name: 'Pagamento aprovado' }).waitFor();
-      const order = await database.db.selectFrom('orders').select(['status', 'coupon_code', 'total_cents']).where('coupon_code', '=', 'DEMO10').executeTakeFirstOrThrow();
+      const order = await database.db
+        .selectFrom('orders')
+        .select(['status', 'coupon_code', 'total_cents'])
+        .where('coupon_code', '=', 'DEMO10')
+        .executeTakeFirstOrThrow();
       assert.deepEqual(order, { status: 'paid', coupon_code: 'DEMO10', total_cents: 4491 });
       assertNoCardNumbers(requests);
       await screenshot(page, `${engine.name}-coupon`);
@@ -94,7 +120,10 @@ for (const engine of engines()) {
       const { page, requests } = await openTab(browser.context, server.origin);
       await payWithCard(page, pageUrl('ebook'), 'recusado@example.com', TEST_CARDS.declined);
       await page.locator('#card0-number-error').waitFor();
-      assert.equal(await page.locator('#card0-number-error').innerText(), 'O cartão foi recusado pelo banco emissor. Confira os dados ou use outro cartão.');
+      assert.equal(
+        await page.locator('#card0-number-error').innerText(),
+        'O cartão foi recusado pelo banco emissor. Confira os dados ou use outro cartão.',
+      );
       assert.equal(await page.evaluate(() => document.activeElement?.id), 'card0-number');
       assert.match(await page.getByRole('alert').innerText(), /recusado/);
       await screenshot(page, `${engine.name}-card-declined`);

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import type { Database } from '../../src/db/database.ts';
-import { fillCard, launchChromium, openTab, screenshot, useCheckoutServer, type CheckoutServer } from '../support/browser.ts';
+import {
+  fillCard,
+  launchChromium,
+  openTab,
+  screenshot,
+  useCheckoutServer,
+  type CheckoutServer,
+} from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 
 const browser = await launchChromium();
@@ -13,9 +19,8 @@ const GATEWAY_ERROR = '4000000000000119';
 
 for (const engine of engines()) {
   describe(`hosted checkout page: quantity bounds and gateway failures (${engine.name})`, () => {
-    let database: Database;
     let server: CheckoutServer;
-    useCheckoutServer(engine, (setup) => ({ database, server } = setup));
+    useCheckoutServer(engine, (setup) => ({ server } = setup));
     const pageUrl = (slug: string) => `${server.origin}/pay/${server.merchant.checkout_pages[slug]}`;
 
     test('a quantity above the product maximum is reported at its field before asking the service; a valid one clears it', async () => {
@@ -31,7 +36,9 @@ for (const engine of engines()) {
       assert.equal(await page.evaluate(() => document.activeElement?.id), 'quantity-0');
       assert.equal(await page.locator('#methods-error').isHidden(), true);
       // Read the query itself: the page's id (a UUID) may well contain "=6" once encoded in the URL.
-      const askedQuantities = requests.flatMap((request) => [...new URL(request.url).searchParams].filter(([key]) => key.startsWith('products[')).map(([, value]) => value));
+      const askedQuantities = requests.flatMap((request) =>
+        [...new URL(request.url).searchParams].filter(([key]) => key.startsWith('products[')).map(([, value]) => value),
+      );
       assert.ok(!askedQuantities.includes('6'), `no plans asked for 6 (asked: ${askedQuantities.join(', ')})`);
       await screenshot(page, `${engine.name}-quantity-over-max`);
 
@@ -50,7 +57,9 @@ for (const engine of engines()) {
       await page.getByLabel('E-mail').fill('demorado@example.com');
       await page.getByLabel('Cartão de crédito').check();
       await fillCard(page, LATE_APPROVAL);
-      const answer = page.waitForResponse((response) => response.url().endsWith('/api/v1/payments'), { timeout: 30_000 });
+      const answer = page.waitForResponse((response) => response.url().endsWith('/api/v1/payments'), {
+        timeout: 30_000,
+      });
       await page.getByRole('button', { name: 'Pagar' }).click();
       assert.equal((await answer).status(), 504);
       await page.getByRole('heading', { name: 'Confirmando o pagamento' }).waitFor();

@@ -32,8 +32,17 @@ async function acceptOffer(page: Page) {
 }
 
 /** The upsell order of the original payment's order waits for its own payment by `method`, and the offer is spent. */
-async function assertUpsellOrderSpent(database: Database, originalGatewayId: string, upsellGatewayId: string, method: string): Promise<void> {
-  const original = await database.db.selectFrom('payments').select('order_id').where('gateway_id', '=', originalGatewayId).executeTakeFirstOrThrow();
+async function assertUpsellOrderSpent(
+  database: Database,
+  originalGatewayId: string,
+  upsellGatewayId: string,
+  method: string,
+): Promise<void> {
+  const original = await database.db
+    .selectFrom('payments')
+    .select('order_id')
+    .where('gateway_id', '=', originalGatewayId)
+    .executeTakeFirstOrThrow();
   const upsellOrders = await database.db
     .selectFrom('orders as o')
     .innerJoin('payments as p', 'p.order_id', 'o.id')
@@ -41,8 +50,14 @@ async function assertUpsellOrderSpent(database: Database, originalGatewayId: str
     .where('o.parent_order_id', '=', original.order_id)
     .where('o.source', '=', 'upsell')
     .execute();
-  assert.deepEqual(upsellOrders, [{ status: 'waiting_payment', method, payment_status: 'waiting_payment', gateway_id: upsellGatewayId }]);
-  const offer = await database.db.selectFrom('upsell_offers').select(['consumed_at']).where('order_id', '=', original.order_id).executeTakeFirstOrThrow();
+  assert.deepEqual(upsellOrders, [
+    { status: 'waiting_payment', method, payment_status: 'waiting_payment', gateway_id: upsellGatewayId },
+  ]);
+  const offer = await database.db
+    .selectFrom('upsell_offers')
+    .select(['consumed_at'])
+    .where('order_id', '=', original.order_id)
+    .executeTakeFirstOrThrow();
   assert.ok(offer.consumed_at, 'the offer is spent');
 }
 
@@ -53,7 +68,7 @@ for (const engine of engines()) {
     // As in `checkout serve`: the worker applies acknowledged webhooks, woken by the receiver in this process.
     useCheckoutServer(engine, (setup) => ({ database, server } = setup), { worker: true });
 
-    test('pix confirmed by the sandbox\'s real webhook: the page turns to paid, shows the offer, and one click creates the upsell order with its own pix', async () => {
+    test("pix confirmed by the sandbox's real webhook: the page turns to paid, shows the offer, and one click creates the upsell order with its own pix", async () => {
       const { page, requests } = await openTab(browser.context, server.origin);
       const result = await payOnUpsellPage(page, server, 'pix-upsell@example.com', 'Pix');
       assert.equal(result.offer, undefined, 'a waiting pix has no offer yet');
@@ -63,7 +78,10 @@ for (const engine of engines()) {
       await page.getByRole('heading', { name: 'Pagamento confirmado' }).waitFor({ timeout: 10_000 });
       await page.getByRole('heading', { name: 'Oferta especial para você' }).waitFor({ timeout: 20_000 });
       assert.match(await page.locator('#upsell').innerText(), /com um novo Pix/);
-      assert.ok(requests.some((request) => request.url.endsWith(`/pay/status/${uidOf(result.pix_qr_code_url)}`)), 'the offer came from the status poll');
+      assert.ok(
+        requests.some((request) => request.url.endsWith(`/pay/status/${uidOf(result.pix_qr_code_url)}`)),
+        'the offer came from the status poll',
+      );
       await screenshot(page, `${engine.name}-pix-upsell-offer`);
 
       const upsellAnswer = await acceptOffer(page);
@@ -73,14 +91,17 @@ for (const engine of engines()) {
       // The offer's own pix is shown in place, with its QR code.
       await page.locator('#pix-qr').waitFor();
       assert.equal(await page.getByRole('heading', { name: 'Pague com Pix' }).count(), 1);
-      assert.equal(await page.locator('#pix-qr').getAttribute('src'), `data:image/png;base64,${upsellBody.pix_qr_code}`);
+      assert.equal(
+        await page.locator('#pix-qr').getAttribute('src'),
+        `data:image/png;base64,${upsellBody.pix_qr_code}`,
+      );
 
       await assertUpsellOrderSpent(database, result.payments[0], upsellBody.payments[0], 'pix');
       await screenshot(page, `${engine.name}-pix-upsell-accepted`);
       await page.close();
     });
 
-    test('boleto confirmed by the sandbox\'s real webhook: the boleto view turns to paid, shows the offer, and one click creates the upsell order with its own boleto', async () => {
+    test("boleto confirmed by the sandbox's real webhook: the boleto view turns to paid, shows the offer, and one click creates the upsell order with its own boleto", async () => {
       const { page, requests } = await openTab(browser.context, server.origin);
       const result = await payOnUpsellPage(page, server, 'boleto-upsell@example.com', 'Boleto bancário');
       assert.equal(result.offer, undefined, 'a waiting boleto has no offer yet');
@@ -107,10 +128,19 @@ for (const engine of engines()) {
       assert.match(upsellBody.bank_slip_url, new RegExp(`^${server.origin}/pay/boleto/[0-9a-f-]{36}$`));
       // The offer's own boleto is shown in place, and its view polls that payment, with no further offer.
       await page.getByRole('heading', { name: 'Boleto gerado' }).waitFor();
-      assert.equal(await page.getByRole('link', { name: 'Abrir o boleto para imprimir' }).getAttribute('href'), upsellBody.bank_slip_url);
-      await page.waitForRequest((request) => request.url().endsWith(`/pay/status/${uidOf(upsellBody.bank_slip_url)}`), { timeout: 15_000 });
+      assert.equal(
+        await page.getByRole('link', { name: 'Abrir o boleto para imprimir' }).getAttribute('href'),
+        upsellBody.bank_slip_url,
+      );
+      await page.waitForRequest((request) => request.url().endsWith(`/pay/status/${uidOf(upsellBody.bank_slip_url)}`), {
+        timeout: 15_000,
+      });
       assert.equal(await page.getByRole('heading', { name: 'Oferta especial para você' }).count(), 0);
-      assert.equal(requests.filter((request) => request.url.endsWith(statusUrl)).length, polls, 'the original boleto is no longer polled');
+      assert.equal(
+        requests.filter((request) => request.url.endsWith(statusUrl)).length,
+        polls,
+        'the original boleto is no longer polled',
+      );
 
       await assertUpsellOrderSpent(database, result.payments[0], upsellBody.payments[0], 'bank_slip');
       await screenshot(page, `${engine.name}-boleto-upsell-accepted`);

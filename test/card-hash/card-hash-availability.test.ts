@@ -33,7 +33,10 @@ for (const engine of engines()) {
     before(async () => {
       database = await engine.open();
       sandboxes = await startGatewaySandboxes();
-      ({ app, config: { masterKey } } = await startCardHashApp(database, { gatewayCUrl: sandboxes.baseUrlFor('gateway_c') }));
+      ({
+        app,
+        config: { masterKey },
+      } = await startCardHashApp(database, { gatewayCUrl: sandboxes.baseUrlFor('gateway_c') }));
       shop = await createTenant(database, { allowedHosts: ['shop.example'] });
       await addGatewayC(database, shop, masterKey);
       pageId = await insertCheckoutPage(database, shop, { gateway: 'gateway_c' });
@@ -46,12 +49,19 @@ for (const engine of engines()) {
 
     test('an unknown id is 422 with errors; a malformed id too', async () => {
       const unknown = randomUUID();
-      const expected = { checkout_pages: 'checkout page not found', carts: 'cart not found', charges: 'charge not found' };
+      const expected = {
+        checkout_pages: 'checkout page not found',
+        carts: 'cart not found',
+        charges: 'charge not found',
+      };
       for (const [segment, message] of Object.entries(expected)) {
         const res = await app.inject({ url: `/api/v1/${segment}/${unknown}/card_hash_key`, headers: SHOP_ORIGIN });
         assert.equal(res.statusCode, 422);
         assert.deepEqual(res.json(), { errors: [message] });
-        const malformed = await app.inject({ url: `/api/v1/${segment}/not-a-uuid/card_hash_key`, headers: SHOP_ORIGIN });
+        const malformed = await app.inject({
+          url: `/api/v1/${segment}/not-a-uuid/card_hash_key`,
+          headers: SHOP_ORIGIN,
+        });
         assert.equal(malformed.statusCode, 422);
         assert.equal(malformed.json().errors.length, 1);
         assert.match(malformed.json().errors[0], /^params\/id /);
@@ -71,36 +81,71 @@ for (const engine of engines()) {
       const gatewayA = await insertCheckoutPage(database, shop, { gateway: 'gateway_a' });
       const res = await app.inject({ url: `/api/v1/checkout_pages/${gatewayA}/card_hash_key`, headers: SHOP_ORIGIN });
       assert.equal(res.statusCode, 422);
-      assert.deepEqual(res.json(), { errors: ['card hash keys exist only for gateway_c; this checkout page uses gateway_a'] });
+      assert.deepEqual(res.json(), {
+        errors: ['card hash keys exist only for gateway_c; this checkout page uses gateway_a'],
+      });
       const cartB = await insertCart(database, shop, await insertCartPage(database, shop, { gateway: 'gateway_b' }));
       const cart = await app.inject({ url: `/api/v1/carts/${cartB}/card_hash_key`, headers: SHOP_ORIGIN });
-      assert.deepEqual([cart.statusCode, cart.json()], [422, { errors: ['card hash keys exist only for gateway_c; this cart uses gateway_b'] }]);
+      assert.deepEqual(
+        [cart.statusCode, cart.json()],
+        [422, { errors: ['card hash keys exist only for gateway_c; this cart uses gateway_b'] }],
+      );
     });
 
     test('a charge follows its page’s gateway, else the company’s first enabled card gateway', async () => {
       const gatewayAPage = await insertCheckoutPage(database, shop, { gateway: 'gateway_a' });
-      const onPageA = await insertOrder(database, shop, { source: 'charge', due_date: '2030-01-10', checkout_page_id: gatewayAPage });
+      const onPageA = await insertOrder(database, shop, {
+        source: 'charge',
+        due_date: '2030-01-10',
+        checkout_page_id: gatewayAPage,
+      });
       const refused = await app.inject({ url: `/api/v1/charges/${onPageA.uid}/card_hash_key`, headers: SHOP_ORIGIN });
-      assert.deepEqual([refused.statusCode, refused.json()], [422, { errors: ['card hash keys exist only for gateway_c; this charge uses gateway_a'] }]);
+      assert.deepEqual(
+        [refused.statusCode, refused.json()],
+        [422, { errors: ['card hash keys exist only for gateway_c; this charge uses gateway_a'] }],
+      );
 
       const cartPage = await insertCartPage(database, shop, { gateway: 'gateway_c' });
-      const onCartPage = await insertOrder(database, shop, { source: 'charge', due_date: '2030-01-10', cart_page_id: cartPage });
-      assert.equal((await app.inject({ url: `/api/v1/charges/${onCartPage.uid}/card_hash_key`, headers: SHOP_ORIGIN })).statusCode, 200);
+      const onCartPage = await insertOrder(database, shop, {
+        source: 'charge',
+        due_date: '2030-01-10',
+        cart_page_id: cartPage,
+      });
+      assert.equal(
+        (await app.inject({ url: `/api/v1/charges/${onCartPage.uid}/card_hash_key`, headers: SHOP_ORIGIN })).statusCode,
+        200,
+      );
 
       const onlyC = await insertCompany(database, shop);
       await addGatewayC(database, shop, masterKey, { companyId: onlyC });
-      const pageless = await insertOrder(database, shop, { source: 'charge', due_date: '2030-01-10', company_id: onlyC });
+      const pageless = await insertOrder(database, shop, {
+        source: 'charge',
+        due_date: '2030-01-10',
+        company_id: onlyC,
+      });
       const issued = await app.inject({ url: `/api/v1/charges/${pageless.uid}/card_hash_key`, headers: SHOP_ORIGIN });
       assert.equal(issued.statusCode, 200);
-      const row = await database.db.selectFrom('card_hash_keys').select('company_id').where('account_id', '=', shop.accountId).where('gateway_key_id', '=', issued.json().id).executeTakeFirstOrThrow();
+      const row = await database.db
+        .selectFrom('card_hash_keys')
+        .select('company_id')
+        .where('account_id', '=', shop.accountId)
+        .where('gateway_key_id', '=', issued.json().id)
+        .executeTakeFirstOrThrow();
       assert.equal(row.company_id, onlyC, 'the key is bound to the charge’s company');
 
       const aAndC = await insertCompany(database, shop);
       await addGatewayC(database, shop, masterKey, { companyId: aAndC });
       await insertGateway(database, shop, 'gateway_a', 'pk_test_a', { company_id: aAndC });
-      const prefersA = await insertOrder(database, shop, { source: 'charge', due_date: '2030-01-10', company_id: aAndC });
+      const prefersA = await insertOrder(database, shop, {
+        source: 'charge',
+        due_date: '2030-01-10',
+        company_id: aAndC,
+      });
       const res = await app.inject({ url: `/api/v1/charges/${prefersA.uid}/card_hash_key`, headers: SHOP_ORIGIN });
-      assert.deepEqual([res.statusCode, res.json()], [422, { errors: ['card hash keys exist only for gateway_c; this charge uses gateway_a'] }]);
+      assert.deepEqual(
+        [res.statusCode, res.json()],
+        [422, { errors: ['card hash keys exist only for gateway_c; this charge uses gateway_a'] }],
+      );
     });
 
     test('a company without a usable gateway_c integration gets 422', async () => {
@@ -127,13 +172,19 @@ for (const engine of engines()) {
       const page = await insertCheckoutPage(database, shop, { gateway: 'gateway_c' });
       await database.db.updateTable('checkout_pages').set({ company_id: companyId }).where('id', '=', page).execute();
       const res = await app.inject({ url: `/api/v1/checkout_pages/${page}/card_hash_key`, headers: SHOP_ORIGIN });
-      assert.deepEqual([res.statusCode, res.json()], [422, { errors: ['gateway_c refused the company’s encryption key'] }]);
+      assert.deepEqual(
+        [res.statusCode, res.json()],
+        [422, { errors: ['gateway_c refused the company’s encryption key'] }],
+      );
     });
 
     test('without a gateway_c URL the answer is 503; an unreachable gateway_c is 504', async () => {
       const unconfigured = await startCardHashApp(database);
       try {
-        const res = await unconfigured.app.inject({ url: `/api/v1/checkout_pages/${pageId}/card_hash_key`, headers: SHOP_ORIGIN });
+        const res = await unconfigured.app.inject({
+          url: `/api/v1/checkout_pages/${pageId}/card_hash_key`,
+          headers: SHOP_ORIGIN,
+        });
         assert.deepEqual([res.statusCode, res.json()], [503, { errors: ['gateway_c is not reachable'] }]);
       } finally {
         await unconfigured.app.close();
@@ -144,7 +195,10 @@ for (const engine of engines()) {
         const tenant = await createTenant(database, { allowedHosts: ['shop.example'] });
         await addGatewayC(database, tenant, unreachable.config.masterKey);
         const page = await insertCheckoutPage(database, tenant, { gateway: 'gateway_c' });
-        const res = await unreachable.app.inject({ url: `/api/v1/checkout_pages/${page}/card_hash_key`, headers: SHOP_ORIGIN });
+        const res = await unreachable.app.inject({
+          url: `/api/v1/checkout_pages/${page}/card_hash_key`,
+          headers: SHOP_ORIGIN,
+        });
         assert.deepEqual([res.statusCode, res.json()], [504, { errors: ['gateway_c did not answer in time'] }]);
       } finally {
         await unreachable.app.close();

@@ -7,7 +7,13 @@ import type { RunningSandboxes } from '../../src/gateways/sandbox/server.ts';
 import { AppError } from '../../src/http/errors.ts';
 import { consumeCardHashKey } from '../../src/modules/card-hash/card-hash.service.ts';
 import { createTenant, type Tenant } from '../support/app.ts';
-import { addGatewayC, encryptCard, SHOP_ORIGIN, startCardHashApp, startGatewaySandboxes } from '../support/card-hash-fixtures.ts';
+import {
+  addGatewayC,
+  encryptCard,
+  SHOP_ORIGIN,
+  startCardHashApp,
+  startGatewaySandboxes,
+} from '../support/card-hash-fixtures.ts';
 import { insertCompany } from '../support/catalog-fixtures.ts';
 import { engines } from '../support/engines.ts';
 import { insertCheckoutPage } from '../support/records-fixtures.ts';
@@ -32,7 +38,10 @@ for (const engine of engines()) {
       database = await engine.open();
       sandboxes = await startGatewaySandboxes();
       let masterKey: Buffer;
-      ({ app, config: { masterKey } } = await startCardHashApp(database, { gatewayCUrl: sandboxes.baseUrlFor('gateway_c') }));
+      ({
+        app,
+        config: { masterKey },
+      } = await startCardHashApp(database, { gatewayCUrl: sandboxes.baseUrlFor('gateway_c') }));
       shop = await createTenant(database, { allowedHosts: ['shop.example'] });
       other = await createTenant(database, { allowedHosts: ['other.example'] });
       await addGatewayC(database, shop, masterKey);
@@ -48,21 +57,37 @@ for (const engine of engines()) {
       nextKeyId += 1;
       await database.db
         .insertInto('card_hash_keys')
-        .values({ account_id: tenant.accountId, company_id: companyId, gateway_key_id: nextKeyId, public_key_pem: 'PEM', created_at: createdAt, expires_at: new Date(createdAt.getTime() + FIVE_MINUTES) })
+        .values({
+          account_id: tenant.accountId,
+          company_id: companyId,
+          gateway_key_id: nextKeyId,
+          public_key_pem: 'PEM',
+          created_at: createdAt,
+          expires_at: new Date(createdAt.getTime() + FIVE_MINUTES),
+        })
         .execute();
       return `${nextKeyId}_QUJDRA==`;
     }
 
     const consume = (token: string, now: Date, tenant = shop, companyId = tenant.companyId) =>
-      database.db.transaction().execute((trx) => consumeCardHashKey(trx, { accountId: tenant.accountId, companyId, token, now }));
+      database.db
+        .transaction()
+        .execute((trx) => consumeCardHashKey(trx, { accountId: tenant.accountId, companyId, token, now }));
 
     test('a key issued by the endpoint is spent once: the second use is refused', async () => {
       const page = await insertCheckoutPage(database, shop, { gateway: 'gateway_c' });
-      const key = (await app.inject({ url: `/api/v1/checkout_pages/${page}/card_hash_key`, headers: SHOP_ORIGIN })).json();
+      const key = (
+        await app.inject({ url: `/api/v1/checkout_pages/${page}/card_hash_key`, headers: SHOP_ORIGIN })
+      ).json();
       const token = encryptCard(key);
       const now = new Date();
       await consume(token, now);
-      const row = await database.db.selectFrom('card_hash_keys').select('consumed_at').where('account_id', '=', shop.accountId).where('gateway_key_id', '=', key.id).executeTakeFirstOrThrow();
+      const row = await database.db
+        .selectFrom('card_hash_keys')
+        .select('consumed_at')
+        .where('account_id', '=', shop.accountId)
+        .where('gateway_key_id', '=', key.id)
+        .executeTakeFirstOrThrow();
       assert.equal(row.consumed_at?.getTime(), now.getTime());
       await assert.rejects(consume(token, new Date()), refused('business_rule_violation', /already used/));
     });
@@ -79,7 +104,8 @@ for (const engine of engines()) {
         const outcomes = await Promise.allSettled([attempt(), attempt(), attempt(), attempt()]);
         assert.equal(outcomes.filter((outcome) => outcome.status === 'fulfilled').length, 1, `round ${round}`);
         for (const outcome of outcomes) {
-          if (outcome.status === 'rejected') assert.ok(refused('business_rule_violation', /already used/)(outcome.reason), String(outcome.reason));
+          if (outcome.status === 'rejected')
+            assert.ok(refused('business_rule_violation', /already used/)(outcome.reason), String(outcome.reason));
         }
       }
     });
@@ -88,7 +114,10 @@ for (const engine of engines()) {
       const lastMoment = await storedKey(shop);
       await consume(lastMoment, new Date(T0.getTime() + FIVE_MINUTES - 1));
       const expired = await storedKey(shop);
-      await assert.rejects(consume(expired, new Date(T0.getTime() + FIVE_MINUTES)), refused('business_rule_violation', /expired/));
+      await assert.rejects(
+        consume(expired, new Date(T0.getTime() + FIVE_MINUTES)),
+        refused('business_rule_violation', /expired/),
+      );
       await consume(expired, new Date(T0.getTime() + 60_000));
     });
 
@@ -102,8 +131,23 @@ for (const engine of engines()) {
     });
 
     test('a token that is not <key id>_<base64> is a validation error', async () => {
-      for (const token of ['', 'abc', '12_', '_QUJD', '12-QUJD', '12_QU JD', 'x12_QUJD', '1234567890123456_QUJD', '12_QUJD=x', 'tok_abc123']) {
-        await assert.rejects(consume(token, T0), refused('validation_failed', /not a gateway_c card hash/), JSON.stringify(token));
+      for (const token of [
+        '',
+        'abc',
+        '12_',
+        '_QUJD',
+        '12-QUJD',
+        '12_QU JD',
+        'x12_QUJD',
+        '1234567890123456_QUJD',
+        '12_QUJD=x',
+        'tok_abc123',
+      ]) {
+        await assert.rejects(
+          consume(token, T0),
+          refused('validation_failed', /not a gateway_c card hash/),
+          JSON.stringify(token),
+        );
       }
     });
   });

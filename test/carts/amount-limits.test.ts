@@ -15,14 +15,19 @@ for (const engine of engines()) {
     let app: FastifyInstance;
     let alpha: Tenant;
     let page: string;
-    const create = (payload: Record<string, unknown>) => app.inject({ method: 'POST', url: `/api/v1/carts/${page}`, headers: bearer(alpha.apiKey), payload });
-    const cartCount = async () => (await database.db.selectFrom('carts').select('id').where('account_id', '=', alpha.accountId).execute()).length;
+    const create = (payload: Record<string, unknown>) =>
+      app.inject({ method: 'POST', url: `/api/v1/carts/${page}`, headers: bearer(alpha.apiKey), payload });
+    const cartCount = async () =>
+      (await database.db.selectFrom('carts').select('id').where('account_id', '=', alpha.accountId).execute()).length;
     const refused = async (payload: Record<string, unknown>, fields: string[]) => {
       const before = await cartCount();
       const res = await create(payload);
       assert.equal(res.statusCode, 422, res.body);
       assert.equal(res.json().code, 'business_rule_violation');
-      assert.deepEqual(res.json().details.map((d: { field: string }) => d.field), fields);
+      assert.deepEqual(
+        res.json().details.map((d: { field: string }) => d.field),
+        fields,
+      );
       assert.equal(await cartCount(), before, 'nothing is stored');
     };
 
@@ -32,7 +37,10 @@ for (const engine of engines()) {
       alpha = await createTenant(database, { allowedHosts: ['alpha.example'] });
       const pix = await insertPaymentPlan(database, alpha, 'pix', 'Pix');
       page = await insertCartPage(database, alpha);
-      await database.db.insertInto('cart_page_payment_plans').values({ account_id: alpha.accountId, cart_page_id: page, payment_plan_id: pix }).execute();
+      await database.db
+        .insertInto('cart_page_payment_plans')
+        .values({ account_id: alpha.accountId, cart_page_id: page, payment_plan_id: pix })
+        .execute();
     });
     after(async () => {
       await app.close();
@@ -50,14 +58,30 @@ for (const engine of engines()) {
     });
 
     test('one line over the limit, items adding up over it, or freight pushing the total over it', async () => {
-      await refused({ payment_method: 'pix', items: [{ name: 'x', value: MAX, quantity: 2 }] }, ['body/items/0', 'body/items', 'body']);
-      await refused({ payment_method: 'pix', items: [{ name: 'a', value: 60_000_000 }, { name: 'b', value: 60_000_000 }] }, ['body/items', 'body']);
+      await refused({ payment_method: 'pix', items: [{ name: 'x', value: MAX, quantity: 2 }] }, [
+        'body/items/0',
+        'body/items',
+        'body',
+      ]);
+      await refused(
+        {
+          payment_method: 'pix',
+          items: [
+            { name: 'a', value: 60_000_000 },
+            { name: 'b', value: 60_000_000 },
+          ],
+        },
+        ['body/items', 'body'],
+      );
       await refused({ payment_method: 'pix', freight: 0.01, items: [{ name: 'x', value: MAX }] }, ['body']);
       await refused({ payment_method: 'pix', freight: 1, total: MAX, items: [{ name: 'x', value: 10 }] }, ['body']);
     });
 
     test('a given line total within the limit replaces quantity × value', async () => {
-      const res = await create({ payment_method: 'pix', items: [{ name: 'x', value: MAX, quantity: 100_000, total: 10 }] });
+      const res = await create({
+        payment_method: 'pix',
+        items: [{ name: 'x', value: MAX, quantity: 100_000, total: 10 }],
+      });
       assert.equal(res.statusCode, 201, res.body);
     });
 

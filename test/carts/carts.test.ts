@@ -4,7 +4,14 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
 import { bearer, createTenant, type Tenant } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
-import { insertCartPage, insertGateway, insertPaymentPlan, insertProduct, startRecordsApp, VALID_CPF } from '../support/records-fixtures.ts';
+import {
+  insertCartPage,
+  insertGateway,
+  insertPaymentPlan,
+  insertProduct,
+  startRecordsApp,
+  VALID_CPF,
+} from '../support/records-fixtures.ts';
 
 const ALPHA_ORIGIN = { origin: 'https://alpha.example' };
 
@@ -22,7 +29,8 @@ for (const engine of engines()) {
     let betaProduct: number;
     const create = (payload: Record<string, unknown>, pageId = page, tenant = alpha) =>
       app.inject({ method: 'POST', url: `/api/v1/carts/${pageId}`, headers: bearer(tenant.apiKey), payload });
-    const show = (uid: string, headers: Record<string, string> = ALPHA_ORIGIN) => app.inject({ url: `/api/v1/carts/${uid}`, headers });
+    const show = (uid: string, headers: Record<string, string> = ALPHA_ORIGIN) =>
+      app.inject({ url: `/api/v1/carts/${uid}`, headers });
 
     before(async () => {
       database = await engine.open();
@@ -32,12 +40,25 @@ for (const engine of engines()) {
       plan = await insertPaymentPlan(database, alpha, 'pix', 'Pix');
       await insertGateway(database, alpha, 'gateway_b', 'pk_b_123');
       page = await insertCartPage(database, alpha, {
-        title: 'Carrinho', gateway: 'gateway_b', mainColor: '#112233', logoUrl: 'https://cdn.example/logo.png', menus: [{ label: 'Ajuda', url: 'https://x.example' }],
-        integrations: { pixel: 'abc' }, enableCoupons: true, enableTwoCards: true, customCode: '<script></script>', defaultPaymentPlanId: plan,
+        title: 'Carrinho',
+        gateway: 'gateway_b',
+        mainColor: '#112233',
+        logoUrl: 'https://cdn.example/logo.png',
+        menus: [{ label: 'Ajuda', url: 'https://x.example' }],
+        integrations: { pixel: 'abc' },
+        enableCoupons: true,
+        enableTwoCards: true,
+        customCode: '<script></script>',
+        defaultPaymentPlanId: plan,
       });
       plainPage = await insertCartPage(database, alpha, { gateway: 'gateway_c' });
       betaPage = await insertCartPage(database, beta);
-      book = await insertProduct(database, alpha, { name: 'Livro', valueCents: 7_990, externalId: 'book-1', imageUrl: 'https://cdn.example/book.png' });
+      book = await insertProduct(database, alpha, {
+        name: 'Livro',
+        valueCents: 7_990,
+        externalId: 'book-1',
+        imageUrl: 'https://cdn.example/book.png',
+      });
       betaProduct = await insertProduct(database, beta, { name: 'Beta' });
     });
     after(async () => {
@@ -52,13 +73,34 @@ for (const engine of engines()) {
       assert.match(id, /^[0-9a-f-]{36}$/);
       assert.equal(link, `http://pay.test/pay/carts/${id}`);
       const row = await database.db.selectFrom('carts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-      assert.deepEqual([row.account_id, row.company_id, row.cart_page_id, row.payment_method, row.freight_cents, row.total_override_cents], [alpha.accountId, alpha.companyId, page, 'pix', 0, null]);
+      assert.deepEqual(
+        [
+          row.account_id,
+          row.company_id,
+          row.cart_page_id,
+          row.payment_method,
+          row.freight_cents,
+          row.total_override_cents,
+        ],
+        [alpha.accountId, alpha.companyId, page, 'pix', 0, null],
+      );
     });
 
     test('GET shows the cart with the page’s branding, customer and products', async () => {
       const created = await create({
-        payment_method: 'credit_card', freight: 15.5, meta: { ref: 1 },
-        customer: { name: 'Ana', email: 'Ana@Example.com', phone: '81988887777', identification: VALID_CPF, state: 'pe', street: 'Rua C', zipcode: '50000000', city: 'Recife' },
+        payment_method: 'credit_card',
+        freight: 15.5,
+        meta: { ref: 1 },
+        customer: {
+          name: 'Ana',
+          email: 'Ana@Example.com',
+          phone: '81988887777',
+          identification: VALID_CPF,
+          state: 'pe',
+          street: 'Rua C',
+          zipcode: '50000000',
+          city: 'Recife',
+        },
         items: [
           { id: book, quantity: 2 },
           { id: book, value: 70, external_id: 'promo', image: 'https://cdn.example/promo.png' },
@@ -70,12 +112,46 @@ for (const engine of engines()) {
       assert.equal(res.statusCode, 200);
       assert.deepEqual(res.json(), {
         id: created.json().id,
-        gateway: 'gateway_b', main_color: '#112233', menus: [{ label: 'Ajuda', url: 'https://x.example' }], page_title: 'Carrinho', public_key: 'pk_b_123',
-        logo: 'https://cdn.example/logo.png', currency: 'BRL', enable_coupons: true, enable_two_cards: true, company_id: alpha.companyId, freight: 15.5,
-        customer: { name: 'Ana', email: 'ana@example.com', phone: '81988887777', identification: VALID_CPF, state: 'PE', street: 'Rua C', zipcode: '50000000', city: 'Recife' },
+        gateway: 'gateway_b',
+        main_color: '#112233',
+        menus: [{ label: 'Ajuda', url: 'https://x.example' }],
+        page_title: 'Carrinho',
+        public_key: 'pk_b_123',
+        logo: 'https://cdn.example/logo.png',
+        currency: 'BRL',
+        enable_coupons: true,
+        enable_two_cards: true,
+        company_id: alpha.companyId,
+        freight: 15.5,
+        customer: {
+          name: 'Ana',
+          email: 'ana@example.com',
+          phone: '81988887777',
+          identification: VALID_CPF,
+          state: 'PE',
+          street: 'Rua C',
+          zipcode: '50000000',
+          city: 'Recife',
+        },
         products: [
-          { id: book, name: 'Livro', external_id: 'book-1', quantity: 2, value: 79.9, total: 159.8, image: 'https://cdn.example/book.png' },
-          { id: book, name: 'Livro', external_id: 'promo', quantity: 1, value: 70, total: 70, image: 'https://cdn.example/promo.png' },
+          {
+            id: book,
+            name: 'Livro',
+            external_id: 'book-1',
+            quantity: 2,
+            value: 79.9,
+            total: 159.8,
+            image: 'https://cdn.example/book.png',
+          },
+          {
+            id: book,
+            name: 'Livro',
+            external_id: 'promo',
+            quantity: 1,
+            value: 70,
+            total: 70,
+            image: 'https://cdn.example/promo.png',
+          },
           { name: 'Taxa de montagem', quantity: 3, value: 12.34, total: 37.02 },
           { name: 'Brinde', quantity: 1, value: 10, total: 0 },
         ],
@@ -89,12 +165,28 @@ for (const engine of engines()) {
       const created = await create({ payment_method: 'bank_slip' }, plainPage);
       const body = (await show(created.json().id)).json();
       for (const field of ['logo', 'default_payment_plan']) assert.equal(field in body, false, field);
-      assert.deepEqual([body.custom_code, body.public_key, body.gateway, body.customer, body.products, body.menus, body.integrations, body.freight], ['', '', 'gateway_c', {}, [], [], {}, 0]);
+      assert.deepEqual(
+        [
+          body.custom_code,
+          body.public_key,
+          body.gateway,
+          body.customer,
+          body.products,
+          body.menus,
+          body.integrations,
+          body.freight,
+        ],
+        ['', '', 'gateway_c', {}, [], [], {}, 0],
+      );
     });
 
     test('a total override is stored', async () => {
       const created = await create({ payment_method: 'pix', total: 99.99, items: [{ id: book }] });
-      const row = await database.db.selectFrom('carts').select('total_override_cents').where('id', '=', created.json().id).executeTakeFirstOrThrow();
+      const row = await database.db
+        .selectFrom('carts')
+        .select('total_override_cents')
+        .where('id', '=', created.json().id)
+        .executeTakeFirstOrThrow();
       assert.equal(row.total_override_cents, 9_999);
     });
 
@@ -118,7 +210,10 @@ for (const engine of engines()) {
         const res = await create(JSON.parse(JSON.stringify({ payment_method: 'pix', ...change })));
         assert.equal(res.statusCode, 422);
         assert.equal(res.json().code, 'validation_failed');
-        assert.ok(res.json().details.some((d: { field: string }) => d.field === field), JSON.stringify(res.json().details));
+        assert.ok(
+          res.json().details.some((d: { field: string }) => d.field === field),
+          JSON.stringify(res.json().details),
+        );
       });
     }
 
@@ -130,16 +225,30 @@ for (const engine of engines()) {
       assert.equal((await create({ payment_method: 'pix' }, 'not-a-uuid')).statusCode, 422);
       const foreignProduct = await create({ payment_method: 'pix', items: [{ id: betaProduct }] });
       assert.equal(foreignProduct.statusCode, 422);
-      const anonymous = await app.inject({ method: 'POST', url: `/api/v1/carts/${page}`, headers: ALPHA_ORIGIN, payload: { payment_method: 'pix' } });
+      const anonymous = await app.inject({
+        method: 'POST',
+        url: `/api/v1/carts/${page}`,
+        headers: ALPHA_ORIGIN,
+        payload: { payment_method: 'pix' },
+      });
       assert.equal(anonymous.statusCode, 401);
-      const count = await database.db.selectFrom('carts').select('id').where('account_id', '=', beta.accountId).execute();
+      const count = await database.db
+        .selectFrom('carts')
+        .select('id')
+        .where('account_id', '=', beta.accountId)
+        .execute();
       assert.equal(count.length, 0);
     });
 
     test('GET is host-restricted to the cart’s account', async () => {
       const uid = (await create({ payment_method: 'pix' })).json().id;
       assert.equal((await show(uid, bearer(alpha.apiKey))).statusCode, 200);
-      const refused: Array<Record<string, string>> = [{ origin: 'https://beta.example' }, bearer(beta.apiKey), {}, { referer: 'https://evil.example/x' }];
+      const refused: Array<Record<string, string>> = [
+        { origin: 'https://beta.example' },
+        bearer(beta.apiKey),
+        {},
+        { referer: 'https://evil.example/x' },
+      ];
       for (const headers of refused) {
         const res = await show(uid, headers);
         assert.equal(res.statusCode, 403, JSON.stringify(headers));

@@ -5,7 +5,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
 import { billingInterval } from '../../src/modules/catalog/checkout-pages.service.ts';
 import { bearer, createTenant, startTestApp, type Tenant } from '../support/app.ts';
-import { addPageProduct, insertCheckoutPage, insertGateway, insertPaymentPlan, insertProduct } from '../support/catalog-fixtures.ts';
+import {
+  addPageProduct,
+  insertCheckoutPage,
+  insertGateway,
+  insertPaymentPlan,
+  insertProduct,
+} from '../support/catalog-fixtures.ts';
 import { engines } from '../support/engines.ts';
 
 describe('billing interval names', () => {
@@ -48,13 +54,34 @@ for (const engine of engines()) {
       await insertGateway(database, shop, 'gateway_b', 'pk_b_off', { enabled: false });
       ebook = await insertProduct(database, shop, { name: 'E-book Finanças', value_cents: 4990 });
       club = await insertProduct(database, shop, { name: 'Clube Mensal', subscription: true, interval: 'month' });
-      ghostProduct = await insertProduct(database, shop, { name: 'Espectro', subscription: true, interval: 'month', deleted_at: new Date() });
+      ghostProduct = await insertProduct(database, shop, {
+        name: 'Espectro',
+        subscription: true,
+        interval: 'month',
+        deleted_at: new Date(),
+      });
       const t0 = Date.now() - 60_000;
-      plainPage = await insertCheckoutPage(database, shop, { page_title: 'Página do E-book', enable_coupons: true, main_color: '#112233', created_at: new Date(t0) });
-      clubPage = await insertCheckoutPage(database, shop, { page_title: 'Assinatura', gateway: 'gateway_b', created_at: new Date(t0 + 1000) });
+      plainPage = await insertCheckoutPage(database, shop, {
+        page_title: 'Página do E-book',
+        enable_coupons: true,
+        main_color: '#112233',
+        created_at: new Date(t0),
+      });
+      clubPage = await insertCheckoutPage(database, shop, {
+        page_title: 'Assinatura',
+        gateway: 'gateway_b',
+        created_at: new Date(t0 + 1000),
+      });
       emptyPage = await insertCheckoutPage(database, shop, { page_title: 'Vazia', created_at: new Date(t0 + 2000) });
-      ghostPage = await insertCheckoutPage(database, shop, { page_title: 'Só fantasma', created_at: new Date(t0 + 3000) });
-      deletedPage = await insertCheckoutPage(database, shop, { page_title: 'Apagada', deleted_at: new Date(), created_at: new Date(t0 + 4000) });
+      ghostPage = await insertCheckoutPage(database, shop, {
+        page_title: 'Só fantasma',
+        created_at: new Date(t0 + 3000),
+      });
+      deletedPage = await insertCheckoutPage(database, shop, {
+        page_title: 'Apagada',
+        deleted_at: new Date(),
+        created_at: new Date(t0 + 4000),
+      });
       await addPageProduct(database, shop, plainPage, ebook);
       await addPageProduct(database, shop, clubPage, club);
       await addPageProduct(database, shop, clubPage, ebook, { position: 1 });
@@ -69,7 +96,8 @@ for (const engine of engines()) {
       await database.close();
     });
 
-    const list = (query: string, key = shop.apiKey) => app.inject({ url: `/api/v1/checkout_pages${query}`, headers: bearer(key) });
+    const list = (query: string, key = shop.apiKey) =>
+      app.inject({ url: `/api/v1/checkout_pages${query}`, headers: bearer(key) });
 
     describe('GET /checkout_pages', () => {
       test('every summary field of the live pages, oldest first', async () => {
@@ -77,12 +105,35 @@ for (const engine of engines()) {
         assert.equal(res.statusCode, 200);
         const base = { currency: 'BRL', company_id: shop.companyId, main_color: '#1a73e8', enable_coupons: false };
         assert.deepEqual(res.json(), [
-          { ...base, id: plainPage, page_title: 'Página do E-book', main_color: '#112233', gateway: 'gateway_a', public_key: 'pk_a', subscription: false, enable_coupons: true },
+          {
+            ...base,
+            id: plainPage,
+            page_title: 'Página do E-book',
+            main_color: '#112233',
+            gateway: 'gateway_a',
+            public_key: 'pk_a',
+            subscription: false,
+            enable_coupons: true,
+          },
           // A disabled gateway integration lends no public key.
           { ...base, id: clubPage, page_title: 'Assinatura', gateway: 'gateway_b', public_key: '', subscription: true },
-          { ...base, id: emptyPage, page_title: 'Vazia', gateway: 'gateway_a', public_key: 'pk_a', subscription: false },
+          {
+            ...base,
+            id: emptyPage,
+            page_title: 'Vazia',
+            gateway: 'gateway_a',
+            public_key: 'pk_a',
+            subscription: false,
+          },
           // A deleted subscription product no longer makes its page a subscription page.
-          { ...base, id: ghostPage, page_title: 'Só fantasma', gateway: 'gateway_a', public_key: 'pk_a', subscription: false },
+          {
+            ...base,
+            id: ghostPage,
+            page_title: 'Só fantasma',
+            gateway: 'gateway_a',
+            public_key: 'pk_a',
+            subscription: false,
+          },
         ]);
       });
 
@@ -112,7 +163,10 @@ for (const engine of engines()) {
       });
 
       test('another account sees only its own page, whatever the filters', async () => {
-        assert.deepEqual((await list('', other.apiKey)).json().map((p: { page_title: string }) => p.page_title), ['Página alheia']);
+        assert.deepEqual(
+          (await list('', other.apiKey)).json().map((p: { page_title: string }) => p.page_title),
+          ['Página alheia'],
+        );
         assert.deepEqual(ids(await list(`?product_ids[]=${ebook}`, other.apiKey)), []);
       });
 
@@ -127,10 +181,14 @@ for (const engine of engines()) {
     });
 
     describe('GET /checkout_pages/{id}', () => {
-      const show = (id: string, key = shop.apiKey) => app.inject({ url: `/api/v1/checkout_pages/${id}`, headers: bearer(key) });
+      const show = (id: string, key = shop.apiKey) =>
+        app.inject({ url: `/api/v1/checkout_pages/${id}`, headers: bearer(key) });
 
       test('every CheckoutPageShow field of a fully configured page', async () => {
-        const plan = await insertPaymentPlan(database, shop, { name: 'Cartão em até 12x', payment_method: 'credit_card' });
+        const plan = await insertPaymentPlan(database, shop, {
+          name: 'Cartão em até 12x',
+          payment_method: 'credit_card',
+        });
         const bonus = await insertProduct(database, shop, { name: 'Bônus' });
         const quarterly = await insertProduct(database, shop, {
           name: 'Trimestral',
@@ -158,11 +216,20 @@ for (const engine of engines()) {
           default_payment_plan_id: plan,
           custom_code: '<script>track()</script>',
         });
-        await addPageProduct(database, shop, page, quarterly, { position: 2, allow_quantity: true, max_quantity: 5, recommended: true });
+        await addPageProduct(database, shop, page, quarterly, {
+          position: 2,
+          allow_quantity: true,
+          max_quantity: 5,
+          recommended: true,
+        });
         await addPageProduct(database, shop, page, ebook, { position: 1 });
         await addPageProduct(database, shop, page, gone, { position: 0 });
-        const ebookUid = (await database.db.selectFrom('products').select('uid').where('id', '=', ebook).executeTakeFirstOrThrow()).uid;
-        const quarterlyUid = (await database.db.selectFrom('products').select('uid').where('id', '=', quarterly).executeTakeFirstOrThrow()).uid;
+        const ebookUid = (
+          await database.db.selectFrom('products').select('uid').where('id', '=', ebook).executeTakeFirstOrThrow()
+        ).uid;
+        const quarterlyUid = (
+          await database.db.selectFrom('products').select('uid').where('id', '=', quarterly).executeTakeFirstOrThrow()
+        ).uid;
 
         const res = await show(page);
         assert.equal(res.statusCode, 200);
@@ -188,12 +255,32 @@ for (const engine of engines()) {
           integrations: { pixel: { id: '123' } },
           products: [
             {
-              id: ebook, uid: ebookUid, name: 'E-book Finanças', description: '', product_type: 'digital', subscription: false, type: 'one_time',
-              max_quantity: 1, value: 49.9, allow_quantity: false, recommended: false,
+              id: ebook,
+              uid: ebookUid,
+              name: 'E-book Finanças',
+              description: '',
+              product_type: 'digital',
+              subscription: false,
+              type: 'one_time',
+              max_quantity: 1,
+              value: 49.9,
+              allow_quantity: false,
+              recommended: false,
             },
             {
-              id: quarterly, uid: quarterlyUid, name: 'Trimestral', description: 'Plano trimestral', product_type: 'service', subscription: true,
-              type: 'subscription', interval: 'quarterly', max_quantity: 5, value: 89.9, image: 'https://img.example/q.png', allow_quantity: true, recommended: true,
+              id: quarterly,
+              uid: quarterlyUid,
+              name: 'Trimestral',
+              description: 'Plano trimestral',
+              product_type: 'service',
+              subscription: true,
+              type: 'subscription',
+              interval: 'quarterly',
+              max_quantity: 5,
+              value: 89.9,
+              image: 'https://img.example/q.png',
+              allow_quantity: true,
+              recommended: true,
             },
           ],
         });
@@ -203,7 +290,8 @@ for (const engine of engines()) {
         const res = await show(emptyPage);
         assert.equal(res.statusCode, 200);
         const body = res.json();
-        for (const field of ['logo', 'upsell_product', 'default_payment_plan']) assert.equal(field in body, false, field);
+        for (const field of ['logo', 'upsell_product', 'default_payment_plan'])
+          assert.equal(field in body, false, field);
         assert.equal(body.custom_code, '');
         assert.deepEqual([body.menus, body.integrations, body.products, body.customer_data_at], [[], {}, [], 'start']);
       });
@@ -211,7 +299,10 @@ for (const engine of engines()) {
       test('a deleted upsell product or default plan is left out', async () => {
         const plan = await insertPaymentPlan(database, shop, { deleted_at: new Date() });
         const upsell = await insertProduct(database, shop, { deleted_at: new Date() });
-        const page = await insertCheckoutPage(database, shop, { upsell_product_id: upsell, default_payment_plan_id: plan });
+        const page = await insertCheckoutPage(database, shop, {
+          upsell_product_id: upsell,
+          default_payment_plan_id: plan,
+        });
         const body = (await show(page)).json();
         assert.equal('upsell_product' in body, false);
         assert.equal('default_payment_plan' in body, false);

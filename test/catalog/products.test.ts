@@ -17,15 +17,21 @@ for (const engine of engines()) {
 
     useTwoShops(engine, (setup) => ({ database, app, shop, other } = setup));
 
-    const list = (query: string, key = shop.apiKey) => app.inject({ url: `/api/v1/products${query}`, headers: bearer(key) });
-    const create = (payload: object, key = shop.apiKey) => app.inject({ method: 'POST', url: '/api/v1/products', headers: bearer(key), payload });
+    const list = (query: string, key = shop.apiKey) =>
+      app.inject({ url: `/api/v1/products${query}`, headers: bearer(key) });
+    const create = (payload: object, key = shop.apiKey) =>
+      app.inject({ method: 'POST', url: '/api/v1/products', headers: bearer(key), payload });
 
     describe('GET /products', () => {
       let live: number;
       let gone: number;
       let plan: number;
       before(async () => {
-        live = await insertProduct(database, shop, { name: 'Curso de Violão', value_cents: 12_990, product_type: 'service' });
+        live = await insertProduct(database, shop, {
+          name: 'Curso de Violão',
+          value_cents: 12_990,
+          product_type: 'service',
+        });
         gone = await insertProduct(database, shop, { name: 'Violão antigo', deleted_at: new Date() });
         plan = await insertProduct(database, shop, { name: 'Clube', subscription: true, interval: 'month' });
         await insertProduct(database, other, { name: 'Violão de outro' });
@@ -35,25 +41,60 @@ for (const engine of engines()) {
         const res = await list('');
         assert.equal(res.statusCode, 200);
         assert.deepEqual(res.json(), [
-          { id: live, name: 'Curso de Violão', type: 'service', company_id: shop.companyId, value: 129.9, deleted: false, subscription: false },
-          { id: plan, name: 'Clube', type: 'digital', company_id: shop.companyId, value: 10, deleted: false, subscription: true },
+          {
+            id: live,
+            name: 'Curso de Violão',
+            type: 'service',
+            company_id: shop.companyId,
+            value: 129.9,
+            deleted: false,
+            subscription: false,
+          },
+          {
+            id: plan,
+            name: 'Clube',
+            type: 'digital',
+            company_id: shop.companyId,
+            value: 10,
+            deleted: false,
+            subscription: true,
+          },
         ]);
       });
 
       test('deleted=true adds the soft-deleted ones, marked; deleted=false is the default', async () => {
         const all = await list('?deleted=true');
-        assert.deepEqual(all.json().map((p: { id: number; deleted: boolean }) => [p.id, p.deleted]), [[live, false], [gone, true], [plan, false]]);
-        assert.deepEqual((await list('?deleted=false')).json().map((p: { id: number }) => p.id), [live, plan]);
+        assert.deepEqual(
+          all.json().map((p: { id: number; deleted: boolean }) => [p.id, p.deleted]),
+          [
+            [live, false],
+            [gone, true],
+            [plan, false],
+          ],
+        );
+        assert.deepEqual(
+          (await list('?deleted=false')).json().map((p: { id: number }) => p.id),
+          [live, plan],
+        );
       });
 
       test('q filters by name, case-insensitively, alone and with deleted', async () => {
-        assert.deepEqual((await list('?q=VIOLÃO')).json().map((p: { id: number }) => p.id), [live]);
-        assert.deepEqual((await list('?q=viol&deleted=true')).json().map((p: { id: number }) => p.id), [live, gone]);
+        assert.deepEqual(
+          (await list('?q=VIOLÃO')).json().map((p: { id: number }) => p.id),
+          [live],
+        );
+        assert.deepEqual(
+          (await list('?q=viol&deleted=true')).json().map((p: { id: number }) => p.id),
+          [live, gone],
+        );
         assert.deepEqual((await list('?q=nothing-like-this')).json(), []);
       });
 
       test('another account sees none of them; bad queries are 422; no key is 401', async () => {
-        assert.deepEqual((await list('?q=Curso', other.apiKey)).json().map((p: { name: string }) => p.name), []);
+        assert.deepEqual(
+          (await list('?q=Curso', other.apiKey)).json().map((p: { name: string }) => p.name),
+          [],
+        );
         assert.equal((await list('?deleted=maybe')).statusCode, 422);
         assert.equal((await list('?sort=name')).json().code, 'validation_failed');
         assert.equal((await app.inject({ url: '/api/v1/products' })).statusCode, 401);
@@ -62,8 +103,16 @@ for (const engine of engines()) {
 
     describe('POST /products', () => {
       test('every field of ProductCreateResponse, with tax configuration and financial account when set', async () => {
-        const tax = await database.db.insertInto('tax_configurations').values({ account_id: shop.accountId, company_id: shop.companyId, name: 'Simples' }).returning('id').executeTakeFirstOrThrow();
-        const fin = await database.db.insertInto('financial_accounts').values({ account_id: shop.accountId, company_id: shop.companyId, name: 'Receitas' }).returning('id').executeTakeFirstOrThrow();
+        const tax = await database.db
+          .insertInto('tax_configurations')
+          .values({ account_id: shop.accountId, company_id: shop.companyId, name: 'Simples' })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        const fin = await database.db
+          .insertInto('financial_accounts')
+          .values({ account_id: shop.accountId, company_id: shop.companyId, name: 'Receitas' })
+          .returning('id')
+          .executeTakeFirstOrThrow();
         const res = await create({
           name: 'Livro',
           value: 59.9,
@@ -92,7 +141,11 @@ for (const engine of engines()) {
           tax_configuration: { id: tax.id, name: 'Simples' },
           financial_account: { id: fin.id, name: 'Receitas' },
         });
-        const stored = await database.db.selectFrom('products').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow();
+        const stored = await database.db
+          .selectFrom('products')
+          .selectAll()
+          .where('id', '=', body.id)
+          .executeTakeFirstOrThrow();
         assert.equal(stored.value_cents, 5990);
         assert.equal(stored.weight_grams, 450);
       });
@@ -101,28 +154,57 @@ for (const engine of engines()) {
         const res = await create({ name: 'Aula', value: 10 });
         assert.equal(res.statusCode, 200);
         const body = res.json();
-        assert.deepEqual(body, { id: body.id, name: 'Aula', description: '', value: 10, tax_description: '', ncm: '', unit: { name: 'unit' }, company: { id: shop.companyId, name: `Company ${shop.slug}` } });
+        assert.deepEqual(body, {
+          id: body.id,
+          name: 'Aula',
+          description: '',
+          value: 10,
+          tax_description: '',
+          ncm: '',
+          unit: { name: 'unit' },
+          company: { id: shop.companyId, name: `Company ${shop.slug}` },
+        });
         assert.equal('tax_configuration' in body, false);
         assert.equal('financial_account' in body, false);
       });
 
       test('the short description stands in for a missing description', async () => {
-        assert.equal((await create({ name: 'Resumo', value: 1, short_description: 'Curto' })).json().description, 'Curto');
+        assert.equal(
+          (await create({ name: 'Resumo', value: 1, short_description: 'Curto' })).json().description,
+          'Curto',
+        );
       });
 
       test('company_id names another company of the account; another account’s is refused', async () => {
         const branch = await insertCompany(database, shop, { name: 'Filial' });
-        assert.deepEqual((await create({ name: 'Filial item', value: 1, company_id: branch })).json().company, { id: branch, name: 'Filial' });
+        assert.deepEqual((await create({ name: 'Filial item', value: 1, company_id: branch })).json().company, {
+          id: branch,
+          name: 'Filial',
+        });
         const foreign = await create({ name: 'Intruso', value: 1, company_id: other.companyId });
         assert.equal(foreign.statusCode, 422);
         assert.equal(foreign.json().details[0].field, 'body/company_id');
       });
 
       test('a tax configuration or financial account of another account is refused', async () => {
-        const tax = await database.db.insertInto('tax_configurations').values({ account_id: other.accountId, company_id: other.companyId, name: 'X' }).returning('id').executeTakeFirstOrThrow();
-        const fin = await database.db.insertInto('financial_accounts').values({ account_id: other.accountId, company_id: other.companyId, name: 'Y' }).returning('id').executeTakeFirstOrThrow();
-        assert.equal((await create({ name: 'A', value: 1, tax_configuration_id: tax.id })).json().details[0].field, 'body/tax_configuration_id');
-        assert.equal((await create({ name: 'A', value: 1, financial_account_id: fin.id })).json().details[0].field, 'body/financial_account_id');
+        const tax = await database.db
+          .insertInto('tax_configurations')
+          .values({ account_id: other.accountId, company_id: other.companyId, name: 'X' })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        const fin = await database.db
+          .insertInto('financial_accounts')
+          .values({ account_id: other.accountId, company_id: other.companyId, name: 'Y' })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        assert.equal(
+          (await create({ name: 'A', value: 1, tax_configuration_id: tax.id })).json().details[0].field,
+          'body/tax_configuration_id',
+        );
+        assert.equal(
+          (await create({ name: 'A', value: 1, financial_account_id: fin.id })).json().details[0].field,
+          'body/financial_account_id',
+        );
       });
 
       test('validation: each rule answers 422 with the field', async () => {
@@ -140,7 +222,10 @@ for (const engine of engines()) {
           const res = await create(payload);
           assert.equal(res.statusCode, 422, JSON.stringify(payload));
           assert.equal(res.json().code, 'validation_failed');
-          assert.ok(res.json().details.some((d: { field: string }) => d.field === field), `${JSON.stringify(payload)} → ${field}`);
+          assert.ok(
+            res.json().details.some((d: { field: string }) => d.field === field),
+            `${JSON.stringify(payload)} → ${field}`,
+          );
         }
       });
 
@@ -155,17 +240,40 @@ for (const engine of engines()) {
     describe('GET /products/{id}', () => {
       test('ProductShow from an allowed origin; weight and image only when set', async () => {
         const bare = await insertProduct(database, shop, { name: 'Bare', description: 'Texto', value_cents: 2550 });
-        const full = await insertProduct(database, shop, { name: 'Full', weight_grams: 300, image_url: 'https://img.example/full.png', subscription: true, interval: 'year' });
+        const full = await insertProduct(database, shop, {
+          name: 'Full',
+          weight_grams: 300,
+          image_url: 'https://img.example/full.png',
+          subscription: true,
+          interval: 'year',
+        });
         const bareRes = await app.inject({ url: `/api/v1/products/${bare}`, headers: SHOP });
         assert.equal(bareRes.statusCode, 200);
-        assert.deepEqual(bareRes.json(), { id: bare, name: 'Bare', description: 'Texto', subscription: false, value: 25.5 });
+        assert.deepEqual(bareRes.json(), {
+          id: bare,
+          name: 'Bare',
+          description: 'Texto',
+          subscription: false,
+          value: 25.5,
+        });
         const fullRes = await app.inject({ url: `/api/v1/products/${full}`, headers: SHOP });
-        assert.deepEqual(fullRes.json(), { id: full, name: 'Full', description: '', subscription: true, value: 10, weight: 300, image: 'https://img.example/full.png' });
+        assert.deepEqual(fullRes.json(), {
+          id: full,
+          name: 'Full',
+          description: '',
+          subscription: true,
+          value: 10,
+          weight: 300,
+          image: 'https://img.example/full.png',
+        });
       });
 
       test('the owner’s key also reads it; a soft-deleted or unknown product is 404; a bad id is 422', async () => {
         const id = await insertProduct(database, shop);
-        assert.equal((await app.inject({ url: `/api/v1/products/${id}`, headers: bearer(shop.apiKey) })).statusCode, 200);
+        assert.equal(
+          (await app.inject({ url: `/api/v1/products/${id}`, headers: bearer(shop.apiKey) })).statusCode,
+          200,
+        );
         const gone = await insertProduct(database, shop, { deleted_at: new Date() });
         assert.equal((await app.inject({ url: `/api/v1/products/${gone}`, headers: SHOP })).statusCode, 404);
         assert.equal((await app.inject({ url: '/api/v1/products/99999999', headers: SHOP })).statusCode, 404);
@@ -183,7 +291,11 @@ for (const engine of engines()) {
       test('another account’s origin or key, or no origin at all, is 403', async () => {
         const id = await insertProduct(database, shop);
         for (const headers of [{ origin: 'https://other.example' }, bearer(other.apiKey), {}]) {
-          assert.equal((await app.inject({ url: `/api/v1/products/${id}`, headers })).statusCode, 403, JSON.stringify(headers));
+          assert.equal(
+            (await app.inject({ url: `/api/v1/products/${id}`, headers })).statusCode,
+            403,
+            JSON.stringify(headers),
+          );
         }
       });
     });
@@ -196,7 +308,10 @@ for (const engine of engines()) {
         await insertGateway(database, shop, 'gateway_b', 'pk_shop_b');
         withKey = await insertProduct(database, shop);
         const branch = await insertCompany(database, shop);
-        await database.db.insertInto('company_gateways').values({ account_id: shop.accountId, company_id: branch, gateway: 'gateway_b', public_key: 'pk_b' }).execute();
+        await database.db
+          .insertInto('company_gateways')
+          .values({ account_id: shop.accountId, company_id: branch, gateway: 'gateway_b', public_key: 'pk_b' })
+          .execute();
         branchProduct = await insertProduct(database, shop, { company_id: branch });
       });
       const url = (id: number) => `/api/v1/products/${id}/gateway_a_public_key`;
@@ -212,7 +327,16 @@ for (const engine of engines()) {
         assert.equal(res.statusCode, 422);
         assert.equal(res.json().code, 'business_rule_violation');
         const disabledCompany = await insertCompany(database, shop);
-        await database.db.insertInto('company_gateways').values({ account_id: shop.accountId, company_id: disabledCompany, gateway: 'gateway_a', public_key: 'pk_off', enabled: false }).execute();
+        await database.db
+          .insertInto('company_gateways')
+          .values({
+            account_id: shop.accountId,
+            company_id: disabledCompany,
+            gateway: 'gateway_a',
+            public_key: 'pk_off',
+            enabled: false,
+          })
+          .execute();
         const disabled = await insertProduct(database, shop, { company_id: disabledCompany });
         assert.equal((await app.inject({ url: url(disabled), headers: SHOP })).statusCode, 422);
       });
@@ -221,7 +345,10 @@ for (const engine of engines()) {
         const gone = await insertProduct(database, shop, { deleted_at: new Date() });
         assert.equal((await app.inject({ url: url(gone), headers: SHOP })).statusCode, 404);
         assert.equal((await app.inject({ url: url(99999999), headers: SHOP })).statusCode, 404);
-        assert.equal((await app.inject({ url: '/api/v1/products/x/gateway_a_public_key', headers: SHOP })).statusCode, 422);
+        assert.equal(
+          (await app.inject({ url: '/api/v1/products/x/gateway_a_public_key', headers: SHOP })).statusCode,
+          422,
+        );
       });
 
       test('another account’s origin or key, or no origin, is 403', async () => {

@@ -25,7 +25,11 @@ for (const engine of engines()) {
     });
 
     test('description, else short description, else ""; an item naming no product has none', async () => {
-      const both = await insertProduct(database, alpha, { name: 'Both', description: 'Longa', short_description: 'Curta' });
+      const both = await insertProduct(database, alpha, {
+        name: 'Both',
+        description: 'Longa',
+        short_description: 'Curta',
+      });
       const shortOnly = await insertProduct(database, alpha, { name: 'Short', short_description: 'Só a curta' });
       const neither = await insertProduct(database, alpha, { name: 'Neither' });
       const charge = await insertOrder(database, alpha, {
@@ -41,7 +45,15 @@ for (const engine of engines()) {
       const res = await app.inject({ url: `/api/v1/charges/${charge.uid}`, headers: ORIGIN });
       assert.equal(res.statusCode, 200, res.body);
       const products: Array<{ id?: number; name: string; description?: string }> = res.json().products;
-      assert.deepEqual(products.map((item) => [item.name, item.description]), [['Both', 'Longa'], ['Short', 'Só a curta'], ['Neither', ''], ['Avulso', undefined]]);
+      assert.deepEqual(
+        products.map((item) => [item.name, item.description]),
+        [
+          ['Both', 'Longa'],
+          ['Short', 'Só a curta'],
+          ['Neither', ''],
+          ['Avulso', undefined],
+        ],
+      );
       assert.equal('description' in products[3]!, false);
       for (const item of products.slice(0, 3)) {
         const shown = (await app.inject({ url: `/api/v1/products/${item.id}`, headers: ORIGIN })).json();

@@ -32,7 +32,11 @@ function targets(): Target[] {
     let fresh: Awaited<ReturnType<typeof createFreshPostgresDatabase>>;
     list.push({
       name: 'postgres',
-      env: () => ({ DATA_DIR: mkdtempSync(join(tmpdir(), 'checkout-cli-')), MASTER_KEY: masterKey, DATABASE_URL: fresh.url }),
+      env: () => ({
+        DATA_DIR: mkdtempSync(join(tmpdir(), 'checkout-cli-')),
+        MASTER_KEY: masterKey,
+        DATABASE_URL: fresh.url,
+      }),
       setup: async () => void (fresh = await createFreshPostgresDatabase(baseUrl)),
       teardown: () => fresh.drop(),
     });
@@ -41,7 +45,10 @@ function targets(): Target[] {
 }
 
 async function checkout(env: NodeJS.ProcessEnv, ...args: string[]) {
-  return run(process.execPath, [BIN, ...args], { env: { ...process.env, ...env, LOG_LEVEL: 'warn' }, timeout: 120_000 });
+  return run(process.execPath, [BIN, ...args], {
+    env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
+    timeout: 120_000,
+  });
 }
 
 async function freePort(): Promise<number> {
@@ -65,12 +72,17 @@ for (const target of targets()) {
       const second = JSON.parse((await checkout(target.env(), 'apply', EXAMPLE)).stdout);
       assert.equal(second.created, false);
       assert.equal(second.api_key, null);
-      assert.deepEqual({ ...second, api_key: undefined, created: undefined }, { ...first, api_key: undefined, created: undefined });
+      assert.deepEqual(
+        { ...second, api_key: undefined, created: undefined },
+        { ...first, api_key: undefined, created: undefined },
+      );
     });
 
     test('apply refuses an invalid file with a message naming the problem and exit code 1', async () => {
       const bad = join(mkdtempSync(join(tmpdir(), 'checkout-bad-')), 'bad.yaml');
-      await import('node:fs').then((fs) => fs.writeFileSync(bad, 'account: { name: X, slug: "Not A Slug" }\ncompanies: []\n'));
+      await import('node:fs').then((fs) =>
+        fs.writeFileSync(bad, 'account: { name: X, slug: "Not A Slug" }\ncompanies: []\n'),
+      );
       await assert.rejects(checkout(target.env(), 'apply', bad), (error: { code: number; stderr: string }) => {
         assert.equal(error.code, 1);
         assert.match(error.stderr, /slug/);
@@ -94,10 +106,16 @@ for (const target of targets()) {
       await usageError(['apply', EXAMPLE, join(dir, 'second.yaml')], /apply takes one FILE/);
       // An unset shell variable gives an empty value: it must not read as "revoke every other key now".
       for (const grace of ['', ' ', '0x10', '1e13', '-1']) {
-        await usageError(['keys', 'rotate', '--account', 'loja-exemplo', `--grace-seconds=${grace}`], /--grace-seconds must be a whole number of seconds/);
+        await usageError(
+          ['keys', 'rotate', '--account', 'loja-exemplo', `--grace-seconds=${grace}`],
+          /--grace-seconds must be a whole number of seconds/,
+        );
       }
       // A database never migrated: the command migrates first, so the answer is about the account, not a missing table.
-      const fresh = target.name === 'pglite' ? { ...target.env(), DATA_DIR: mkdtempSync(join(tmpdir(), 'checkout-fresh-')) } : target.env();
+      const fresh =
+        target.name === 'pglite'
+          ? { ...target.env(), DATA_DIR: mkdtempSync(join(tmpdir(), 'checkout-fresh-')) }
+          : target.env();
       await usageError(['keys', 'rotate', '--account', 'nobody-here'], /no account with slug nobody-here/, fresh);
     });
 
@@ -114,17 +132,22 @@ for (const target of targets()) {
 
     test('start serves the demo, answers its own curl line, and drains on SIGTERM', async () => {
       const port = await freePort();
-      const child = spawn(process.execPath, [BIN, 'start'], { env: { ...process.env, ...target.env(), PORT: String(port), LOG_LEVEL: 'warn' } });
+      const child = spawn(process.execPath, [BIN, 'start'], {
+        env: { ...process.env, ...target.env(), PORT: String(port), LOG_LEVEL: 'warn' },
+      });
       let output = '';
       child.stdout.on('data', (chunk) => (output += chunk));
       child.stderr.on('data', (chunk) => (output += chunk));
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
       try {
         const deadline = Date.now() + 60_000;
-        while (!/Demo API key:\s+ck_/.test(output) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+        while (!/Demo API key:\s+ck_/.test(output) && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 200));
         const key = /Demo API key:\s+(ck_\S+)/.exec(output)?.[1];
         assert.ok(key, output);
-        const pages = await fetch(`http://127.0.0.1:${port}/api/v1/checkout_pages`, { headers: { authorization: `Bearer ${key}` } });
+        const pages = await fetch(`http://127.0.0.1:${port}/api/v1/checkout_pages`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
         assert.equal(pages.status, 200);
         assert.equal(((await pages.json()) as unknown[]).length, 6);
         assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 200);

@@ -13,11 +13,26 @@ for (const engine of engines()) {
     let merchant: Merchant;
     usePayMerchant(engine, (setup) => ({ database, pay, merchant } = setup));
 
-    const usedCount = async (id: number) => (await database.db.selectFrom('coupons').select('used_count').where('id', '=', id).executeTakeFirstOrThrow()).used_count;
+    const usedCount = async (id: number) =>
+      (await database.db.selectFrom('coupons').select('used_count').where('id', '=', id).executeTakeFirstOrThrow())
+        .used_count;
     const createCharge = (email: string, coupon: string) =>
-      pay.app.inject({ method: 'POST', url: '/api/v1/orders', headers: bearer(merchant.apiKey), payload: { customer: { email, name: 'Buyer' }, items: [{ product_id: merchant.productId }], coupon } });
+      pay.app.inject({
+        method: 'POST',
+        url: '/api/v1/orders',
+        headers: bearer(merchant.apiKey),
+        payload: { customer: { email, name: 'Buyer' }, items: [{ product_id: merchant.productId }], coupon },
+      });
     const payChargeByCard = async (uid: string, card: string = CARDS.approved) =>
-      pay.app.inject({ method: 'POST', url: `/api/v1/charges/${uid}/pay`, headers: ORIGIN, payload: { payment_plan_id: `${merchant.cardPlanId}-1`, credit_card_0_token: await tokenA(pay.sandboxes, card) } });
+      pay.app.inject({
+        method: 'POST',
+        url: `/api/v1/charges/${uid}/pay`,
+        headers: ORIGIN,
+        payload: {
+          payment_plan_id: `${merchant.cardPlanId}-1`,
+          credit_card_0_token: await tokenA(pay.sandboxes, card),
+        },
+      });
 
     test('the order holds its use from creation: a single-use coupon goes to one charge only, and checkout refuses it afterwards', async () => {
       const coupon = await insertCoupon(database.db, merchant, { code: 'ONCECHARGE', percentage: 10, usageLimit: 1 });
@@ -28,15 +43,27 @@ for (const engine of engines()) {
       assert.equal(second.statusCode, 422, second.body);
       assert.match(second.json().message, /usage limit/);
       const checkout = await pay.app.inject({
-        method: 'POST', url: '/api/v1/payments', headers: ORIGIN,
-        payload: { checkout_page_id: merchant.pageId, products: [{ id: merchant.productId, quantity: 1 }], customer_email: 'third@example.com', payment_plan_id: `${merchant.pixPlanId}-1`, coupon: 'ONCECHARGE' },
+        method: 'POST',
+        url: '/api/v1/payments',
+        headers: ORIGIN,
+        payload: {
+          checkout_page_id: merchant.pageId,
+          products: [{ id: merchant.productId, quantity: 1 }],
+          customer_email: 'third@example.com',
+          payment_plan_id: `${merchant.pixPlanId}-1`,
+          coupon: 'ONCECHARGE',
+        },
       });
       assert.equal(checkout.statusCode, 422, checkout.body);
       const paid = await payChargeByCard(first.json().uid);
       assert.equal(paid.statusCode, 200, paid.body);
       assert.equal(paid.json().status, 'paid');
       assert.equal(await usedCount(coupon), 1);
-      const redemptions = await database.db.selectFrom('coupon_redemptions').select('order_id').where('coupon_id', '=', coupon).execute();
+      const redemptions = await database.db
+        .selectFrom('coupon_redemptions')
+        .select('order_id')
+        .where('coupon_id', '=', coupon)
+        .execute();
       assert.equal(redemptions.length, 1);
     });
 

@@ -4,7 +4,14 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
 import { bearer } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
-import { addCompany, createPricingMerchant, insertCoupon, insertProduct, startPricingApp, type PricingMerchant } from '../support/pricing-fixtures.ts';
+import {
+  addCompany,
+  createPricingMerchant,
+  insertCoupon,
+  insertProduct,
+  startPricingApp,
+  type PricingMerchant,
+} from '../support/pricing-fixtures.ts';
 
 const NOW = new Date('2026-03-15T15:00:00Z');
 const ALPHA = { origin: 'https://alpha.example' };
@@ -19,7 +26,10 @@ for (const engine of engines()) {
     let sisterProduct: number;
 
     const validate = (code: string, productIds?: string, headers: Record<string, string> = ALPHA) =>
-      app.inject({ url: `/api/v1/coupons/${code}/validate${productIds === undefined ? '' : `?product_id=${productIds}`}`, headers });
+      app.inject({
+        url: `/api/v1/coupons/${code}/validate${productIds === undefined ? '' : `?product_id=${productIds}`}`,
+        headers,
+      });
 
     before(async () => {
       database = await engine.open();
@@ -27,7 +37,11 @@ for (const engine of engines()) {
       alpha = await createPricingMerchant(database, ['alpha.example']);
       beta = await createPricingMerchant(database, ['beta.example']);
       await insertCoupon(database.db, alpha.tenant, { code: 'REMOVED', percentage: 5, deleted: true });
-      await insertCoupon(database.db, alpha.tenant, { code: 'UNTIL', percentage: 7.5, expiresAt: new Date('2026-03-20T00:00:00Z') });
+      await insertCoupon(database.db, alpha.tenant, {
+        code: 'UNTIL',
+        percentage: 7.5,
+        expiresAt: new Date('2026-03-20T00:00:00Z'),
+      });
       const sister = await addCompany(database.db, alpha.tenant, `${alpha.tenant.slug}-b`);
       sisterProduct = await insertProduct(database.db, sister, 300, { companyId: sister.companyId });
     });
@@ -40,11 +54,19 @@ for (const engine of engines()) {
       const res = await validate('ten', String(alpha.products.course));
       assert.equal(res.statusCode, 200);
       assert.deepEqual(res.json(), { code: 'TEN', value: 10, type: 'percentage' });
-      assert.deepEqual((await validate('UNTIL', String(alpha.products.course))).json(), { code: 'UNTIL', value: 7.5, type: 'percentage' });
+      assert.deepEqual((await validate('UNTIL', String(alpha.products.course))).json(), {
+        code: 'UNTIL',
+        value: 7.5,
+        type: 'percentage',
+      });
     });
 
     test('a price coupon: the amount in major units', async () => {
-      assert.deepEqual((await validate('MINUS20', String(alpha.products.course))).json(), { code: 'MINUS20', value: 20, type: 'price' });
+      assert.deepEqual((await validate('MINUS20', String(alpha.products.course))).json(), {
+        code: 'MINUS20',
+        value: 20,
+        type: 'price',
+      });
     });
 
     test('a restricted coupon applies only when every listed product is one of its own', async () => {
@@ -53,7 +75,9 @@ for (const engine of engines()) {
       const mixed = await validate('EBOOKONLY', `${alpha.products.ebook}, ${alpha.products.course}`);
       assert.equal(mixed.statusCode, 422);
       assert.deepEqual(mixed.json(), { error: 'Coupon does not apply to these products' });
-      assert.deepEqual((await validate('EBOOKONLY', undefined, bearer(alpha.tenant.apiKey))).json(), { error: 'Coupon does not apply to these products' });
+      assert.deepEqual((await validate('EBOOKONLY', undefined, bearer(alpha.tenant.apiKey))).json(), {
+        error: 'Coupon does not apply to these products',
+      });
     });
 
     for (const [code, error] of [
@@ -72,7 +96,9 @@ for (const engine of engines()) {
     test('expiry is judged at the app clock', async () => {
       setNow(new Date('2026-03-20T00:00:00Z'));
       try {
-        assert.deepEqual((await validate('UNTIL', String(alpha.products.course))).json(), { error: 'Coupon has expired' });
+        assert.deepEqual((await validate('UNTIL', String(alpha.products.course))).json(), {
+          error: 'Coupon has expired',
+        });
       } finally {
         setNow(NOW);
       }
@@ -84,14 +110,19 @@ for (const engine of engines()) {
         assert.equal(res.statusCode, 422, list);
         assert.deepEqual(Object.keys(res.json()), ['error'], list);
       }
-      const unknownParam = await app.inject({ url: `/api/v1/coupons/TEN/validate?product_id=${alpha.products.course}&x=1`, headers: ALPHA });
+      const unknownParam = await app.inject({
+        url: `/api/v1/coupons/TEN/validate?product_id=${alpha.products.course}&x=1`,
+        headers: ALPHA,
+      });
       assert.equal(unknownParam.statusCode, 422);
       assert.equal(typeof unknownParam.json().error, 'string');
     });
 
     test('unknown products, or products of two companies: 422', async () => {
       assert.deepEqual((await validate('TEN', '999999')).json(), { error: 'Product not found' });
-      assert.deepEqual((await validate('TEN', `${alpha.products.course},${sisterProduct}`)).json(), { error: 'The products belong to different companies' });
+      assert.deepEqual((await validate('TEN', `${alpha.products.course},${sisterProduct}`)).json(), {
+        error: 'The products belong to different companies',
+      });
     });
 
     test('the company comes from the products: another company’s code is not found', async () => {
@@ -101,12 +132,16 @@ for (const engine of engines()) {
     test('the company comes from the per-company host, whose products alone are accepted', async () => {
       const host = { ...ALPHA, host: `${alpha.tenant.slug}.pay.test` };
       assert.deepEqual((await validate('TEN', undefined, host)).json(), { code: 'TEN', value: 10, type: 'percentage' });
-      assert.deepEqual((await validate('TEN', String(beta.products.course), host)).json(), { error: 'Product not found' });
+      assert.deepEqual((await validate('TEN', String(beta.products.course), host)).json(), {
+        error: 'Product not found',
+      });
     });
 
     test('the company comes from the API key when nothing else names it; neither: 422', async () => {
       assert.equal((await validate('TEN', undefined, bearer(alpha.tenant.apiKey))).statusCode, 200);
-      assert.deepEqual((await validate('TEN')).json(), { error: 'Send product_id, an API key, or use the company’s own host' });
+      assert.deepEqual((await validate('TEN')).json(), {
+        error: 'Send product_id, an API key, or use the company’s own host',
+      });
     });
 
     test('403 with no body: no origin, another account’s origin, host or key, an invalid key', async () => {
@@ -125,10 +160,20 @@ for (const engine of engines()) {
     });
 
     test('each account sees its own coupon under the same code', async () => {
-      await database.db.updateTable('coupons').set({ percentage: 25 }).where('account_id', '=', beta.tenant.accountId).where('code', '=', 'TEN').returning('id').execute();
+      await database.db
+        .updateTable('coupons')
+        .set({ percentage: 25 })
+        .where('account_id', '=', beta.tenant.accountId)
+        .where('code', '=', 'TEN')
+        .returning('id')
+        .execute();
       const betaView = await validate('TEN', String(beta.products.course), { origin: 'https://beta.example' });
       assert.deepEqual(betaView.json(), { code: 'TEN', value: 25, type: 'percentage' });
-      assert.deepEqual((await validate('TEN', String(alpha.products.course))).json(), { code: 'TEN', value: 10, type: 'percentage' });
+      assert.deepEqual((await validate('TEN', String(alpha.products.course))).json(), {
+        code: 'TEN',
+        value: 10,
+        type: 'percentage',
+      });
     });
   });
 }

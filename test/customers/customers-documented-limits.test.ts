@@ -16,8 +16,14 @@ for (const engine of engines()) {
     let n = 0;
     const email = () => `limits${++n}@example.com`;
     const post = (payload: Record<string, unknown>) =>
-      app.inject({ method: 'POST', url: '/api/v1/customers', headers: bearer(shop.apiKey), payload: { name: 'Maria Silva', phone: '11987654321', ...payload } });
-    const saved = async (address: string) => (await database.db.selectFrom('customers').select('id').where('email', '=', address).execute()).length;
+      app.inject({
+        method: 'POST',
+        url: '/api/v1/customers',
+        headers: bearer(shop.apiKey),
+        payload: { name: 'Maria Silva', phone: '11987654321', ...payload },
+      });
+    const saved = async (address: string) =>
+      (await database.db.selectFrom('customers').select('id').where('email', '=', address).execute()).length;
 
     before(async () => {
       database = await engine.open();
@@ -38,7 +44,10 @@ for (const engine of engines()) {
       const address = email();
       const formattedCnpj = await post({ email: address, identification: '11.222.333/0001-81' });
       assert.equal(formattedCnpj.statusCode, 422);
-      assert.deepEqual(formattedCnpj.json().details.map((d: { field: string }) => d.field), ['body/identification']);
+      assert.deepEqual(
+        formattedCnpj.json().details.map((d: { field: string }) => d.field),
+        ['body/identification'],
+      );
       assert.equal(await saved(address), 0);
 
       const bareCnpj = await post({ email: email(), identification: VALID_CNPJ });
@@ -48,10 +57,18 @@ for (const engine of engines()) {
 
     test('create_deal with a scheduled_at outside the date range is a 422 before the customer is saved', async () => {
       const address = email();
-      const res = await post({ email: address, create_deal: true, main_product_id: product, scheduled_at: '1800-01-01T10:00:00Z' });
+      const res = await post({
+        email: address,
+        create_deal: true,
+        main_product_id: product,
+        scheduled_at: '1800-01-01T10:00:00Z',
+      });
       assert.equal(res.statusCode, 422, res.body);
       assert.equal(res.json().code, 'validation_failed');
-      assert.deepEqual(res.json().details.map((d: { field: string }) => d.field), ['body/scheduled_at']);
+      assert.deepEqual(
+        res.json().details.map((d: { field: string }) => d.field),
+        ['body/scheduled_at'],
+      );
       assert.equal(await saved(address), 0);
     });
   });

@@ -18,13 +18,38 @@ for (const engine of engines()) {
     let alphaProduct: number;
     let betaProduct: number;
 
-    const deal = (email: string, extra: Record<string, unknown> = {}) => ({ email, name: 'Maria Silva', phone: '11987654321', create_deal: true, main_product_id: alphaProduct, ...extra });
+    const deal = (email: string, extra: Record<string, unknown> = {}) => ({
+      email,
+      name: 'Maria Silva',
+      phone: '11987654321',
+      create_deal: true,
+      main_product_id: alphaProduct,
+      ...extra,
+    });
     const post = (key: string | undefined, payload: object, headers: Record<string, string> = bearer(alpha.apiKey)) =>
-      app.inject({ method: 'POST', url: '/api/v1/customers', headers: { ...headers, ...(key ? { 'idempotency-key': key } : {}) }, payload });
+      app.inject({
+        method: 'POST',
+        url: '/api/v1/customers',
+        headers: { ...headers, ...(key ? { 'idempotency-key': key } : {}) },
+        payload,
+      });
     const ordersOf = async (tenant: Tenant) =>
-      Number((await database.db.selectFrom('orders').select((eb) => eb.fn.countAll().as('n')).where('account_id', '=', tenant.accountId).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await database.db
+            .selectFrom('orders')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('account_id', '=', tenant.accountId)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const storedKey = (tenant: Tenant, key: string) =>
-      database.db.selectFrom('idempotency_keys').selectAll().where('account_id', '=', tenant.accountId).where('key', '=', key).executeTakeFirst();
+      database.db
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where('account_id', '=', tenant.accountId)
+        .where('key', '=', key)
+        .executeTakeFirst();
 
     before(async () => {
       database = await engine.open();
@@ -83,14 +108,26 @@ for (const engine of engines()) {
     });
 
     test('keys are scoped to the account that owns the request: the page owner’s from a browser, the key’s otherwise', async () => {
-      const fromPage = await post('shared-deal', deal('dani@example.com', { checkout_page_id: alphaPage }), ALPHA_ORIGIN);
+      const fromPage = await post(
+        'shared-deal',
+        deal('dani@example.com', { checkout_page_id: alphaPage }),
+        ALPHA_ORIGIN,
+      );
       assert.equal(fromPage.statusCode, 200, fromPage.body);
       assert.ok(await storedKey(alpha, 'shared-deal'));
-      const other = await post('shared-deal', deal('dani@example.com', { main_product_id: betaProduct }), bearer(beta.apiKey));
+      const other = await post(
+        'shared-deal',
+        deal('dani@example.com', { main_product_id: betaProduct }),
+        bearer(beta.apiKey),
+      );
       assert.equal(other.statusCode, 200, other.body);
       assert.equal(other.headers['idempotent-replayed'], undefined);
       assert.notEqual(other.json().order_id, fromPage.json().order_id);
-      const betaOrder = await database.db.selectFrom('orders').select('account_id').where('id', '=', other.json().order_id).executeTakeFirstOrThrow();
+      const betaOrder = await database.db
+        .selectFrom('orders')
+        .select('account_id')
+        .where('id', '=', other.json().order_id)
+        .executeTakeFirstOrThrow();
       assert.equal(betaOrder.account_id, beta.accountId);
     });
 
@@ -109,15 +146,29 @@ for (const engine of engines()) {
       const before = await ordersOf(alpha);
       const answers = await Promise.all(Array.from({ length: 10 }, () => post('deal-burst', deal('fabi@example.com'))));
       const statuses = answers.map((res) => res.statusCode);
-      assert.ok(statuses.every((status) => status === 200 || status === 409), statuses.join(','));
-      for (const busy of answers.filter((res) => res.statusCode === 409)) assert.equal(busy.headers['retry-after'], '1', busy.body);
-      assert.equal(answers.filter((res) => res.statusCode === 200 && res.headers['idempotent-replayed'] === undefined).length, 1);
+      assert.ok(
+        statuses.every((status) => status === 200 || status === 409),
+        statuses.join(','),
+      );
+      for (const busy of answers.filter((res) => res.statusCode === 409))
+        assert.equal(busy.headers['retry-after'], '1', busy.body);
+      assert.equal(
+        answers.filter((res) => res.statusCode === 200 && res.headers['idempotent-replayed'] === undefined).length,
+        1,
+      );
       assert.equal(await ordersOf(alpha), before + 1);
     });
 
     test('the same key and body from a browser after the API key is another request: 422, never the merchant’s view of the customer', async () => {
       const email = 'iris@example.com';
-      const stored = await post(undefined, { email, name: 'Iris', phone: '11987654321', identification: VALID_CPF, street: 'Rua Reservada', meta: { note: 'merchant only' } });
+      const stored = await post(undefined, {
+        email,
+        name: 'Iris',
+        phone: '11987654321',
+        identification: VALID_CPF,
+        street: 'Rua Reservada',
+        meta: { note: 'merchant only' },
+      });
       assert.equal(stored.statusCode, 200, stored.body);
       const payload = deal(email, { checkout_page_id: alphaPage });
       const merchant = await post('deal-iris', payload);
@@ -132,9 +183,15 @@ for (const engine of engines()) {
 
     test('the same key and body sent to another company’s host is another request: 422, not the first company’s answer', async () => {
       const slug = `second-${alpha.slug}`;
-      await database.db.insertInto('companies').values({ account_id: alpha.accountId, name: 'Second company', slug, is_primary: false }).execute();
+      await database.db
+        .insertInto('companies')
+        .values({ account_id: alpha.accountId, name: 'Second company', slug, is_primary: false })
+        .execute();
       const payload = { email: 'joao@example.com', name: 'Joao', phone: '11987654321', create_deal: true };
-      const first = await post('deal-hosts', payload, { host: `${alpha.slug}.pay.test`, origin: `http://${alpha.slug}.pay.test` });
+      const first = await post('deal-hosts', payload, {
+        host: `${alpha.slug}.pay.test`,
+        origin: `http://${alpha.slug}.pay.test`,
+      });
       assert.equal(first.statusCode, 200, first.body);
       const second = await post('deal-hosts', payload, { host: `${slug}.pay.test`, origin: `http://${slug}.pay.test` });
       assert.equal(second.statusCode, 422, second.body);

@@ -5,7 +5,14 @@ import type { Database } from '../../src/db/database.ts';
 import { bearer, createTenant, type LogCapture, type Tenant } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
 import {
-  insertCheckoutPage, insertCoupon, insertProduct, orderEvents, startRecordsApp, VALID_ALPHANUMERIC_CNPJ, VALID_CNPJ, VALID_CPF,
+  insertCheckoutPage,
+  insertCoupon,
+  insertProduct,
+  orderEvents,
+  startRecordsApp,
+  VALID_ALPHANUMERIC_CNPJ,
+  VALID_CNPJ,
+  VALID_CPF,
 } from '../support/records-fixtures.ts';
 
 const ALPHA_ORIGIN = { origin: 'https://alpha.example' };
@@ -22,7 +29,12 @@ for (const engine of engines()) {
     let secondCompany: { id: number; slug: string };
     let n = 0;
     const email = () => `person${++n}@example.com`;
-    const body = (extra: Record<string, unknown> = {}) => ({ email: email(), name: 'Maria Silva', phone: '11987654321', ...extra });
+    const body = (extra: Record<string, unknown> = {}) => ({
+      email: email(),
+      name: 'Maria Silva',
+      phone: '11987654321',
+      ...extra,
+    });
     const post = (payload: unknown, headers: Record<string, string> = bearer(alpha.apiKey)) =>
       app.inject({ method: 'POST', url: '/api/v1/customers', headers, payload: payload as object });
     const countByEmail = async (address: string) =>
@@ -36,7 +48,11 @@ for (const engine of engines()) {
       alphaPage = await insertCheckoutPage(database, alpha, { title: 'Alpha page' });
       alphaProduct = await insertProduct(database, alpha, { name: 'Curso', valueCents: 20_000 });
       const slug = `${alpha.slug}-two`;
-      const company = await database.db.insertInto('companies').values({ account_id: alpha.accountId, name: 'Second', slug }).returning('id').executeTakeFirstOrThrow();
+      const company = await database.db
+        .insertInto('companies')
+        .values({ account_id: alpha.accountId, name: 'Second', slug })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       secondCompany = { id: company.id, slug };
     });
     after(async () => {
@@ -45,17 +61,52 @@ for (const engine of engines()) {
     });
 
     test('creates a customer and answers CustomerResponse exactly', async () => {
-      const res = await post(body({ email: 'Ana.Souza@Example.com', identification: VALID_CPF, street: 'Rua A', number: '10', neighborhood: 'Centro', complement: 'ap 1', zipcode: '01310100', city: 'São Paulo', state: 'sp', meta: { origin: 'site' } }));
+      const res = await post(
+        body({
+          email: 'Ana.Souza@Example.com',
+          identification: VALID_CPF,
+          street: 'Rua A',
+          number: '10',
+          neighborhood: 'Centro',
+          complement: 'ap 1',
+          zipcode: '01310100',
+          city: 'São Paulo',
+          state: 'sp',
+          meta: { origin: 'site' },
+        }),
+      );
       assert.equal(res.statusCode, 200);
       const customer = res.json();
-      assert.deepEqual(Object.keys(customer).sort(), ['address', 'email', 'foreign', 'id', 'identification', 'meta', 'name', 'order_id', 'phone']);
+      assert.deepEqual(Object.keys(customer).sort(), [
+        'address',
+        'email',
+        'foreign',
+        'id',
+        'identification',
+        'meta',
+        'name',
+        'order_id',
+        'phone',
+      ]);
       assert.equal(typeof customer.id, 'number');
       assert.equal(customer.email, 'ana.souza@example.com');
       assert.equal(customer.foreign, false);
       assert.equal(customer.order_id, null);
       assert.deepEqual(customer.meta, { origin: 'site' });
-      assert.deepEqual(customer.address, { street: 'Rua A', neighborhood: 'Centro', number: '10', complement: 'ap 1', zipcode: '01310100', city: 'São Paulo', state: 'SP' });
-      const row = await database.db.selectFrom('customers').selectAll().where('id', '=', customer.id).executeTakeFirstOrThrow();
+      assert.deepEqual(customer.address, {
+        street: 'Rua A',
+        neighborhood: 'Centro',
+        number: '10',
+        complement: 'ap 1',
+        zipcode: '01310100',
+        city: 'São Paulo',
+        state: 'SP',
+      });
+      const row = await database.db
+        .selectFrom('customers')
+        .selectAll()
+        .where('id', '=', customer.id)
+        .executeTakeFirstOrThrow();
       assert.equal(row.company_id, alpha.companyId);
       assert.equal(row.account_id, alpha.accountId);
     });
@@ -69,31 +120,63 @@ for (const engine of engines()) {
 
     test('the same email twice is one customer: same id, fields updated, unsent fields and meta kept', async () => {
       const address = email();
-      const first = (await post({ email: address, name: 'Primeiro', phone: '1111', city: 'Recife', meta: { a: '1' } })).json();
-      const second = (await post({ email: address.toUpperCase(), name: 'Segundo', phone: '2222', meta: { b: '2' }, auxiliary_emails: ['Extra@Example.com'] })).json();
+      const first = (
+        await post({ email: address, name: 'Primeiro', phone: '1111', city: 'Recife', meta: { a: '1' } })
+      ).json();
+      const second = (
+        await post({
+          email: address.toUpperCase(),
+          name: 'Segundo',
+          phone: '2222',
+          meta: { b: '2' },
+          auxiliary_emails: ['Extra@Example.com'],
+        })
+      ).json();
       assert.equal(second.id, first.id);
       assert.equal(second.name, 'Segundo');
       assert.equal(second.phone, '2222');
       assert.equal(second.address.city, 'Recife');
       assert.deepEqual(second.meta, { a: '1', b: '2' });
       assert.equal(await countByEmail(address), 1);
-      const row = await database.db.selectFrom('customers').select('auxiliary_emails').where('id', '=', first.id).executeTakeFirstOrThrow();
+      const row = await database.db
+        .selectFrom('customers')
+        .select('auxiliary_emails')
+        .where('id', '=', first.id)
+        .executeTakeFirstOrThrow();
       assert.deepEqual(row.auxiliary_emails, ['extra@example.com']);
     });
 
     test('concurrent upserts of one email converge on one row', async () => {
       const address = email();
-      const results = await Promise.all([1, 2, 3, 4, 5].map((i) => post({ email: address, name: `Name ${i}`, phone: String(i) })));
+      const results = await Promise.all(
+        [1, 2, 3, 4, 5].map((i) => post({ email: address, name: `Name ${i}`, phone: String(i) })),
+      );
       assert.ok(results.every((res) => res.statusCode === 200));
       assert.equal(new Set(results.map((res) => res.json().id)).size, 1);
       assert.equal(await countByEmail(address), 1);
     });
 
     test('business customer fields and foreign customers', async () => {
-      const res = await post(body({ identification: VALID_ALPHANUMERIC_CNPJ.toLowerCase(), social_reason: 'ACME LTDA', state_inscription: '123', municipal_inscription: '456', tags: 'a,b', list_ids: '1,2', carrier: 'Correios', url: 'https://acme.example/x', minimum_retention_value: 12.5 }));
+      const res = await post(
+        body({
+          identification: VALID_ALPHANUMERIC_CNPJ.toLowerCase(),
+          social_reason: 'ACME LTDA',
+          state_inscription: '123',
+          municipal_inscription: '456',
+          tags: 'a,b',
+          list_ids: '1,2',
+          carrier: 'Correios',
+          url: 'https://acme.example/x',
+          minimum_retention_value: 12.5,
+        }),
+      );
       assert.equal(res.statusCode, 200);
       assert.equal(res.json().identification, VALID_ALPHANUMERIC_CNPJ);
-      const row = await database.db.selectFrom('customers').selectAll().where('id', '=', res.json().id).executeTakeFirstOrThrow();
+      const row = await database.db
+        .selectFrom('customers')
+        .selectAll()
+        .where('id', '=', res.json().id)
+        .executeTakeFirstOrThrow();
       assert.equal(row.social_reason, 'ACME LTDA');
       assert.equal(row.minimum_retention_cents, 1250);
       assert.equal(row.url, 'https://acme.example/x');
@@ -119,7 +202,11 @@ for (const engine of engines()) {
       ['a CPF with wrong check digits', { identification: '52998224724' }, 'body/identification'],
       ['a CNPJ with wrong check digits', { identification: '11222333000182' }, 'body/identification'],
       ['a document of 12 digits', { identification: '123456789012' }, 'body/identification'],
-      ['identification over 14 characters even when foreign', { identification: '123456789012345', foreign: true }, 'body/identification'],
+      [
+        'identification over 14 characters even when foreign',
+        { identification: '123456789012345', foreign: true },
+        'body/identification',
+      ],
       ['a meta value that is not a string', { meta: { count: 3 } }, 'body/meta/count'],
       ['an invalid auxiliary email', { auxiliary_emails: ['ok@example.com', 'nope'] }, 'body/auxiliary_emails/1'],
       ['a url that is not a uri', { url: 'not a url' }, 'body/url'],
@@ -134,7 +221,10 @@ for (const engine of engines()) {
         const res = await post(JSON.parse(JSON.stringify(payload)));
         assert.equal(res.statusCode, 422);
         assert.equal(res.json().code, 'validation_failed');
-        assert.ok(res.json().details.some((d: { field: string }) => d.field === field), JSON.stringify(res.json().details));
+        assert.ok(
+          res.json().details.some((d: { field: string }) => d.field === field),
+          JSON.stringify(res.json().details),
+        );
       });
     }
 
@@ -143,16 +233,38 @@ for (const engine of engines()) {
       assert.equal(byPage.statusCode, 200);
       const byHost = await post(body(), { ...ALPHA_ORIGIN, host: `${secondCompany.slug}.pay.test` });
       assert.equal(byHost.statusCode, 200);
-      const companies = await database.db.selectFrom('customers').select(['id', 'company_id']).where('id', 'in', [byPage.json().id, byHost.json().id]).execute();
+      const companies = await database.db
+        .selectFrom('customers')
+        .select(['id', 'company_id'])
+        .where('id', 'in', [byPage.json().id, byHost.json().id])
+        .execute();
       assert.equal(companies.find((row) => row.id === byPage.json().id)?.company_id, alpha.companyId);
       assert.equal(companies.find((row) => row.id === byHost.json().id)?.company_id, secondCompany.id);
     });
 
     test('a caller without the key gets back only what it sent, never what the merchant stored before', async () => {
       const address = email();
-      const stored = await post({ email: address, name: 'Vítima', phone: '11987654321', identification: VALID_CPF, street: 'Rua A', city: 'São Paulo', meta: { note: 'vip' } });
+      const stored = await post({
+        email: address,
+        name: 'Vítima',
+        phone: '11987654321',
+        identification: VALID_CPF,
+        street: 'Rua A',
+        city: 'São Paulo',
+        meta: { note: 'vip' },
+      });
       assert.equal(stored.statusCode, 200, stored.body);
-      const anonymous = await post({ email: address, name: 'x', phone: '1', checkout_page_id: alphaPage, city: 'Campinas', meta: { source: 'page' } }, ALPHA_ORIGIN);
+      const anonymous = await post(
+        {
+          email: address,
+          name: 'x',
+          phone: '1',
+          checkout_page_id: alphaPage,
+          city: 'Campinas',
+          meta: { source: 'page' },
+        },
+        ALPHA_ORIGIN,
+      );
       assert.equal(anonymous.statusCode, 200, anonymous.body);
       const answer = anonymous.json();
       assert.equal(answer.id, stored.json().id);
@@ -169,7 +281,10 @@ for (const engine of engines()) {
     test('one email is a separate customer in each company', async () => {
       const address = email();
       const primary = await post({ email: address, name: 'A', phone: '1' });
-      const second = await post({ email: address, name: 'B', phone: '2' }, { ...ALPHA_ORIGIN, host: `${secondCompany.slug}.pay.test` });
+      const second = await post(
+        { email: address, name: 'B', phone: '2' },
+        { ...ALPHA_ORIGIN, host: `${secondCompany.slug}.pay.test` },
+      );
       assert.notEqual(primary.json().id, second.json().id);
     });
 
@@ -179,8 +294,16 @@ for (const engine of engines()) {
         ['the page from a foreign origin', { origin: 'https://beta.example' }, body({ checkout_page_id: alphaPage })],
         ['the page with no origin', {}, body({ checkout_page_id: alphaPage })],
         ['the page with another account’s key', bearer(beta.apiKey), body({ checkout_page_id: alphaPage })],
-        ['the company host from a foreign origin', { origin: 'https://beta.example', host: `${alpha.slug}.pay.test` }, body()],
-        ['the company host with another account’s key', { ...bearer(beta.apiKey), host: `${alpha.slug}.pay.test` }, body()],
+        [
+          'the company host from a foreign origin',
+          { origin: 'https://beta.example', host: `${alpha.slug}.pay.test` },
+          body(),
+        ],
+        [
+          'the company host with another account’s key',
+          { ...bearer(beta.apiKey), host: `${alpha.slug}.pay.test` },
+          body(),
+        ],
         ['an invalid key', bearer('ck_0000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'), body()],
       ];
       for (const [name, headers, payload] of cases) {
@@ -199,31 +322,58 @@ for (const engine of engines()) {
 
     test('another account’s key writes to its own company, never to alpha’s', async () => {
       const res = await post(body(), bearer(beta.apiKey));
-      const row = await database.db.selectFrom('customers').select('account_id').where('id', '=', res.json().id).executeTakeFirstOrThrow();
+      const row = await database.db
+        .selectFrom('customers')
+        .select('account_id')
+        .where('id', '=', res.json().id)
+        .executeTakeFirstOrThrow();
       assert.equal(row.account_id, beta.accountId);
     });
 
     test('create_deal creates an order with the main product, coupon, schedule and observation', async () => {
       await insertCoupon(database, alpha, { code: 'DEAL10', percentage: 10 });
-      const res = await post(body({ create_deal: true, main_product_id: alphaProduct, coupon: 'deal10', scheduled_at: '2030-05-01T13:00:00Z', observation: 'Ligar antes' }));
+      const res = await post(
+        body({
+          create_deal: true,
+          main_product_id: alphaProduct,
+          coupon: 'deal10',
+          scheduled_at: '2030-05-01T13:00:00Z',
+          observation: 'Ligar antes',
+        }),
+      );
       assert.equal(res.statusCode, 200);
       const orderId = res.json().order_id;
       assert.equal(typeof orderId, 'number');
-      const order = await database.db.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow();
+      const order = await database.db
+        .selectFrom('orders')
+        .selectAll()
+        .where('id', '=', orderId)
+        .executeTakeFirstOrThrow();
       assert.equal(order.customer_id, res.json().id);
       assert.equal(order.coupon_code, 'DEAL10');
       assert.equal(order.discount_cents, 2000);
       assert.equal(order.total_cents, 18_000);
       assert.equal(order.observation, 'Ligar antes');
       assert.equal(order.scheduled_at?.toISOString(), '2030-05-01T13:00:00.000Z');
-      const items = await database.db.selectFrom('order_items').select(['product_id', 'quantity']).where('order_id', '=', orderId).execute();
+      const items = await database.db
+        .selectFrom('order_items')
+        .select(['product_id', 'quantity'])
+        .where('order_id', '=', orderId)
+        .execute();
       assert.deepEqual(items, [{ product_id: alphaProduct, quantity: 1 }]);
-      assert.deepEqual((await orderEvents(database, orderId)).map((e) => e.type), ['order.created']);
+      assert.deepEqual(
+        (await orderEvents(database, orderId)).map((e) => e.type),
+        ['order.created'],
+      );
     });
 
     test('create_deal that cannot create its order keeps the upsert, answers order_id null and logs why without personal data', async () => {
       await insertCoupon(database, alpha, { code: 'OLD', expiresAt: new Date('2020-01-01T00:00:00Z') });
-      for (const change of [{ coupon: 'OLD', main_product_id: alphaProduct }, { coupon: 'NOPE' }, { main_product_id: 999_999 }]) {
+      for (const change of [
+        { coupon: 'OLD', main_product_id: alphaProduct },
+        { coupon: 'NOPE' },
+        { main_product_id: 999_999 },
+      ]) {
         const address = email();
         const before = logs.lines.length;
         const res = await post(body({ email: address, create_deal: true, ...change }));
@@ -233,7 +383,11 @@ for (const engine of engines()) {
         const warnings = logs.lines.slice(before).filter((line) => line.includes('create_deal'));
         assert.equal(warnings.length, 1);
         assert.ok(!warnings[0]!.includes(address) && !warnings[0]!.includes('Maria'), warnings[0]);
-        const orders = await database.db.selectFrom('orders').select('id').where('customer_id', '=', res.json().id).execute();
+        const orders = await database.db
+          .selectFrom('orders')
+          .select('id')
+          .where('customer_id', '=', res.json().id)
+          .execute();
         assert.equal(orders.length, 0);
       }
     });
@@ -241,7 +395,10 @@ for (const engine of engines()) {
     test('without create_deal no order is created', async () => {
       const res = await post(body({ main_product_id: alphaProduct, create_deal: false }));
       assert.equal(res.json().order_id, null);
-      assert.equal((await database.db.selectFrom('orders').select('id').where('customer_id', '=', res.json().id).execute()).length, 0);
+      assert.equal(
+        (await database.db.selectFrom('orders').select('id').where('customer_id', '=', res.json().id).execute()).length,
+        0,
+      );
     });
   });
 }

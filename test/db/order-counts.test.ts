@@ -30,7 +30,14 @@ for (const engine of engines()) {
     const insertOrder = (createdAt: string, status = 'pending') =>
       database.db
         .insertInto('orders')
-        .values({ uid: randomUUID(), account_id: shop.accountId, company_id: shop.companyId, source: 'api', status, created_at: new Date(createdAt) })
+        .values({
+          uid: randomUUID(),
+          account_id: shop.accountId,
+          company_id: shop.companyId,
+          source: 'api',
+          status,
+          created_at: new Date(createdAt),
+        })
         .returning('id')
         .executeTakeFirstOrThrow();
 
@@ -41,7 +48,11 @@ for (const engine of engines()) {
       const third = await insertOrder('2026-03-11T12:00:00Z');
       await assertCountsMatch(shop.accountId);
       await database.db.updateTable('orders').set({ status: 'paid' }).where('id', '=', first.id).execute();
-      await database.db.updateTable('orders').set({ observation: 'no status change' }).where('id', '=', third.id).execute();
+      await database.db
+        .updateTable('orders')
+        .set({ observation: 'no status change' })
+        .where('id', '=', third.id)
+        .execute();
       await assertCountsMatch(shop.accountId);
       await database.db.deleteFrom('orders').where('id', '=', third.id).execute();
       await assertCountsMatch(shop.accountId);
@@ -50,12 +61,26 @@ for (const engine of engines()) {
     test('a company whose time zone changes gets its counts rebuilt on the days of the new zone', async () => {
       const shifted = await createTenant(database);
       const insert = (createdAt: string, status: string) =>
-        database.db.insertInto('orders').values({ uid: randomUUID(), account_id: shifted.accountId, company_id: shifted.companyId, source: 'api', status, created_at: new Date(createdAt) }).execute();
+        database.db
+          .insertInto('orders')
+          .values({
+            uid: randomUUID(),
+            account_id: shifted.accountId,
+            company_id: shifted.companyId,
+            source: 'api',
+            status,
+            created_at: new Date(createdAt),
+          })
+          .execute();
       // 01:30 UTC is the previous day in São Paulo and the same day in Tokyo.
       await insert('2026-03-10T01:30:00Z', 'pending');
       await insert('2026-03-10T20:00:00Z', 'paid');
       await assertCountsMatch(shifted.accountId);
-      await database.db.updateTable('companies').set({ time_zone: 'Asia/Tokyo' }).where('id', '=', shifted.companyId).execute();
+      await database.db
+        .updateTable('companies')
+        .set({ time_zone: 'Asia/Tokyo' })
+        .where('id', '=', shifted.companyId)
+        .execute();
       await assertCountsMatch(shifted.accountId, 'Asia/Tokyo');
       await database.db.updateTable('companies').set({ name: 'renamed' }).where('id', '=', shifted.companyId).execute();
       await assertCountsMatch(shifted.accountId, 'Asia/Tokyo');
@@ -69,9 +94,16 @@ for (const engine of engines()) {
         .returning('id')
         .executeTakeFirstOrThrow();
       // The append-only event log must not stand in the way of erasing a whole tenant.
-      await database.db.insertInto('order_events').values({ account_id: gone.accountId, order_id: order.id, type: 'order.created', cause: 'test' }).execute();
+      await database.db
+        .insertInto('order_events')
+        .values({ account_id: gone.accountId, order_id: order.id, type: 'order.created', cause: 'test' })
+        .execute();
       await database.db.deleteFrom('accounts').where('id', '=', gone.accountId).execute();
-      const left = await database.db.selectFrom('order_counts').select('n').where('account_id', '=', gone.accountId).execute();
+      const left = await database.db
+        .selectFrom('order_counts')
+        .select('n')
+        .where('account_id', '=', gone.accountId)
+        .execute();
       assert.deepEqual(left, []);
       await assertCountsMatch(shop.accountId);
     });

@@ -11,7 +11,13 @@ import { bearer, LogCapture, testConfig } from '../support/app.ts';
 import { publicTables, snapshot, type Snapshot } from '../support/db-snapshot.ts';
 import { engines } from '../support/engines.ts';
 import { stockTwoTenants, type StockedTenant } from '../security/two-tenants.ts';
-import { answerProblems, Oracle, readOperations, type FuzzRequest, type Operation } from './support/openapi-operations.ts';
+import {
+  answerProblems,
+  Oracle,
+  readOperations,
+  type FuzzRequest,
+  type Operation,
+} from './support/openapi-operations.ts';
 import { legalRequest, malformedRequest, requestUrl, type KnownValues } from './support/request-arbitraries.ts';
 
 /**
@@ -43,7 +49,14 @@ function knownValues(shop: StockedTenant, endpointId: string): KnownValues {
     '/charges/{id}/last_payment': { id: [shop.charge.uid] },
     '/charges/{id}/pay': { id: [shop.charge.uid] },
     '/charges/{id}/card_hash_key': { id: [shop.charge.uid] },
-    '/payment_plans': { checkout_page_id: [shop.pageId], charge_id: [shop.charge.uid], cart_id: [shop.cartId], cart_page_id: [shop.cartPageId], coupon: [shop.couponCode], products: [{ [shop.productId]: 1 }] },
+    '/payment_plans': {
+      checkout_page_id: [shop.pageId],
+      charge_id: [shop.charge.uid],
+      cart_id: [shop.cartId],
+      cart_page_id: [shop.cartPageId],
+      coupon: [shop.couponCode],
+      products: [{ [shop.productId]: 1 }],
+    },
     '/coupons/{code}/validate': { code: [shop.couponCode], product_id: [String(shop.productId)] },
     '/companies/{id}/available_schedules': { id: [String(shop.companyId)] },
     '/payments/{id}/refund': { id: [shop.paymentId] },
@@ -54,7 +67,13 @@ function knownValues(shop: StockedTenant, endpointId: string): KnownValues {
     '/webhooks/{company_id}/bank': { company_id: [shop.companyId] },
     body: {
       checkout_page_id: [shop.pageId],
-      payment_plan_id: [`${shop.pixPlanId}-1`, `${shop.boletoPlanId}-1`, `${shop.cardPlanId}-1`, `${shop.cardPlanId}-3`, shop.pixPlanId],
+      payment_plan_id: [
+        `${shop.pixPlanId}-1`,
+        `${shop.boletoPlanId}-1`,
+        `${shop.cardPlanId}-1`,
+        `${shop.cardPlanId}-3`,
+        shop.pixPlanId,
+      ],
       products: [[{ id: shop.productId, quantity: 1 }]],
       main_product_id: product,
       product_id: product,
@@ -75,8 +94,15 @@ function knownValues(shop: StockedTenant, endpointId: string): KnownValues {
 type Tally = { requests: number; byStatus: Map<number, number> };
 
 async function send(base: string, request: FuzzRequest): Promise<{ status: number; body: string }> {
-  const headers: Record<string, string> = { ...request.headers, ...(request.body?.contentType ? { 'content-type': request.body.contentType } : {}) };
-  const response = await fetch(requestUrl(base, request), { method: request.operation.method, headers, ...(request.body ? { body: request.body.raw } : {}) });
+  const headers: Record<string, string> = {
+    ...request.headers,
+    ...(request.body?.contentType ? { 'content-type': request.body.contentType } : {}),
+  };
+  const response = await fetch(requestUrl(base, request), {
+    method: request.operation.method,
+    headers,
+    ...(request.body ? { body: request.body.raw } : {}),
+  });
   return { status: response.status, body: await response.text() };
 }
 
@@ -104,7 +130,12 @@ for (const engine of engines()) {
       base = await app.listen({ port: 0, host: '127.0.0.1' });
       const { alpha } = await stockTwoTenants(database, config);
       // An endpoint of the key's account, so that its routes are reached with a real id too.
-      const { endpoint } = await createEndpoint(database.db, config.masterKey, { accountId: alpha.accountId, url: 'https://hooks.example.com/fuzz' }, new Date());
+      const { endpoint } = await createEndpoint(
+        database.db,
+        config.masterKey,
+        { accountId: alpha.accountId, url: 'https://hooks.example.com/fuzz' },
+        new Date(),
+      );
       known = knownValues(alpha, endpoint.id);
       headers = { ...bearer(alpha.apiKey), ...alpha.origin };
       const document = await (await fetch(`${base}/api/v1/openapi.json`)).json();
@@ -137,13 +168,19 @@ for (const engine of engines()) {
             const answer = await send(base, request);
             count(malformed, answer.status);
             const problems = answerProblems(operation, answer.status, answer.body, why);
-            assert.deepEqual(problems, [], `${operation.key} ${requestUrl('', request)} ${request.body?.raw.slice(0, 200) ?? ''} → ${answer.status} ${answer.body.slice(0, 300)}`);
+            assert.deepEqual(
+              problems,
+              [],
+              `${operation.key} ${requestUrl('', request)} ${request.body?.raw.slice(0, 200) ?? ''} → ${answer.status} ${answer.body.slice(0, 300)}`,
+            );
           }),
           { numRuns: RUNS, maxSkipsPerRun: 20, ...(SEED !== undefined ? { seed: SEED } : {}) },
         );
         assert.ok(invalid >= RUNS, `${operation.key}: only ${invalid} invalid requests were generated`);
       }
-      t.diagnostic(`${malformed.requests} malformed requests over ${operations.length} operations: ${summary(malformed)}`);
+      t.diagnostic(
+        `${malformed.requests} malformed requests over ${operations.length} operations: ${summary(malformed)}`,
+      );
     });
 
     test('phase one left the database exactly as it was', async () => {
@@ -159,9 +196,17 @@ for (const engine of engines()) {
             fc.pre(oracle.whyInvalid(request) === undefined);
             const answer = await send(base, request);
             count(legal, answer.status);
-            assert.deepEqual(answerProblems(operation, answer.status, answer.body, undefined), [], `${operation.key} ${requestUrl('', request)} ${request.body?.raw.slice(0, 300) ?? ''} → ${answer.status} ${answer.body.slice(0, 300)}`);
+            assert.deepEqual(
+              answerProblems(operation, answer.status, answer.body, undefined),
+              [],
+              `${operation.key} ${requestUrl('', request)} ${request.body?.raw.slice(0, 300) ?? ''} → ${answer.status} ${answer.body.slice(0, 300)}`,
+            );
           }),
-          { numRuns: Math.max(5, Math.round(RUNS / 3)), maxSkipsPerRun: 50, ...(SEED !== undefined ? { seed: SEED } : {}) },
+          {
+            numRuns: Math.max(5, Math.round(RUNS / 3)),
+            maxSkipsPerRun: 50,
+            ...(SEED !== undefined ? { seed: SEED } : {}),
+          },
         );
       }
       t.diagnostic(`${legal.requests} legal requests with hostile content: ${summary(legal)}`);
@@ -172,5 +217,8 @@ for (const engine of engines()) {
 }
 
 function summary(tally: Tally): string {
-  return [...tally.byStatus].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(', ');
+  return [...tally.byStatus]
+    .sort(([a], [b]) => a - b)
+    .map(([status, n]) => `${status}×${n}`)
+    .join(', ');
 }

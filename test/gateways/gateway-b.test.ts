@@ -6,7 +6,19 @@ import Stripe from 'stripe';
 import { GatewayRequestError } from '../../src/gateways/errors.ts';
 import { GatewayBClient, verifyWebhook } from '../../src/gateways/gateway-b/index.ts';
 import { GatewayUnavailableError, type CardCharge } from '../../src/gateways/port.ts';
-import { BUYER, CARDS, dateInDays, idempotencyKey, KEYS, metadata, sandboxAction, SIGNING_SECRET, startHarness, type Harness, type ReceivedWebhook } from './support.ts';
+import {
+  BUYER,
+  CARDS,
+  dateInDays,
+  idempotencyKey,
+  KEYS,
+  metadata,
+  sandboxAction,
+  SIGNING_SECRET,
+  startHarness,
+  type Harness,
+  type ReceivedWebhook,
+} from './support.ts';
 
 const stripe = new Stripe('sk_test_only_used_for_its_webhook_helpers');
 
@@ -20,7 +32,11 @@ describe('gateway_b client against its sandbox', { timeout: 60_000 }, () => {
   });
   after(() => harness.close());
 
-  async function confirmationToken(number: string, overrides: Record<string, string> = {}, key = KEYS.gateway_b.publicKey) {
+  async function confirmationToken(
+    number: string,
+    overrides: Record<string, string> = {},
+    key = KEYS.gateway_b.publicKey,
+  ) {
     const form = new URLSearchParams({
       'payment_method_data[type]': 'card',
       'payment_method_data[card][number]': number,
@@ -38,10 +54,19 @@ describe('gateway_b client against its sandbox', { timeout: 60_000 }, () => {
     return { status: response.status, headers: response.headers, body: await response.json() };
   }
 
-  async function cardCharge(number: string, overrides: Partial<CardCharge> = {}): Promise<CardCharge> {
+  async function cardCharge(number: string): Promise<CardCharge> {
     const token = await confirmationToken(number);
     assert.equal(token.status, 200);
-    return { amountCents: 10_000, installments: 1, confirmationTokenId: token.body.id, saveForLater: false, buyer: BUYER, description: 'Curso', metadata: metadata(), idempotencyKey: idempotencyKey() };
+    return {
+      amountCents: 10_000,
+      installments: 1,
+      confirmationTokenId: token.body.id,
+      saveForLater: false,
+      buyer: BUYER,
+      description: 'Curso',
+      metadata: metadata(),
+      idempotencyKey: idempotencyKey(),
+    };
   }
 
   const eventFor = (type: string, intentId: string) => (webhook: ReceivedWebhook) => {
@@ -60,36 +85,73 @@ describe('gateway_b client against its sandbox', { timeout: 60_000 }, () => {
   }
 
   test('an approved card succeeds, its signed event verifies with the stripe package, and the saved method charges again', async () => {
-    const outcome = await client.chargeCard(account(), { ...(await cardCharge(CARDS.approved)), saveForLater: true, installments: 6 });
+    const outcome = await client.chargeCard(account(), {
+      ...(await cardCharge(CARDS.approved)),
+      saveForLater: true,
+      installments: 6,
+    });
     assert.ok(outcome.status === 'paid' && outcome.savedMethod);
     assert.match(outcome.gatewayId, /^pi_/);
     assert.match(outcome.savedMethod.reference, /^pm_/);
-    assert.deepEqual({ ...outcome.savedMethod, reference: 'x' }, { reference: 'x', brand: 'visa', last4: '1111', expMonth: 12, expYear: 2030 });
+    assert.deepEqual(
+      { ...outcome.savedMethod, reference: 'x' },
+      { reference: 'x', brand: 'visa', last4: '1111', expMonth: 12, expYear: 2030 },
+    );
 
     const webhook = await harness.receiver.next(eventFor('payment_intent.succeeded', outcome.gatewayId));
     assert.equal(webhook.path, '/hooks/gateway_b');
     const event = verified(webhook);
     assert.equal(event.type, 'payment_intent.succeeded');
     const [action] = event.actions;
-    assert.ok(action?.kind === 'payment_paid' && action.gatewayId === outcome.gatewayId && action.amountCents === 10_000);
+    assert.ok(
+      action?.kind === 'payment_paid' && action.gatewayId === outcome.gatewayId && action.amountCents === 10_000,
+    );
     // An event never expands the intent's payment method: the saved card comes by its reference alone.
-    assert.deepEqual(action.savedMethod, { reference: outcome.savedMethod.reference, brand: null, last4: null, expMonth: null, expYear: null });
+    assert.deepEqual(action.savedMethod, {
+      reference: outcome.savedMethod.reference,
+      brand: null,
+      last4: null,
+      expMonth: null,
+      expYear: null,
+    });
     // The lookups expand it: the saved card with its details, by the intent's id and by the search over our reference.
-    assert.deepEqual(await client.fetchCharge(account(), outcome.gatewayId), { gatewayId: outcome.gatewayId, status: 'paid', savedMethod: outcome.savedMethod });
-    const paymentUid = (JSON.parse(webhook.rawBody) as { data: { object: { metadata: { payment_uid: string } } } }).data.object.metadata.payment_uid;
-    assert.deepEqual(await client.findCharge(account(), { paymentUid, idempotencyKey: 'unused' }), { gatewayId: outcome.gatewayId, status: 'paid', savedMethod: outcome.savedMethod });
+    assert.deepEqual(await client.fetchCharge(account(), outcome.gatewayId), {
+      gatewayId: outcome.gatewayId,
+      status: 'paid',
+      savedMethod: outcome.savedMethod,
+    });
+    const paymentUid = (JSON.parse(webhook.rawBody) as { data: { object: { metadata: { payment_uid: string } } } }).data
+      .object.metadata.payment_uid;
+    assert.deepEqual(await client.findCharge(account(), { paymentUid, idempotencyKey: 'unused' }), {
+      gatewayId: outcome.gatewayId,
+      status: 'paid',
+      savedMethod: outcome.savedMethod,
+    });
 
     const tampered = webhook.rawBody.replace('"amount": 10000', '"amount": 1');
     assert.notEqual(tampered, webhook.rawBody);
     assert.equal(verifyWebhook(webhook.headers, tampered, { secrets: [SIGNING_SECRET] }), false);
-    assert.throws(() => stripe.webhooks.constructEvent(tampered, webhook.headers['gateway-b-signature'] as string, SIGNING_SECRET));
+    assert.throws(() =>
+      stripe.webhooks.constructEvent(tampered, webhook.headers['gateway-b-signature'] as string, SIGNING_SECRET),
+    );
 
-    const again = await client.chargeSavedMethod(account(), { amountCents: 1_990, installments: 1, methodReference: outcome.savedMethod.reference, buyer: BUYER, description: 'Upsell', metadata: metadata(), idempotencyKey: idempotencyKey() });
+    const again = await client.chargeSavedMethod(account(), {
+      amountCents: 1_990,
+      installments: 1,
+      methodReference: outcome.savedMethod.reference,
+      buyer: BUYER,
+      description: 'Upsell',
+      metadata: metadata(),
+      idempotencyKey: idempotencyKey(),
+    });
     assert.equal(again.status, 'paid');
     assert.notEqual(again.gatewayId, outcome.gatewayId);
     assert.equal(await client.fetchStatus(account(), again.gatewayId!), 'paid');
     // An intent that did not ask to save its card (`setup_future_usage`) names none.
-    assert.deepEqual(await client.fetchCharge(account(), again.gatewayId!), { gatewayId: again.gatewayId, status: 'paid' });
+    assert.deepEqual(await client.fetchCharge(account(), again.gatewayId!), {
+      gatewayId: again.gatewayId,
+      status: 'paid',
+    });
   });
 
   test('a declined card is declined with the intent id, and payment_intent.payment_failed maps to payment_failed', async () => {
@@ -99,7 +161,9 @@ describe('gateway_b client against its sandbox', { timeout: 60_000 }, () => {
     assert.match(outcome.gatewayId!, /^pi_/);
     assert.equal(await client.fetchStatus(account(), outcome.gatewayId!), 'failed');
     const event = verified(await harness.receiver.next(eventFor('payment_intent.payment_failed', outcome.gatewayId!)));
-    assert.deepEqual(event.actions, [{ kind: 'payment_failed', gatewayId: outcome.gatewayId, reason: 'Your card was declined.' }]);
+    assert.deepEqual(event.actions, [
+      { kind: 'payment_failed', gatewayId: outcome.gatewayId, reason: 'Your card was declined.' },
+    ]);
   });
 
   test('insufficient funds is its own decline code', async () => {
@@ -108,9 +172,15 @@ describe('gateway_b client against its sandbox', { timeout: 60_000 }, () => {
   });
 
   test('the gateway-error card is GatewayUnavailableError(error); the timeout card is GatewayUnavailableError(timeout)', async () => {
-    await assert.rejects(client.chargeCard(account(), await cardCharge(CARDS.gatewayError)), (error) => error instanceof GatewayUnavailableError && error.kind === 'error' && error.gateway === 'gateway_b');
+    await assert.rejects(
+      client.chargeCard(account(), await cardCharge(CARDS.gatewayError)),
+      (error) => error instanceof GatewayUnavailableError && error.kind === 'error' && error.gateway === 'gateway_b',
+    );
     const started = Date.now();
-    await assert.rejects(new GatewayBClient({ timeoutMs: 300 }).chargeCard(account(), await cardCharge(CARDS.gatewayTimeout)), (error) => error instanceof GatewayUnavailableError && error.kind === 'timeout');
+    await assert.rejects(
+      new GatewayBClient({ timeoutMs: 300 }).chargeCard(account(), await cardCharge(CARDS.gatewayTimeout)),
+      (error) => error instanceof GatewayUnavailableError && error.kind === 'timeout',
+    );
     assert.ok(Date.now() - started < 5_000);
   });
 
@@ -128,15 +198,34 @@ describe('gateway_b client against its sandbox', { timeout: 60_000 }, () => {
   test('confirmation tokens are single-use; an unknown saved method is refused too', async () => {
     const charge = await cardCharge(CARDS.approved);
     assert.equal((await client.chargeCard(account(), charge)).status, 'paid');
-    assert.deepEqual(await client.chargeCard(account(), charge), await client.chargeCard(account(), charge), 'same idempotency key, same answer');
+    assert.deepEqual(
+      await client.chargeCard(account(), charge),
+      await client.chargeCard(account(), charge),
+      'same idempotency key, same answer',
+    );
     const reused = await client.chargeCard(account(), { ...charge, idempotencyKey: idempotencyKey() });
     assert.ok(reused.status === 'declined' && reused.code === 'invalid_token' && reused.gatewayId === null);
-    const unknown = await client.chargeSavedMethod(account(), { amountCents: 100, installments: 1, methodReference: 'pm_unknown', buyer: BUYER, description: 'x', metadata: metadata(), idempotencyKey: idempotencyKey() });
+    const unknown = await client.chargeSavedMethod(account(), {
+      amountCents: 100,
+      installments: 1,
+      methodReference: 'pm_unknown',
+      buyer: BUYER,
+      description: 'x',
+      metadata: metadata(),
+      idempotencyKey: idempotencyKey(),
+    });
     assert.ok(unknown.status === 'declined' && unknown.code === 'invalid_token');
   });
 
   test('a pix is a dynamic BR Code; confirming it delivers a signed payment_intent.succeeded', async () => {
-    const pix = await client.createPix(account(), { amountCents: 4_990, expiresAt: new Date(Date.now() + 3_600_000), buyer: BUYER, description: 'E-book', metadata: metadata(), idempotencyKey: idempotencyKey() });
+    const pix = await client.createPix(account(), {
+      amountCents: 4_990,
+      expiresAt: new Date(Date.now() + 3_600_000),
+      buyer: BUYER,
+      description: 'E-book',
+      metadata: metadata(),
+      idempotencyKey: idempotencyKey(),
+    });
     assert.match(pix.gatewayId, /^pi_/);
     const parsed = parsePix(pix.brCode);
     assert.ok(!hasError(parsed) && parsed.type === 'DYNAMIC' && parsed.url.includes('/gateway_b/qr/'));
@@ -151,7 +240,14 @@ describe('gateway_b client against its sandbox', { timeout: 60_000 }, () => {
 
   test('a boleto is a valid slip with its due date; expiring it maps to payment_expired', async () => {
     const dueDate = dateInDays(5);
-    const boleto = await client.createBoleto(account(), { amountCents: 12_345, dueDate, buyer: BUYER, description: 'Curso', metadata: metadata(), idempotencyKey: idempotencyKey() });
+    const boleto = await client.createBoleto(account(), {
+      amountCents: 12_345,
+      dueDate,
+      buyer: BUYER,
+      description: 'Curso',
+      metadata: metadata(),
+      idempotencyKey: idempotencyKey(),
+    });
     assert.equal(boleto.dueDate, dueDate);
     assert.equal(isValidBoleto(boleto.digitableLine), true);
     assert.equal(getBoletoInfo(boleto.digitableLine)?.amount, 12_345);
@@ -167,18 +263,35 @@ describe('gateway_b client against its sandbox', { timeout: 60_000 }, () => {
     const first = await client.refund(account(), paid.gatewayId!, 3_000, idempotencyKey());
     assert.match(first.refundId, /^re_/);
     assert.equal(await client.fetchStatus(account(), paid.gatewayId!), 'partially_refunded');
-    assert.deepEqual(verified(await harness.receiver.next(eventFor('charge.refunded', paid.gatewayId!))).actions, [{ kind: 'payment_refunded', gatewayId: paid.gatewayId, amountCents: 3_000, refundId: first.refundId }]);
+    assert.deepEqual(verified(await harness.receiver.next(eventFor('charge.refunded', paid.gatewayId!))).actions, [
+      { kind: 'payment_refunded', gatewayId: paid.gatewayId, amountCents: 3_000, refundId: first.refundId },
+    ]);
     const second = await client.refund(account(), paid.gatewayId!, 7_000, idempotencyKey());
     assert.equal(await client.fetchStatus(account(), paid.gatewayId!), 'refunded');
-    assert.deepEqual(verified(await harness.receiver.next(eventFor('charge.refunded', paid.gatewayId!))).actions, [{ kind: 'payment_refunded', gatewayId: paid.gatewayId, amountCents: 7_000, refundId: second.refundId }]);
-    await assert.rejects(client.refund(account(), paid.gatewayId!, 1, idempotencyKey()), (error) => error instanceof GatewayRequestError && error.code === 'invalid_state');
+    assert.deepEqual(verified(await harness.receiver.next(eventFor('charge.refunded', paid.gatewayId!))).actions, [
+      { kind: 'payment_refunded', gatewayId: paid.gatewayId, amountCents: 7_000, refundId: second.refundId },
+    ]);
+    await assert.rejects(
+      client.refund(account(), paid.gatewayId!, 1, idempotencyKey()),
+      (error) => error instanceof GatewayRequestError && error.code === 'invalid_state',
+    );
   });
 
   test('void cancels a waiting pix and refunds a succeeded card in full', async () => {
-    const pix = await client.createPix(account(), { amountCents: 1_000, expiresAt: new Date(Date.now() + 600_000), buyer: BUYER, description: 'x', metadata: metadata(), idempotencyKey: idempotencyKey() });
+    const pix = await client.createPix(account(), {
+      amountCents: 1_000,
+      expiresAt: new Date(Date.now() + 600_000),
+      buyer: BUYER,
+      description: 'x',
+      metadata: metadata(),
+      idempotencyKey: idempotencyKey(),
+    });
     await client.voidCharge(account(), pix.gatewayId, idempotencyKey());
     assert.equal(await client.fetchStatus(account(), pix.gatewayId), 'cancelled');
-    assert.deepEqual(verified(await harness.receiver.next(eventFor('payment_intent.canceled', pix.gatewayId))).actions, [{ kind: 'payment_cancelled', gatewayId: pix.gatewayId }]);
+    assert.deepEqual(
+      verified(await harness.receiver.next(eventFor('payment_intent.canceled', pix.gatewayId))).actions,
+      [{ kind: 'payment_cancelled', gatewayId: pix.gatewayId }],
+    );
 
     const paid = await client.chargeCard(account(), await cardCharge(CARDS.approved));
     await client.voidCharge(account(), paid.gatewayId!, idempotencyKey());
@@ -191,7 +304,12 @@ describe('gateway_b client against its sandbox', { timeout: 60_000 }, () => {
     const paid = await client.chargeCard(account(), await cardCharge(CARDS.approved));
     await sandboxAction(harness, 'gateway_b', paid.gatewayId!, 'dispute');
     const [action] = verified(await harness.receiver.next(eventFor('charge.dispute.created', paid.gatewayId!))).actions;
-    assert.ok(action?.kind === 'payment_disputed' && action.gatewayId === paid.gatewayId && action.disputeId.startsWith('dp_') && action.amountCents === 10_000);
+    assert.ok(
+      action?.kind === 'payment_disputed' &&
+        action.gatewayId === paid.gatewayId &&
+        action.disputeId.startsWith('dp_') &&
+        action.amountCents === 10_000,
+    );
     assert.equal(await client.fetchStatus(account(), paid.gatewayId!), 'charged_back');
   });
 
@@ -204,18 +322,35 @@ describe('gateway_b client against its sandbox', { timeout: 60_000 }, () => {
     const expired = await confirmationToken(CARDS.approved, { 'payment_method_data[card][exp_year]': '2021' });
     assert.equal(expired.status, 402);
     assert.equal(expired.body.error.code, 'expired_card');
-    await assert.rejects(client.fetchStatus({ ...account(), secretKey: KEYS.gateway_b.publicKey }, 'pi_x'), (error) => error instanceof GatewayRequestError && error.code === 'authentication_failed');
-    await assert.rejects(client.fetchStatus({ ...account(), secretKey: 'sk_test_someone_else_entirely' }, (await client.chargeCard(account(), await cardCharge(CARDS.approved))).gatewayId!), (error) => error instanceof GatewayRequestError && error.code === 'not_found');
+    await assert.rejects(
+      client.fetchStatus({ ...account(), secretKey: KEYS.gateway_b.publicKey }, 'pi_x'),
+      (error) => error instanceof GatewayRequestError && error.code === 'authentication_failed',
+    );
+    await assert.rejects(
+      client.fetchStatus(
+        { ...account(), secretKey: 'sk_test_someone_else_entirely' },
+        (await client.chargeCard(account(), await cardCharge(CARDS.approved))).gatewayId!,
+      ),
+      (error) => error instanceof GatewayRequestError && error.code === 'not_found',
+    );
   });
 });
 
 describe('gateway_b webhook signatures', () => {
-  const payload = JSON.stringify({ id: 'evt_1', object: 'event', type: 'payment_intent.succeeded', data: { object: { id: 'pi_1', amount_received: 100 } } });
+  const payload = JSON.stringify({
+    id: 'evt_1',
+    object: 'event',
+    type: 'payment_intent.succeeded',
+    data: { object: { id: 'pi_1', amount_received: 100 } },
+  });
 
   test('a header made by the stripe package verifies; a tampered body, a wrong secret or no header does not', () => {
     const header = stripe.webhooks.generateTestHeaderString({ payload, secret: SIGNING_SECRET });
     assert.equal(verifyWebhook({ 'Gateway-B-Signature': header }, payload, { secrets: [SIGNING_SECRET] }), true);
-    assert.equal(verifyWebhook({ 'gateway-b-signature': header }, Buffer.from(payload), { secrets: [SIGNING_SECRET] }), true);
+    assert.equal(
+      verifyWebhook({ 'gateway-b-signature': header }, Buffer.from(payload), { secrets: [SIGNING_SECRET] }),
+      true,
+    );
     assert.equal(verifyWebhook({ 'gateway-b-signature': header }, `${payload} `, { secrets: [SIGNING_SECRET] }), false);
     assert.equal(verifyWebhook({ 'gateway-b-signature': header }, payload, { secrets: ['whsec_other'] }), false);
     assert.equal(verifyWebhook({}, payload, { secrets: [SIGNING_SECRET] }), false);
@@ -224,20 +359,46 @@ describe('gateway_b webhook signatures', () => {
 
   test('several v1 values: one valid is enough (rotation); the previous secret still verifies', () => {
     const timestamp = Math.floor(Date.now() / 1000);
-    const valid = stripe.webhooks.generateTestHeaderString({ payload, secret: SIGNING_SECRET, timestamp }).split('v1=')[1]!;
+    const valid = stripe.webhooks
+      .generateTestHeaderString({ payload, secret: SIGNING_SECRET, timestamp })
+      .split('v1=')[1]!;
     const header = `t=${timestamp},v1=${'0'.repeat(64)},v1=${valid}`;
     assert.equal(verifyWebhook({ 'gateway-b-signature': header }, payload, { secrets: [SIGNING_SECRET] }), true);
-    assert.equal(verifyWebhook({ 'gateway-b-signature': header }, payload, { secrets: ['whsec_new', SIGNING_SECRET] }), true);
-    assert.equal(verifyWebhook({ 'gateway-b-signature': `t=${timestamp},v1=${'0'.repeat(64)}` }, payload, { secrets: [SIGNING_SECRET] }), false);
+    assert.equal(
+      verifyWebhook({ 'gateway-b-signature': header }, payload, { secrets: ['whsec_new', SIGNING_SECRET] }),
+      true,
+    );
+    assert.equal(
+      verifyWebhook({ 'gateway-b-signature': `t=${timestamp},v1=${'0'.repeat(64)}` }, payload, {
+        secrets: [SIGNING_SECRET],
+      }),
+      false,
+    );
   });
 
   test('signatures older or newer than the 5-minute tolerance are refused', () => {
     const timestamp = Math.floor(Date.now() / 1000);
     const header = stripe.webhooks.generateTestHeaderString({ payload, secret: SIGNING_SECRET, timestamp });
     const at = (offsetSeconds: number) => new Date((timestamp + offsetSeconds) * 1000);
-    assert.equal(verifyWebhook({ 'gateway-b-signature': header }, payload, { secrets: [SIGNING_SECRET], now: at(300) }), true);
-    assert.equal(verifyWebhook({ 'gateway-b-signature': header }, payload, { secrets: [SIGNING_SECRET], now: at(301) }), false);
-    assert.equal(verifyWebhook({ 'gateway-b-signature': header }, payload, { secrets: [SIGNING_SECRET], now: at(-301) }), false);
-    assert.equal(verifyWebhook({ 'gateway-b-signature': header }, payload, { secrets: [SIGNING_SECRET], now: at(900), toleranceSeconds: 1_000 }), true);
+    assert.equal(
+      verifyWebhook({ 'gateway-b-signature': header }, payload, { secrets: [SIGNING_SECRET], now: at(300) }),
+      true,
+    );
+    assert.equal(
+      verifyWebhook({ 'gateway-b-signature': header }, payload, { secrets: [SIGNING_SECRET], now: at(301) }),
+      false,
+    );
+    assert.equal(
+      verifyWebhook({ 'gateway-b-signature': header }, payload, { secrets: [SIGNING_SECRET], now: at(-301) }),
+      false,
+    );
+    assert.equal(
+      verifyWebhook({ 'gateway-b-signature': header }, payload, {
+        secrets: [SIGNING_SECRET],
+        now: at(900),
+        toleranceSeconds: 1_000,
+      }),
+      true,
+    );
   });
 });

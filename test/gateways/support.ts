@@ -1,7 +1,7 @@
 /** Shared fixtures of the gateway tests: a webhook receiver, the sandboxes, accounts and card helpers. */
 
 import { EventEmitter } from 'node:events';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GatewayAccount, GatewayName, PaymentMetadata } from '../../src/gateways/port.ts';
 import { startSandboxes, type RunningSandboxes, type SandboxOptions } from '../../src/gateways/sandbox/server.ts';
@@ -44,7 +44,12 @@ export class WebhookReceiver {
     const server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => receiver!.#record({ path: request.url ?? '/', headers: request.headers, rawBody: Buffer.concat(chunks).toString('utf8') }, response));
+      request.on('end', () =>
+        receiver!.#record(
+          { path: request.url ?? '/', headers: request.headers, rawBody: Buffer.concat(chunks).toString('utf8') },
+          response,
+        ),
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     receiver = new WebhookReceiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
@@ -60,7 +65,9 @@ export class WebhookReceiver {
   next(matches: (webhook: ReceivedWebhook) => boolean, timeoutMs = 5_000): Promise<ReceivedWebhook> {
     return new Promise((resolve, reject) => {
       const look = () => {
-        const found = this.received.find((webhook) => webhook.answeredStatus === 200 && !this.#taken.has(webhook) && matches(webhook));
+        const found = this.received.find(
+          (webhook) => webhook.answeredStatus === 200 && !this.#taken.has(webhook) && matches(webhook),
+        );
         if (!found) return false;
         this.#taken.add(found);
         clearTimeout(timer);
@@ -81,7 +88,7 @@ export class WebhookReceiver {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
-  #record(webhook: ReceivedWebhook, response: import('node:http').ServerResponse): void {
+  #record(webhook: ReceivedWebhook, response: ServerResponse): void {
     const failing = this.#failures > 0;
     if (failing) this.#failures -= 1;
     this.received.push({ ...webhook, answeredStatus: failing ? 500 : 200 });
@@ -132,7 +139,12 @@ export function metadata(companyId = COMPANY_ID): PaymentMetadata {
   return { companyId, orderUid: `order-${process.pid}-${sequence}`, paymentUid: `payment-${process.pid}-${sequence}` };
 }
 
-export const BUYER = { name: 'Maria da Silva', email: 'maria@example.com', document: '52998224725', phone: '11987654321' };
+export const BUYER = {
+  name: 'Maria da Silva',
+  email: 'maria@example.com',
+  document: '52998224725',
+  phone: '11987654321',
+};
 
 export function idempotencyKey(): string {
   sequence += 1;
@@ -144,13 +156,26 @@ export function dateInDays(days: number): string {
   return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 }
 
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: any }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text === '' ? null : JSON.parse(text) };
 }
 
 /** The sandbox action that plays the buyer paying, a slip lapsing or a chargeback. */
-export async function sandboxAction(harness: Harness, gateway: GatewayName, gatewayId: string, action: 'confirm' | 'expire' | 'dispute') {
+export async function sandboxAction(
+  harness: Harness,
+  gateway: GatewayName,
+  gatewayId: string,
+  action: 'confirm' | 'expire' | 'dispute',
+) {
   return postJson(`${harness.sandboxes.baseUrlFor(gateway)}/sandbox/charges/${gatewayId}/${action}`, {});
 }

@@ -19,7 +19,12 @@ for (const engine of engines()) {
       ({ app } = await startTestApp(database));
       shop = await createTenant(database, { allowedHosts: ['shop.example.com', '*.brand.example', 'localhost:5173'] });
       other = await createTenant(database, { allowedHosts: ['other.example.org'] });
-      const created = await app.inject({ method: 'POST', url: '/api/v1/products', headers: bearer(shop.apiKey), payload: { name: 'E-book', value: 10 } });
+      const created = await app.inject({
+        method: 'POST',
+        url: '/api/v1/products',
+        headers: bearer(shop.apiKey),
+        payload: { name: 'E-book', value: 10 },
+      });
       assert.equal(created.statusCode, 200, created.body);
       productId = created.json().id;
     });
@@ -37,7 +42,12 @@ for (const engine of engines()) {
 
       test('a malformed, unknown or tampered key gets 401 invalid_api_key', async () => {
         const tampered = shop.apiKey.slice(0, -1) + (shop.apiKey.endsWith('A') ? 'B' : 'A');
-        for (const header of ['Bearer nope', `Bearer ${tampered}`, `Basic ${Buffer.from('a:b').toString('base64')}`, 'Bearer ck_0000000000000000_' + 'x'.repeat(43)]) {
+        for (const header of [
+          'Bearer nope',
+          `Bearer ${tampered}`,
+          `Basic ${Buffer.from('a:b').toString('base64')}`,
+          'Bearer ck_0000000000000000_' + 'x'.repeat(43),
+        ]) {
           const res = await app.inject({ method: 'GET', url: '/api/v1/products', headers: { authorization: header } });
           assert.equal(res.statusCode, 401, header);
           assert.equal(res.json().code, 'invalid_api_key');
@@ -47,7 +57,10 @@ for (const engine of engines()) {
       test('a valid key reaches its own account only', async () => {
         const mine = await app.inject({ method: 'GET', url: '/api/v1/products', headers: bearer(shop.apiKey) });
         assert.equal(mine.statusCode, 200);
-        assert.deepEqual(mine.json().map((p: { id: number }) => p.id), [productId]);
+        assert.deepEqual(
+          mine.json().map((p: { id: number }) => p.id),
+          [productId],
+        );
         const theirs = await app.inject({ method: 'GET', url: '/api/v1/products', headers: bearer(other.apiKey) });
         assert.equal(theirs.statusCode, 200);
         assert.deepEqual(theirs.json(), []);
@@ -57,22 +70,36 @@ for (const engine of engines()) {
         const tenant = await createTenant(database);
         const graced = await rotateKey(database.db, tenant.accountId, 3600);
         assert.equal((await app.inject({ url: '/api/v1/products', headers: bearer(tenant.apiKey) })).statusCode, 200);
-        assert.equal((await app.inject({ url: '/api/v1/products', headers: bearer(graced.plaintext) })).statusCode, 200);
+        assert.equal(
+          (await app.inject({ url: '/api/v1/products', headers: bearer(graced.plaintext) })).statusCode,
+          200,
+        );
         const fresh = await rotateKey(database.db, tenant.accountId, 0);
         assert.equal((await app.inject({ url: '/api/v1/products', headers: bearer(tenant.apiKey) })).statusCode, 401);
-        assert.equal((await app.inject({ url: '/api/v1/products', headers: bearer(graced.plaintext) })).statusCode, 401);
+        assert.equal(
+          (await app.inject({ url: '/api/v1/products', headers: bearer(graced.plaintext) })).statusCode,
+          401,
+        );
         assert.equal((await app.inject({ url: '/api/v1/products', headers: bearer(fresh.plaintext) })).statusCode, 200);
       });
 
       test('rotations at the same moment leave exactly one live key', async () => {
         const tenant = await createTenant(database);
         const issued = await Promise.all([0, 1, 2, 3].map(() => rotateKey(database.db, tenant.accountId, 0)));
-        const live = await Promise.all(issued.map(async (key) => (await app.inject({ url: '/api/v1/products', headers: bearer(key.plaintext) })).statusCode));
+        const live = await Promise.all(
+          issued.map(
+            async (key) => (await app.inject({ url: '/api/v1/products', headers: bearer(key.plaintext) })).statusCode,
+          ),
+        );
         assert.deepEqual(live.filter((status) => status === 200).length, 1, live.join(','));
       });
 
       test('only a hash of the key is stored', async () => {
-        const rows = await database.db.selectFrom('api_keys').selectAll().where('account_id', '=', shop.accountId).execute();
+        const rows = await database.db
+          .selectFrom('api_keys')
+          .selectAll()
+          .where('account_id', '=', shop.accountId)
+          .execute();
         assert.equal(rows.length, 1);
         // The secret is everything after `ck_<16 hex key id>_` (it may itself contain underscores).
         assert.ok(!JSON.stringify(rows).includes(shop.apiKey.slice('ck_0123456789abcdef_'.length)));
@@ -81,7 +108,8 @@ for (const engine of engines()) {
     });
 
     describe('host restriction on public endpoints', () => {
-      const show = (headers: Record<string, string>) => app.inject({ method: 'GET', url: `/api/v1/products/${productId}`, headers });
+      const show = (headers: Record<string, string>) =>
+        app.inject({ method: 'GET', url: `/api/v1/products/${productId}`, headers });
 
       test('an allowed origin passes', async () => {
         assert.equal((await show({ origin: 'https://shop.example.com' })).statusCode, 200);
@@ -106,7 +134,10 @@ for (const engine of engines()) {
       });
 
       test('a disallowed or missing origin gets 403 in the error format', async () => {
-        for (const headers of [{ origin: 'https://shop.example.com.evil.io' }, { origin: 'null' }, {}] as Record<string, string>[]) {
+        for (const headers of [{ origin: 'https://shop.example.com.evil.io' }, { origin: 'null' }, {}] as Record<
+          string,
+          string
+        >[]) {
           const res = await show(headers);
           assert.equal(res.statusCode, 403, JSON.stringify(headers));
           assert.equal(res.json().code, 'forbidden');
@@ -125,7 +156,11 @@ for (const engine of engines()) {
         assert.equal((await show({ origin: 'https://pay.test' })).statusCode, 403, 'another port is another origin');
         assert.equal((await show({ origin: 'http://pay.test.evil.example' })).statusCode, 403);
         assert.equal((await show({ origin: 'http://evilpay.test' })).statusCode, 403);
-        assert.equal((await show({ origin: 'http://pay.test', ...bearer(other.apiKey) })).statusCode, 403, 'a foreign key is still refused');
+        assert.equal(
+          (await show({ origin: 'http://pay.test', ...bearer(other.apiKey) })).statusCode,
+          403,
+          'a foreign key is still refused',
+        );
       });
 
       test("another account's allowed origin does not open this account's resource", async () => {

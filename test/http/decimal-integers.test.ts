@@ -19,7 +19,10 @@ describe('malformedIntegerFinder', () => {
   };
 
   test('a schema without integers needs no check', () => {
-    assert.equal(malformedIntegerFinder(Type.Object({ q: Type.String(), ids: Type.Array(Type.String()), amount: Type.Number() })), undefined);
+    assert.equal(
+      malformedIntegerFinder(Type.Object({ q: Type.String(), ids: Type.Array(Type.String()), amount: Type.Number() })),
+      undefined,
+    );
   });
 
   test('properties, array items and hash values declared as integers must be decimal digits', () => {
@@ -30,9 +33,18 @@ describe('malformedIntegerFinder', () => {
       counts: Type.Object({}, { additionalProperties: Type.Integer() }),
       nested: Type.Object({ at: Type.Integer() }),
     });
-    assert.deepEqual(find(schema, { page: '2', ids: ['1', '-3'], products: { 7: '2' }, counts: { a: '10' }, nested: { at: '4' } }), []);
     assert.deepEqual(
-      find(schema, { page: '0x1', ids: ['1', '1e0', ' 2'], products: { 7: '0x2', 8: '3' }, counts: { 'a/b': '1.0' }, nested: { at: '+4' } }),
+      find(schema, { page: '2', ids: ['1', '-3'], products: { 7: '2' }, counts: { a: '10' }, nested: { at: '4' } }),
+      [],
+    );
+    assert.deepEqual(
+      find(schema, {
+        page: '0x1',
+        ids: ['1', '1e0', ' 2'],
+        products: { 7: '0x2', 8: '3' },
+        counts: { 'a/b': '1.0' },
+        nested: { at: '+4' },
+      }),
       ['/page', '/ids/1', '/ids/2', '/products/7', '/counts/a~1b', '/nested/at'],
     );
   });
@@ -60,7 +72,10 @@ for (const engine of engines()) {
       page = await insertCheckoutPage(setup.database, shop, {});
       await addPageProduct(setup.database, shop, page, product, { allow_quantity: true, max_quantity: 5 });
       const plan = await insertPaymentPlan(setup.database, shop, { payment_method: 'pix', name: 'Pix' });
-      await setup.database.db.insertInto('checkout_page_payment_plans').values({ account_id: shop.accountId, checkout_page_id: page, payment_plan_id: plan }).execute();
+      await setup.database.db
+        .insertInto('checkout_page_payment_plans')
+        .values({ account_id: shop.accountId, checkout_page_id: page, payment_plan_id: plan })
+        .execute();
     });
 
     const get = (url: string, headers: Record<string, string>) => app.inject({ url: `/api/v1${url}`, headers });
@@ -68,15 +83,27 @@ for (const engine of engines()) {
       const res = await get(url, headers);
       assert.equal(res.statusCode, 422, `${url}: ${res.body}`);
       assert.equal(res.json().code, 'validation_failed');
-      assert.ok(res.json().details.some((detail: { field: string }) => detail.field === field), `${url}: ${res.body}`);
+      assert.ok(
+        res.json().details.some((detail: { field: string }) => detail.field === field),
+        `${url}: ${res.body}`,
+      );
     };
 
     test('GET /orders company_ids[]', async () => {
       const key = bearer(shop.apiKey);
-      for (const spelling of [hex(shop.companyId), `${shop.companyId}e0`, `%20${shop.companyId}`, `${shop.companyId}.0`]) {
+      for (const spelling of [
+        hex(shop.companyId),
+        `${shop.companyId}e0`,
+        `%20${shop.companyId}`,
+        `${shop.companyId}.0`,
+      ]) {
         await assertRefused(`/orders?company_ids[]=${spelling}`, key, 'querystring/company_ids/0');
       }
-      await assertRefused(`/orders?company_ids[]=${shop.companyId}&company_ids[]=${hex(shop.companyId)}`, key, 'querystring/company_ids/1');
+      await assertRefused(
+        `/orders?company_ids[]=${shop.companyId}&company_ids[]=${hex(shop.companyId)}`,
+        key,
+        'querystring/company_ids/1',
+      );
       await assertRefused(`/orders?company_ids=${hex(shop.companyId)}`, key, 'querystring/company_ids/0');
       assert.equal((await get(`/orders?company_ids[]=${shop.companyId}`, key)).statusCode, 200);
     });
@@ -92,7 +119,9 @@ for (const engine of engines()) {
       for (const quantity of ['0x2', '2e0', '%202']) {
         const res = await get(`/payment_plans?checkout_page_id=${page}&products[${product}]=${quantity}`, SHOP);
         assert.equal(res.statusCode, 422, `${quantity}: ${res.body}`);
-        assert.deepEqual(res.json(), { errors: [`querystring/products/${product} must be an integer in decimal digits`] });
+        assert.deepEqual(res.json(), {
+          errors: [`querystring/products/${product} must be an integer in decimal digits`],
+        });
       }
       const priced = await get(`/payment_plans?checkout_page_id=${page}&products[${product}]=2`, SHOP);
       assert.equal(priced.statusCode, 200, priced.body);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
-import { bearer, createTenant, LogCapture, startTestApp, type Tenant } from '../support/app.ts';
+import { bearer, createTenant, type LogCapture, startTestApp, type Tenant } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
 
 const VISA_TEST_CARD = '4111111111111111';
@@ -20,7 +20,15 @@ for (const engine of engines()) {
         headers: { ...bearer(shop.apiKey), 'content-type': 'application/json', ...headers },
         payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
       });
-    const productCount = async () => Number((await database.db.selectFrom('products').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const productCount = async () =>
+      Number(
+        (
+          await database.db
+            .selectFrom('products')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
     before(async () => {
       database = await engine.open();
@@ -32,7 +40,11 @@ for (const engine of engines()) {
       await database.close();
     });
 
-    function assertErrorBody(res: { statusCode: number; headers: Record<string, unknown>; json(): any }, status: number, code: string) {
+    function assertErrorBody(
+      res: { statusCode: number; headers: Record<string, unknown>; json(): any },
+      status: number,
+      code: string,
+    ) {
       assert.equal(res.statusCode, status);
       const body = res.json();
       assert.equal(body.code, code);
@@ -47,7 +59,11 @@ for (const engine of engines()) {
     });
 
     test('an unknown id gets 404 not_found', async () => {
-      assertErrorBody(await app.inject({ method: 'GET', url: '/api/v1/products/999999', headers: bearer(shop.apiKey) }), 404, 'not_found');
+      assertErrorBody(
+        await app.inject({ method: 'GET', url: '/api/v1/products/999999', headers: bearer(shop.apiKey) }),
+        404,
+        'not_found',
+      );
     });
 
     test('malformed JSON gets 400 malformed_request without echoing the body', async () => {
@@ -71,7 +87,7 @@ for (const engine of engines()) {
     });
 
     test('an invalid path id gets 422, never 500', async () => {
-      for (const id of ['abc', '-1', '0', '99999999999999999999', "1%27%20OR%201=1"]) {
+      for (const id of ['abc', '-1', '0', '99999999999999999999', '1%27%20OR%201=1']) {
         const res = await app.inject({ method: 'GET', url: `/api/v1/products/${id}`, headers: bearer(shop.apiKey) });
         assertErrorBody(res, 422, 'validation_failed');
       }
@@ -82,22 +98,42 @@ for (const engine of engines()) {
     });
 
     test('a non-JSON content type gets 415 unsupported_media_type', async () => {
-      assertErrorBody(await post('name=x', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'unsupported_media_type');
+      assertErrorBody(
+        await post('name=x', { 'content-type': 'application/x-www-form-urlencoded' }),
+        415,
+        'unsupported_media_type',
+      );
       // Text that happens to hold JSON is still not JSON: 415, not a 422 about the body's type.
       assertErrorBody(await post('{"name":"x"}', { 'content-type': 'text/plain' }), 415, 'unsupported_media_type');
     });
 
     test('a malformed query array gets 422, not 500', async () => {
-      const res = await app.inject({ method: 'GET', url: '/api/v1/checkout_pages?product_ids[]=x&product_ids[]=2', headers: bearer(shop.apiKey) });
+      const res = await app.inject({
+        method: 'GET',
+        url: '/api/v1/checkout_pages?product_ids[]=x&product_ids[]=2',
+        headers: bearer(shop.apiKey),
+      });
       assertErrorBody(res, 422, 'validation_failed');
-      const deep = await app.inject({ method: 'GET', url: '/api/v1/checkout_pages?q[a][b][c][d][e]=1', headers: bearer(shop.apiKey) });
+      const deep = await app.inject({
+        method: 'GET',
+        url: '/api/v1/checkout_pages?q[a][b][c][d][e]=1',
+        headers: bearer(shop.apiKey),
+      });
       assertErrorBody(deep, 422, 'validation_failed');
     });
 
     test('a caller-supplied request id is echoed; an unsafe one is replaced', async () => {
-      const kept = await app.inject({ method: 'GET', url: '/api/v1/nothing', headers: { 'x-request-id': 'req-12345678' } });
+      const kept = await app.inject({
+        method: 'GET',
+        url: '/api/v1/nothing',
+        headers: { 'x-request-id': 'req-12345678' },
+      });
       assert.equal(kept.json().request_id, 'req-12345678');
-      const replaced = await app.inject({ method: 'GET', url: '/api/v1/nothing', headers: { 'x-request-id': 'bad id <script>' } });
+      const replaced = await app.inject({
+        method: 'GET',
+        url: '/api/v1/nothing',
+        headers: { 'x-request-id': 'bad id <script>' },
+      });
       assert.match(replaced.json().request_id, /^[0-9a-f-]{36}$/);
     });
 
@@ -112,12 +148,20 @@ for (const engine of engines()) {
         ];
         for (const payload of payloads) assertErrorBody(await post(payload), 422, 'card_number_refused');
         // Even where the schema would reject the field, the card check answers first.
-        assertErrorBody(await post({ name: 'x', value: 1, card: { number: Number(VISA_TEST_CARD) } }), 422, 'card_number_refused');
+        assertErrorBody(
+          await post({ name: 'x', value: 1, card: { number: Number(VISA_TEST_CARD) } }),
+          422,
+          'card_number_refused',
+        );
         assert.equal(await productCount(), before);
       });
 
       test('are refused in the query string too', async () => {
-        const res = await app.inject({ method: 'GET', url: `/api/v1/products?q=${VISA_TEST_CARD}`, headers: bearer(shop.apiKey) });
+        const res = await app.inject({
+          method: 'GET',
+          url: `/api/v1/products?q=${VISA_TEST_CARD}`,
+          headers: bearer(shop.apiKey),
+        });
         assertErrorBody(res, 422, 'card_number_refused');
       });
 

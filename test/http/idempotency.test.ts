@@ -13,11 +13,27 @@ for (const engine of engines()) {
     let shop: Tenant;
     let other: Tenant;
     let productId: number;
-    const orderBody = (email: string) => ({ customer: { email, name: 'Ana Souza' }, items: [{ product_id: productId, quantity: 1 }] });
+    const orderBody = (email: string) => ({
+      customer: { email, name: 'Ana Souza' },
+      items: [{ product_id: productId, quantity: 1 }],
+    });
     const createOrder = (tenant: Tenant, key: string | undefined, body: object) =>
-      app.inject({ method: 'POST', url: '/api/v1/orders', headers: { ...bearer(tenant.apiKey), ...(key ? { 'idempotency-key': key } : {}) }, payload: body });
+      app.inject({
+        method: 'POST',
+        url: '/api/v1/orders',
+        headers: { ...bearer(tenant.apiKey), ...(key ? { 'idempotency-key': key } : {}) },
+        payload: body,
+      });
     const orderCount = async (tenant: Tenant) =>
-      Number((await database.db.selectFrom('orders').select((eb) => eb.fn.countAll().as('n')).where('account_id', '=', tenant.accountId).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await database.db
+            .selectFrom('orders')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('account_id', '=', tenant.accountId)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
     before(async () => {
       database = await engine.open();
@@ -64,7 +80,10 @@ for (const engine of engines()) {
     test('keys are scoped to the account: another account may use the same key', async () => {
       const productOfOther = await insertProduct(database, other, { valueCents: 100 });
       await createOrder(shop, 'shared-key', orderBody('dani@example.com'));
-      const res = await createOrder(other, 'shared-key', { customer: { email: 'x@example.com', name: 'X' }, items: [{ product_id: productOfOther }] });
+      const res = await createOrder(other, 'shared-key', {
+        customer: { email: 'x@example.com', name: 'X' },
+        items: [{ product_id: productOfOther }],
+      });
       assert.equal(res.statusCode, 201, res.body);
       assert.equal(res.headers['idempotent-replayed'], undefined);
     });
@@ -76,10 +95,18 @@ for (const engine of engines()) {
 
     test('20 concurrent requests with one key create one order', async () => {
       const before = await orderCount(shop);
-      const answers = await Promise.all(Array.from({ length: 20 }, () => createOrder(shop, 'burst-key', orderBody('fabi@example.com'))));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () => createOrder(shop, 'burst-key', orderBody('fabi@example.com'))),
+      );
       const statuses = answers.map((res) => res.statusCode);
-      assert.ok(statuses.every((status) => status === 201 || status === 409), statuses.join(','));
-      assert.equal(answers.filter((res) => res.statusCode === 201 && res.headers['idempotent-replayed'] === undefined).length, 1);
+      assert.ok(
+        statuses.every((status) => status === 201 || status === 409),
+        statuses.join(','),
+      );
+      assert.equal(
+        answers.filter((res) => res.statusCode === 201 && res.headers['idempotent-replayed'] === undefined).length,
+        1,
+      );
       assert.equal(await orderCount(shop), before + 1);
       const replay = await createOrder(shop, 'burst-key', orderBody('fabi@example.com'));
       assert.equal(replay.headers['idempotent-replayed'], 'true');

@@ -34,7 +34,10 @@ for (const engine of engines()) {
       assert.equal((await app.inject('/metrics')).statusCode, 401);
       const res = await app.inject({ url: '/metrics', headers: { authorization: 'Bearer metrics-secret-token' } });
       assert.equal(res.statusCode, 200);
-      assert.match(res.body, /http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/products",status_code="200"\} 1/);
+      assert.match(
+        res.body,
+        /http_request_duration_seconds_count\{method="GET",route="\/api\/v1\/products",status_code="200"\} 1/,
+      );
       assert.match(res.body, /db_pool_connections\{state="total"\}/);
     });
 
@@ -67,7 +70,10 @@ for (const engine of engines()) {
 
     test('the per-company host form resolves the company; other hosts do not', async () => {
       assert.equal((await companyFromHost(database.db, `${shop.slug}.pay.test`, 'pay.test'))?.id, shop.companyId);
-      assert.equal((await companyFromHost(database.db, `${shop.slug}.pay.test:8080`, 'pay.test'))?.account_id, shop.accountId);
+      assert.equal(
+        (await companyFromHost(database.db, `${shop.slug}.pay.test:8080`, 'pay.test'))?.account_id,
+        shop.accountId,
+      );
       assert.equal(await companyFromHost(database.db, 'pay.test', 'pay.test'), undefined);
       assert.equal(await companyFromHost(database.db, `${shop.slug}.evil.test`, 'pay.test'), undefined);
       assert.equal(await companyFromHost(database.db, 'unknown-company.pay.test', 'pay.test'), undefined);
@@ -79,10 +85,23 @@ for (const engine of engines()) {
         .values({ uid: crypto.randomUUID(), account_id: shop.accountId, company_id: shop.companyId, source: 'api' })
         .returning('id')
         .executeTakeFirstOrThrow();
-      await database.db.insertInto('order_events').values({ account_id: shop.accountId, order_id: order.id, type: 'order.created', cause: 'test' }).execute();
-      await assert.rejects(database.db.updateTable('order_events').set({ cause: 'rewritten' }).where('order_id', '=', order.id).execute(), /append-only/);
-      await assert.rejects(database.db.deleteFrom('order_events').where('order_id', '=', order.id).execute(), /append-only/);
-      const rows = await database.db.selectFrom('order_events').select('cause').where('order_id', '=', order.id).execute();
+      await database.db
+        .insertInto('order_events')
+        .values({ account_id: shop.accountId, order_id: order.id, type: 'order.created', cause: 'test' })
+        .execute();
+      await assert.rejects(
+        database.db.updateTable('order_events').set({ cause: 'rewritten' }).where('order_id', '=', order.id).execute(),
+        /append-only/,
+      );
+      await assert.rejects(
+        database.db.deleteFrom('order_events').where('order_id', '=', order.id).execute(),
+        /append-only/,
+      );
+      const rows = await database.db
+        .selectFrom('order_events')
+        .select('cause')
+        .where('order_id', '=', order.id)
+        .execute();
       assert.deepEqual(rows, [{ cause: 'test' }]);
     });
   });

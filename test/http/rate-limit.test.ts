@@ -15,7 +15,10 @@ describe('token buckets', () => {
   test('a bucket passes its burst, then refuses with the seconds until the next token; it refills with time', () => {
     const buckets = new TokenBuckets({ perMinute: 60, burst: 3 });
     const results = [0, 0, 0, 0].map(() => buckets.take('a', 1_000));
-    assert.deepEqual(results.map((r) => r.allowed), [true, true, true, false]);
+    assert.deepEqual(
+      results.map((r) => r.allowed),
+      [true, true, true, false],
+    );
     assert.deepEqual(results[3], { allowed: false, retryAfterSeconds: 1 });
     assert.equal(buckets.take('b', 1_000).allowed, true, 'another client has its own bucket');
     assert.equal(buckets.take('a', 1_999).allowed, false);
@@ -75,7 +78,12 @@ for (const engine of engines()) {
 
     /** An app whose clock stands still unless the test moves it; env replaces the test suite's raised limits. */
     async function startApp(env: NodeJS.ProcessEnv, db: Database = database): Promise<FastifyInstance> {
-      const app = await buildApp({ config: testConfig(env), database: db, logger: createLogger('silent'), clock: () => now });
+      const app = await buildApp({
+        config: testConfig(env),
+        database: db,
+        logger: createLogger('silent'),
+        clock: () => now,
+      });
       await app.ready();
       apps.push(app);
       return app;
@@ -92,16 +100,28 @@ for (const engine of engines()) {
     });
 
     test('the default public limit: 100 requests pass at once from one IP, the 101st gets 429 with Retry-After; time refills it', async () => {
-      const defaults = { RATE_LIMIT_PUBLIC_PER_MINUTE: undefined, RATE_LIMIT_KEY_PER_MINUTE: undefined, RATE_LIMIT_IP_PER_MINUTE: undefined };
+      const defaults = {
+        RATE_LIMIT_PUBLIC_PER_MINUTE: undefined,
+        RATE_LIMIT_KEY_PER_MINUTE: undefined,
+        RATE_LIMIT_IP_PER_MINUTE: undefined,
+      };
       const app = await startApp(defaults);
       now = NOW;
       const url = `/api/v1/payment_plans?checkout_page_id=${merchant.page}&products[${merchant.products.course}]=1`;
-      for (let i = 0; i < 100; i++) assert.equal((await app.inject({ url, headers: ORIGIN })).statusCode, 200, `request ${i + 1}`);
+      for (let i = 0; i < 100; i++)
+        assert.equal((await app.inject({ url, headers: ORIGIN })).statusCode, 200, `request ${i + 1}`);
       const refused = await app.inject({ url, headers: ORIGIN });
       assert.equal(refused.statusCode, 429);
       assert.equal(refused.headers['retry-after'], '1');
-      assert.deepEqual(refused.json(), { errors: ['Too many requests; retry after 1 seconds'] }, 'payment plans keep their fixed error format');
-      const coupon = await app.inject({ url: `/api/v1/coupons/TEN/validate?product_id=${merchant.products.course}`, headers: ORIGIN });
+      assert.deepEqual(
+        refused.json(),
+        { errors: ['Too many requests; retry after 1 seconds'] },
+        'payment plans keep their fixed error format',
+      );
+      const coupon = await app.inject({
+        url: `/api/v1/coupons/TEN/validate?product_id=${merchant.products.course}`,
+        headers: ORIGIN,
+      });
       assert.equal(coupon.statusCode, 429);
       assert.deepEqual(Object.keys(coupon.json()), ['error']);
       const product = await app.inject({ url: `/api/v1/products/${merchant.products.course}`, headers: ORIGIN });
@@ -117,7 +137,10 @@ for (const engine of engines()) {
 
     test('keyed endpoints: each key has its own bucket; the looser per-IP limit is checked before the key is looked up', async () => {
       const counted = countingQueries(database);
-      const app = await startApp({ RATE_LIMIT_KEY_PER_MINUTE: '60', RATE_LIMIT_IP_PER_MINUTE: '120', RATE_LIMIT_PUBLIC_PER_MINUTE: '60' }, counted.database);
+      const app = await startApp(
+        { RATE_LIMIT_KEY_PER_MINUTE: '60', RATE_LIMIT_IP_PER_MINUTE: '120', RATE_LIMIT_PUBLIC_PER_MINUTE: '60' },
+        counted.database,
+      );
       now = NOW;
       const list = (key: string) => app.inject({ url: '/api/v1/products', headers: bearer(key) });
       for (let i = 0; i < 10; i++) assert.equal((await list(merchant.tenant.apiKey)).statusCode, 200);
@@ -125,10 +148,14 @@ for (const engine of engines()) {
       assert.equal(refused.statusCode, 429);
       assert.equal(refused.json().code, 'rate_limited');
       assert.equal(refused.headers['retry-after'], '1');
-      for (let i = 0; i < 9; i++) assert.equal((await list(other.apiKey)).statusCode, 200, 'another key from the same IP still passes');
+      for (let i = 0; i < 9; i++)
+        assert.equal((await list(other.apiKey)).statusCode, 200, 'another key from the same IP still passes');
       // 20 requests from this IP so far: its bucket (120 a minute, 20 at once) is empty for every key.
       const before = counted.count();
-      const byIp = await app.inject({ url: '/api/v1/orders', headers: bearer('ck_0000000000000000_not-a-real-key-but-long-enough-to-look-like-one') });
+      const byIp = await app.inject({
+        url: '/api/v1/orders',
+        headers: bearer('ck_0000000000000000_not-a-real-key-but-long-enough-to-look-like-one'),
+      });
       assert.equal(byIp.statusCode, 429, 'refused before authentication, so an invalid key is not even checked');
       assert.equal(counted.count(), before, 'a refused request runs no query');
     });
@@ -140,7 +167,11 @@ for (const engine of engines()) {
         const from = (ip: string) => app.inject({ url, headers: { ...ORIGIN, 'x-forwarded-for': ip } });
         assert.equal((await from('198.51.100.1')).statusCode, 200);
         assert.equal((await from('198.51.100.1')).statusCode, 429);
-        assert.equal((await from('198.51.100.2')).statusCode, trustProxy === 'true' ? 200 : 429, `TRUST_PROXY=${trustProxy}`);
+        assert.equal(
+          (await from('198.51.100.2')).statusCode,
+          trustProxy === 'true' ? 200 : 429,
+          `TRUST_PROXY=${trustProxy}`,
+        );
       }
     });
 
@@ -148,13 +179,22 @@ for (const engine of engines()) {
       const app = await startApp({ RATE_LIMIT_PUBLIC_PER_MINUTE: '60' });
       now = NOW;
       const hooks = [];
-      for (let i = 0; i < 30; i++) hooks.push((await app.inject({ method: 'POST', url: '/api/v1/webhooks', payload: { id: `e${i}`, type: 'charge.paid' } })).statusCode);
+      for (let i = 0; i < 30; i++)
+        hooks.push(
+          (await app.inject({ method: 'POST', url: '/api/v1/webhooks', payload: { id: `e${i}`, type: 'charge.paid' } }))
+            .statusCode,
+        );
       assert.deepEqual(new Set(hooks), new Set([401]), 'gateway retries are answered by authentication, not dropped');
       const upsells = [];
-      for (let i = 0; i < 11; i++) upsells.push((await app.inject({ method: 'POST', url: '/api/v1/upsell', payload: { offer: 'not-an-offer' } })).statusCode);
+      for (let i = 0; i < 11; i++)
+        upsells.push(
+          (await app.inject({ method: 'POST', url: '/api/v1/upsell', payload: { offer: 'not-an-offer' } })).statusCode,
+        );
       assert.equal(upsells.filter((s) => s === 429).length, 1);
       assert.equal(upsells[10], 429);
-      const slots = await app.inject({ url: `/api/v1/companies/${merchant.tenant.companyId}/available_schedules?date=2026-03-16` });
+      const slots = await app.inject({
+        url: `/api/v1/companies/${merchant.tenant.companyId}/available_schedules?date=2026-03-16`,
+      });
       assert.equal(slots.statusCode, 429, 'the same client IP bucket as upsell');
       assert.equal((await app.inject({ url: '/healthz' })).statusCode, 200);
     });

@@ -31,7 +31,12 @@ for (const engine of engines()) {
     });
 
     const createCart = (item: Record<string, unknown>) =>
-      app.inject({ method: 'POST', url: `/api/v1/carts/${cartPage}`, headers: bearer(alpha.apiKey), payload: { payment_method: 'pix', items: [item] } });
+      app.inject({
+        method: 'POST',
+        url: `/api/v1/carts/${cartPage}`,
+        headers: bearer(alpha.apiKey),
+        payload: { payment_method: 'pix', items: [item] },
+      });
 
     test('the show routes refuse an unknown query parameter with 422, as the list routes do', async () => {
       const cart = await createCart({ name: 'Avulso', value: 10 });
@@ -59,11 +64,21 @@ for (const engine of engines()) {
 
     test('a meta key over 100 characters is refused (cart, customer); 100 are accepted', async () => {
       const cart = (meta: Record<string, unknown>) =>
-        app.inject({ method: 'POST', url: `/api/v1/carts/${cartPage}`, headers: bearer(alpha.apiKey), payload: { payment_method: 'pix', items: [{ name: 'Avulso', value: 10 }], meta } });
+        app.inject({
+          method: 'POST',
+          url: `/api/v1/carts/${cartPage}`,
+          headers: bearer(alpha.apiKey),
+          payload: { payment_method: 'pix', items: [{ name: 'Avulso', value: 10 }], meta },
+        });
       assert.equal((await cart({ ['k'.repeat(101)]: 1 })).statusCode, 422);
       assert.equal((await cart({ ['k'.repeat(100)]: 1 })).statusCode, 201);
       const customer = (meta: Record<string, string>) =>
-        app.inject({ method: 'POST', url: '/api/v1/customers', headers: bearer(alpha.apiKey), payload: { email: 'meta@example.com', name: 'Meta', phone: '11987654321', meta } });
+        app.inject({
+          method: 'POST',
+          url: '/api/v1/customers',
+          headers: bearer(alpha.apiKey),
+          payload: { email: 'meta@example.com', name: 'Meta', phone: '11987654321', meta },
+        });
       const long = await customer({ ['k'.repeat(101)]: 'v' });
       assert.equal(long.statusCode, 422, long.body);
       assert.equal((await customer({ ['k'.repeat(100)]: 'v' })).statusCode, 200);
@@ -74,9 +89,17 @@ for (const engine of engines()) {
         const refused = await createCart({ name: 'Avulso', value: 10, image });
         assert.equal(refused.statusCode, 422, `${image}: ${refused.body}`);
       }
-      assert.equal((await createCart({ name: 'Avulso', value: 10, image: 'https://cdn.example/a.png' })).statusCode, 201);
+      assert.equal(
+        (await createCart({ name: 'Avulso', value: 10, image: 'https://cdn.example/a.png' })).statusCode,
+        201,
+      );
       const customer = (url: string) =>
-        app.inject({ method: 'POST', url: '/api/v1/customers', headers: bearer(alpha.apiKey), payload: { email: 'url@example.com', name: 'Url', phone: '11987654321', url } });
+        app.inject({
+          method: 'POST',
+          url: '/api/v1/customers',
+          headers: bearer(alpha.apiKey),
+          payload: { email: 'url@example.com', name: 'Url', phone: '11987654321', url },
+        });
       assert.equal((await customer('javascript:alert(1)')).statusCode, 422);
       assert.equal((await customer('https://landing.example/oferta')).statusCode, 200);
     });

@@ -21,7 +21,12 @@ for (const engine of engines()) {
       ({ app } = await startTestApp(database));
       alpha = await createTenant(database, { allowedHosts: ['alpha.example'] });
       beta = await createTenant(database, { allowedHosts: ['beta.example'] });
-      const res = await app.inject({ method: 'POST', url: '/api/v1/products', headers: bearer(alpha.apiKey), payload: { name: 'Alpha course', value: 99.9 } });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/v1/products',
+        headers: bearer(alpha.apiKey),
+        payload: { name: 'Alpha course', value: 99.9 },
+      });
       alphaProductId = res.json().id;
       alphaPageId = randomUUID();
       await database.db
@@ -46,17 +51,40 @@ for (const engine of engines()) {
     });
 
     test('products: another account’s key or origin cannot read one', async () => {
-      assert.equal((await app.inject({ url: `/api/v1/products/${alphaProductId}`, headers: bearer(beta.apiKey) })).statusCode, 403);
-      assert.equal((await app.inject({ url: `/api/v1/products/${alphaProductId}`, headers: { origin: 'https://beta.example' } })).statusCode, 403);
-      assert.equal((await app.inject({ url: `/api/v1/products/${alphaProductId}`, headers: { origin: 'https://alpha.example' } })).statusCode, 200);
+      assert.equal(
+        (await app.inject({ url: `/api/v1/products/${alphaProductId}`, headers: bearer(beta.apiKey) })).statusCode,
+        403,
+      );
+      assert.equal(
+        (await app.inject({ url: `/api/v1/products/${alphaProductId}`, headers: { origin: 'https://beta.example' } }))
+          .statusCode,
+        403,
+      );
+      assert.equal(
+        (await app.inject({ url: `/api/v1/products/${alphaProductId}`, headers: { origin: 'https://alpha.example' } }))
+          .statusCode,
+        200,
+      );
     });
 
     test('products: another account’s company cannot be written to', async () => {
-      const res = await app.inject({ method: 'POST', url: '/api/v1/products', headers: bearer(beta.apiKey), payload: { name: 'Intruder', value: 1, company_id: alpha.companyId } });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/v1/products',
+        headers: bearer(beta.apiKey),
+        payload: { name: 'Intruder', value: 1, company_id: alpha.companyId },
+      });
       assert.equal(res.statusCode, 422);
       assert.equal(res.json().code, 'validation_failed');
-      const names = await database.db.selectFrom('products').select('name').where('company_id', '=', alpha.companyId).execute();
-      assert.deepEqual(names.map((r) => r.name), ['Alpha course']);
+      const names = await database.db
+        .selectFrom('products')
+        .select('name')
+        .where('company_id', '=', alpha.companyId)
+        .execute();
+      assert.deepEqual(
+        names.map((r) => r.name),
+        ['Alpha course'],
+      );
     });
 
     test('search text is matched literally: % and _ are not wildcards', async () => {
@@ -71,7 +99,10 @@ for (const engine of engines()) {
 
     test('checkout pages: the list shows only the caller’s own, whatever the filters', async () => {
       const own = await app.inject({ url: '/api/v1/checkout_pages', headers: bearer(alpha.apiKey) });
-      assert.deepEqual(own.json().map((p: { id: string }) => p.id), [alphaPageId]);
+      assert.deepEqual(
+        own.json().map((p: { id: string }) => p.id),
+        [alphaPageId],
+      );
       for (const query of ['', `?product_ids[]=${alphaProductId}`, '?q=Alpha', '?has_products=true']) {
         const res = await app.inject({ url: `/api/v1/checkout_pages${query}`, headers: bearer(beta.apiKey) });
         assert.equal(res.statusCode, 200);

@@ -42,7 +42,10 @@ for (const engine of engines()) {
 
     before(async () => {
       database = await engine.open();
-      await database.db.insertInto('accounts').values({ id: accountId, name: 'Jobs', slug: `jobs-${accountId}` }).execute();
+      await database.db
+        .insertInto('accounts')
+        .values({ id: accountId, name: 'Jobs', slug: `jobs-${accountId}` })
+        .execute();
     });
     after(() => database.close());
     beforeEach(async () => {
@@ -147,18 +150,30 @@ for (const engine of engines()) {
     test('an expired lease is reclaimed and the job runs again; the lost claim cannot settle it', async () => {
       await enqueueJob(database.db, { type: 'email.send', payload: {} });
       const now = clock.now();
-      const [crashed] = await claimReadyJobs(database.db, { workerId: 'crashed', now, lockedUntil: new Date(now.getTime() + 30_000), limit: 5 });
+      const [crashed] = await claimReadyJobs(database.db, {
+        workerId: 'crashed',
+        now,
+        lockedUntil: new Date(now.getTime() + 30_000),
+        limit: 5,
+      });
       assert.ok(crashed);
       let staleWriteApplied: boolean | undefined;
       const worker = newWorker({
         'email.send': async () => {
-          staleWriteApplied = await markJobDone(database.db, { id: crashed.id, attempts: 1, workerId: 'crashed' }, clock.now());
+          staleWriteApplied = await markJobDone(
+            database.db,
+            { id: crashed.id, attempts: 1, workerId: 'crashed' },
+            clock.now(),
+          );
         },
       });
       assert.equal(await worker.runOnce(), 0, 'the lease still holds');
       clock.advance(30_001);
       assert.equal(await worker.runOnce(), 1);
-      assert.ok(logs.lines.some((line) => JSON.parse(line).reclaimed === 1), 'the reclaim is logged with its count');
+      assert.ok(
+        logs.lines.some((line) => JSON.parse(line).reclaimed === 1),
+        'the reclaim is logged with its count',
+      );
       assert.equal(staleWriteApplied, false);
       const row = await job(crashed.id);
       assert.equal(row.status, 'done');
@@ -176,14 +191,19 @@ for (const engine of engines()) {
       assert.match(row.last_error ?? '', /lease expired/);
     });
 
-    test('a dead job is handed to its type\'s dead-job handler once, after its last attempt or an expired last lease; a failing handler is logged', async () => {
+    test("a dead job is handed to its type's dead-job handler once, after its last attempt or an expired last lease; a failing handler is logged", async () => {
       const buried: Array<{ type: string; payload: unknown; error: string }> = [];
       const deadJobHandlers = {
-        flaky: async (dead: Job, context: { error: string }) => void buried.push({ type: dead.type, payload: dead.payload, error: context.error }),
-        'email.send': async (dead: Job, context: { error: string }) => void buried.push({ type: dead.type, payload: dead.payload, error: context.error }),
+        flaky: async (dead: Job, context: { error: string }) =>
+          void buried.push({ type: dead.type, payload: dead.payload, error: context.error }),
+        'email.send': async (dead: Job, context: { error: string }) =>
+          void buried.push({ type: dead.type, payload: dead.payload, error: context.error }),
         broken: async () => assert.fail('the handler itself fails'),
       };
-      const worker = newWorker({ flaky: async () => assert.fail('always'), broken: async () => assert.fail('always') }, { deadJobHandlers });
+      const worker = newWorker(
+        { flaky: async () => assert.fail('always'), broken: async () => assert.fail('always') },
+        { deadJobHandlers },
+      );
       await enqueueJob(database.db, { type: 'flaky', payload: { n: 1 }, maxAttempts: 2 });
       assert.equal(await worker.runOnce(), 1);
       assert.deepEqual(buried, [], 'a job with attempts left is not dead');
@@ -196,66 +216,84 @@ for (const engine of engines()) {
       await claimReadyJobs(database.db, { workerId: 'crashed', now, lockedUntil: now, limit: 5 });
       clock.advance(1);
       assert.equal(await worker.runOnce(), 0);
-      assert.deepEqual(buried.at(-1), { type: 'email.send', payload: { n: 2 }, error: 'lease expired before the job finished' });
+      assert.deepEqual(buried.at(-1), {
+        type: 'email.send',
+        payload: { n: 2 },
+        error: 'lease expired before the job finished',
+      });
 
       await enqueueJob(database.db, { type: 'broken', payload: {}, maxAttempts: 1 });
       assert.equal(await worker.runOnce(), 1);
       assert.equal(buried.length, 2);
       assert.ok(logs.lines.some((line) => JSON.parse(line).msg === 'dead-job handler failed'));
-      assert.deepEqual((await database.db.selectFrom('jobs').select('status').orderBy('id').execute()).map((row) => row.status), ['dead', 'dead', 'dead']);
+      assert.deepEqual(
+        (await database.db.selectFrom('jobs').select('status').orderBy('id').execute()).map((row) => row.status),
+        ['dead', 'dead', 'dead'],
+      );
     });
 
-    test('start() runs due jobs and calls onTick; stop() waits for the batch in flight', { timeout: 10_000 }, async () => {
-      let ticks = 0;
-      let release!: () => void;
-      const handlerGate = new Promise<void>((open) => (release = open));
-      let handlerStarted!: () => void;
-      const started = new Promise<void>((resolve) => (handlerStarted = resolve));
-      const worker = newWorker(
-        { slow: async () => (handlerStarted(), await handlerGate) },
-        { pollIntervalMs: 5, onTick: async () => void (ticks++, assert.fail('tick failed')) },
-      );
-      worker.start();
-      let stopped = false;
-      try {
-        while (ticks < 3) await delay(5);
-        await enqueueJob(database.db, { type: 'slow', payload: {} });
-        await started;
-        const stopping = worker.stop().then(() => (stopped = true));
-        await delay(20);
-        assert.equal(stopped, false, 'stop waits for the running handler');
-        release();
-        await stopping;
-      } finally {
-        release();
-        await worker.stop();
-      }
-      assert.equal((await job(await onlyJobId())).status, 'done');
-      assert.ok(ticks >= 3, 'the loop goes on after onTick throws');
-      assert.ok(logs.lines.some((line) => line.includes('tick failed')));
-    });
+    test(
+      'start() runs due jobs and calls onTick; stop() waits for the batch in flight',
+      { timeout: 10_000 },
+      async () => {
+        let ticks = 0;
+        let release!: () => void;
+        const handlerGate = new Promise<void>((open) => (release = open));
+        let handlerStarted!: () => void;
+        const started = new Promise<void>((resolve) => (handlerStarted = resolve));
+        const worker = newWorker(
+          { slow: async () => (handlerStarted(), await handlerGate) },
+          { pollIntervalMs: 5, onTick: async () => void (ticks++, assert.fail('tick failed')) },
+        );
+        worker.start();
+        let stopped = false;
+        try {
+          while (ticks < 3) await delay(5);
+          await enqueueJob(database.db, { type: 'slow', payload: {} });
+          await started;
+          const stopping = worker.stop().then(() => (stopped = true));
+          await delay(20);
+          assert.equal(stopped, false, 'stop waits for the running handler');
+          release();
+          await stopping;
+        } finally {
+          release();
+          await worker.stop();
+        }
+        assert.equal((await job(await onlyJobId())).status, 'done');
+        assert.ok(ticks >= 3, 'the loop goes on after onTick throws');
+        assert.ok(logs.lines.some((line) => line.includes('tick failed')));
+      },
+    );
 
     // PGlite is one session, so concurrent claims cannot race there; the property is PostgreSQL's.
-    if (engine.name === 'postgres') test('two workers running concurrently process each of 50 jobs exactly once', async () => {
-      for (let n = 0; n < 50; n++) await enqueueJob(database.db, { type: 'count', payload: { n } });
-      const invocations = new Map<number, number>();
-      const count: JobHandler = async ({ id }) => {
-        invocations.set(id, (invocations.get(id) ?? 0) + 1);
-        await delay(2);
-      };
-      const workers = [newWorker({ count }, { batchSize: 5 }), newWorker({ count }, { batchSize: 5 })];
-      const processedBy = [0, 0];
-      for (;;) {
-        const processed = await Promise.all(workers.map((worker) => worker.runOnce()));
-        processed.forEach((n, i) => (processedBy[i]! += n));
-        if (processed.every((n) => n === 0)) break;
-      }
-      assert.equal(invocations.size, 50);
-      assert.ok([...invocations.values()].every((n) => n === 1), 'no job ran twice');
-      assert.ok(processedBy.every((n) => n > 0), `both workers claimed jobs: ${processedBy}`);
-      const done = await database.db.selectFrom('jobs').select('id').where('status', '=', 'done').execute();
-      assert.equal(done.length, 50);
-    });
+    if (engine.name === 'postgres')
+      test('two workers running concurrently process each of 50 jobs exactly once', async () => {
+        for (let n = 0; n < 50; n++) await enqueueJob(database.db, { type: 'count', payload: { n } });
+        const invocations = new Map<number, number>();
+        const count: JobHandler = async ({ id }) => {
+          invocations.set(id, (invocations.get(id) ?? 0) + 1);
+          await delay(2);
+        };
+        const workers = [newWorker({ count }, { batchSize: 5 }), newWorker({ count }, { batchSize: 5 })];
+        const processedBy = [0, 0];
+        for (;;) {
+          const processed = await Promise.all(workers.map((worker) => worker.runOnce()));
+          processed.forEach((n, i) => (processedBy[i]! += n));
+          if (processed.every((n) => n === 0)) break;
+        }
+        assert.equal(invocations.size, 50);
+        assert.ok(
+          [...invocations.values()].every((n) => n === 1),
+          'no job ran twice',
+        );
+        assert.ok(
+          processedBy.every((n) => n > 0),
+          `both workers claimed jobs: ${processedBy}`,
+        );
+        const done = await database.db.selectFrom('jobs').select('id').where('status', '=', 'done').execute();
+        assert.equal(done.length, 50);
+      });
 
     test('maintenance is scheduled once per purge and deletes only expired rows', async () => {
       const company = await database.db
@@ -264,9 +302,18 @@ for (const engine of engines()) {
         .returning('id')
         .executeTakeFirstOrThrow();
       const at = (offsetMs: number) => new Date(clock.now().getTime() + offsetMs);
-      const idempotencyKey = (key: string, expiresAt: Date) =>
-        ({ account_id: accountId, key, request_method: 'POST', request_path: '/orders', request_hash: 'h', expires_at: expiresAt });
-      await database.db.insertInto('idempotency_keys').values([idempotencyKey('expired', at(-1_000)), idempotencyKey('live', at(HOUR))]).execute();
+      const idempotencyKey = (key: string, expiresAt: Date) => ({
+        account_id: accountId,
+        key,
+        request_method: 'POST',
+        request_path: '/orders',
+        request_hash: 'h',
+        expires_at: expiresAt,
+      });
+      await database.db
+        .insertInto('idempotency_keys')
+        .values([idempotencyKey('expired', at(-1_000)), idempotencyKey('live', at(HOUR))])
+        .execute();
       let nextKeyId = 1;
       const cardKey = (pem: string, expiresAt: Date) => ({
         account_id: accountId,
@@ -276,7 +323,10 @@ for (const engine of engines()) {
         created_at: new Date(expiresAt.getTime() - 5 * 60_000),
         expires_at: expiresAt,
       });
-      await database.db.insertInto('card_hash_keys').values([cardKey('old', at(-25 * HOUR)), cardKey('grace', at(-HOUR)), cardKey('live', at(HOUR))]).execute();
+      await database.db
+        .insertInto('card_hash_keys')
+        .values([cardKey('old', at(-25 * HOUR)), cardKey('grace', at(-HOUR)), cardKey('live', at(HOUR))])
+        .execute();
 
       assert.equal(await scheduleMaintenance(database, clock.now), 2);
       assert.equal(await scheduleMaintenance(database, clock.now), 0, 'one live job per purge');
@@ -286,9 +336,19 @@ for (const engine of engines()) {
       assert.equal(await worker.runOnce(), 2);
 
       const keys = await database.db.selectFrom('idempotency_keys').select('key').execute();
-      assert.deepEqual(keys.map((row) => row.key), ['live']);
-      const cards = await database.db.selectFrom('card_hash_keys').select('public_key_pem').orderBy('gateway_key_id').execute();
-      assert.deepEqual(cards.map((row) => row.public_key_pem), ['grace', 'live']);
+      assert.deepEqual(
+        keys.map((row) => row.key),
+        ['live'],
+      );
+      const cards = await database.db
+        .selectFrom('card_hash_keys')
+        .select('public_key_pem')
+        .orderBy('gateway_key_id')
+        .execute();
+      assert.deepEqual(
+        cards.map((row) => row.public_key_pem),
+        ['grace', 'live'],
+      );
       assert.equal(await scheduleMaintenance(database, clock.now), 2, 'rescheduled once the previous run is done');
     });
   });

@@ -5,14 +5,28 @@ import { LogCapture } from '../support/app.ts';
 
 const SECRET = 'sk_live_do_not_log_me';
 
-function logged(write: (logger: ReturnType<typeof createLogger>) => void): { text: string; entries: Record<string, unknown>[] } {
+function logged(write: (logger: ReturnType<typeof createLogger>) => void): {
+  text: string;
+  entries: Record<string, unknown>[];
+} {
   const capture = new LogCapture();
   write(createLogger('info', capture));
   return { text: capture.text, entries: capture.lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
 }
 
 test('every sensitive field is censored at the top of a log object and one level down; other fields stay', () => {
-  const fields = ['password', 'secret', 'token', 'api_key', 'apiKey', 'master_key', 'authorization', 'confirmation_token_id', 'credit_card_0_token', 'credit_card_1_token'];
+  const fields = [
+    'password',
+    'secret',
+    'token',
+    'api_key',
+    'apiKey',
+    'master_key',
+    'authorization',
+    'confirmation_token_id',
+    'credit_card_0_token',
+    'credit_card_1_token',
+  ];
   for (const field of fields) {
     const { text, entries } = logged((logger) => {
       logger.info({ [field]: SECRET, kept: 'visible' }, 'top level');
@@ -27,7 +41,16 @@ test('every sensitive field is censored at the top of a log object and one level
 });
 
 test('sensitive headers of any logged object are censored; the logged object itself is not modified', () => {
-  const request = { method: 'POST', headers: { authorization: `Bearer ${SECRET}`, cookie: SECRET, 'gateway-b-signature': SECRET, 'x-api-key': SECRET, host: 'shop.example' } };
+  const request = {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${SECRET}`,
+      cookie: SECRET,
+      'gateway-b-signature': SECRET,
+      'x-api-key': SECRET,
+      host: 'shop.example',
+    },
+  };
   const response = { statusCode: 200, headers: { 'set-cookie': SECRET } };
   const { text, entries } = logged((logger) => logger.info({ request, response }, 'exchange'));
   assert.ok(!text.includes(SECRET));

@@ -21,24 +21,49 @@ describe('CPF and CNPJ agree with an independent validator', () => {
   });
   test('generated documents and random digit strings', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...Array.from({ length: 50 }, () => brazilianUtils.generateCpf())), (cpf) => isValidCpf(cpf)),
+      fc.property(fc.constantFrom(...Array.from({ length: 50 }, () => brazilianUtils.generateCpf())), (cpf) =>
+        isValidCpf(cpf),
+      ),
     );
-    fc.assert(fc.property(fc.stringMatching(/^[0-9]{11}$/), (digits) => isValidCpf(digits) === brazilianUtils.isValidCpf(digits)));
-    fc.assert(fc.property(fc.stringMatching(/^[0-9]{14}$/), (digits) => isValidCnpj(digits) === brazilianUtils.isValidCnpj(digits)));
     fc.assert(
-      fc.property(fc.stringMatching(/^[0-9A-Z]{12}[0-9]{2}$/), (value) => isValidCnpj(value) === brazilianUtils.isValidCnpj(value, { version: 2 } as never)),
+      fc.property(
+        fc.stringMatching(/^[0-9]{11}$/),
+        (digits) => isValidCpf(digits) === brazilianUtils.isValidCpf(digits),
+      ),
+    );
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[0-9]{14}$/),
+        (digits) => isValidCnpj(digits) === brazilianUtils.isValidCnpj(digits),
+      ),
+    );
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[0-9A-Z]{12}[0-9]{2}$/),
+        (value) => isValidCnpj(value) === brazilianUtils.isValidCnpj(value, { version: 2 } as never),
+      ),
     );
   });
 });
 
 describe('card numbers', () => {
   test('Luhn on known test cards', () => {
-    for (const pan of ['4111111111111111', '5555555555554444', '378282246310005', '6011111111111117', '3530111333300000']) assert.ok(passesLuhn(pan), pan);
+    for (const pan of [
+      '4111111111111111',
+      '5555555555554444',
+      '378282246310005',
+      '6011111111111117',
+      '3530111333300000',
+    ])
+      assert.ok(passesLuhn(pan), pan);
     assert.ok(!passesLuhn('4111111111111112'));
   });
   test('any valid PAN with a brand prefix is found, plain or grouped, and redacted', () => {
     const pan = fc
-      .tuple(fc.integer({ min: 2, max: 6 }), fc.integer({ min: 11, max: 17 }).chain((n) => fc.stringMatching(new RegExp(`^[0-9]{${n}}$`))))
+      .tuple(
+        fc.integer({ min: 2, max: 6 }),
+        fc.integer({ min: 11, max: 17 }).chain((n) => fc.stringMatching(new RegExp(`^[0-9]{${n}}$`))),
+      )
       .map(([first, rest]) => {
         const body = `${first}${rest}`;
         for (let check = 0; check < 10; check++) if (passesLuhn(body + check)) return body + check;
@@ -48,18 +73,24 @@ describe('card numbers', () => {
     fc.assert(
       fc.property(pan, (digits) => {
         const grouped = digits.replace(/(\d{4})(?=\d)/g, '$1 ');
-        return containsCardNumber({ nested: [`pay ${grouped} now`] }) && !redactCardNumbers(`x=${digits}`).includes(digits);
+        return (
+          containsCardNumber({ nested: [`pay ${grouped} now`] }) && !redactCardNumbers(`x=${digits}`).includes(digits)
+        );
       }),
     );
   });
   test('digits inside an alphanumeric word (a gateway token) are not a card number', () => {
-    assert.ok(!containsCardNumber({ token: 'tok_4111111111111111', hash: 'aB4111111111111111cD', id: '4111111111111111x' }));
+    assert.ok(
+      !containsCardNumber({ token: 'tok_4111111111111111', hash: 'aB4111111111111111cD', id: '4111111111111111x' }),
+    );
     assert.ok(containsCardNumber('card_number=4111111111111111&cvv=123'));
     assert.ok(containsCardNumber('(4111-1111-1111-1111)'));
   });
 
   test('digit runs that are not cards pass', () => {
-    assert.ok(!containsCardNumber({ ts: 1732170000000, cnpj: '11222333000181', phone: '11987654321', bad: '4111111111111112' }));
+    assert.ok(
+      !containsCardNumber({ ts: 1732170000000, cnpj: '11222333000181', phone: '11987654321', bad: '4111111111111112' }),
+    );
     assert.ok(!containsCardNumber('00190000090114971860168524522114675860000102656'));
   });
 });
@@ -78,8 +109,10 @@ describe('allowed hosts', () => {
     assert.ok(!hostIsAllowed(origin('shop.example.com.evil.io'), allowed));
   });
   test('entry syntax', () => {
-    for (const entry of ['shop.example.com', '*.example.com', 'localhost:5173', '127.0.0.1']) assert.ok(isValidAllowedHost(entry), entry);
-    for (const entry of ['https://shop.example.com', 'shop.example.com/path', '*', '*.', 'a b.com']) assert.ok(!isValidAllowedHost(entry), entry);
+    for (const entry of ['shop.example.com', '*.example.com', 'localhost:5173', '127.0.0.1'])
+      assert.ok(isValidAllowedHost(entry), entry);
+    for (const entry of ['https://shop.example.com', 'shop.example.com/path', '*', '*.', 'a b.com'])
+      assert.ok(!isValidAllowedHost(entry), entry);
   });
 });
 

@@ -7,7 +7,17 @@ import { DELIVER_JOB } from '../../src/modules/notifications/notify.ts';
 import { listFailedDeliveries, redeliver } from '../../src/modules/notifications/redelivery.ts';
 import { createTenant } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
-import { addEndpoint, attemptsOf, deliveriesOf, deliveryWorker, drainDeliveries, insertOrder, moveOrder, testClock, type TestClock } from './fixtures.ts';
+import {
+  addEndpoint,
+  attemptsOf,
+  deliveriesOf,
+  deliveryWorker,
+  drainDeliveries,
+  insertOrder,
+  moveOrder,
+  testClock,
+  type TestClock,
+} from './fixtures.ts';
 import { Receiver } from './receiver.ts';
 
 /**
@@ -28,7 +38,9 @@ for (const engine of engines()) {
       clock = testClock();
       receiver = new Receiver({ secrets: [], now: () => clock.now() });
       url = await receiver.start();
-      await sql`CREATE FUNCTION test_injected_failure() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$`.execute(database.db);
+      await sql`CREATE FUNCTION test_injected_failure() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$`.execute(
+        database.db,
+      );
     });
     after(async () => {
       await receiver.close();
@@ -44,12 +56,21 @@ for (const engine of engines()) {
       const [delivery] = await deliveriesOf(database, tenant.accountId);
       return { tenant, delivery: delivery! };
     };
-    const jobsOf = (deliveryId: string) => database.db.selectFrom('jobs').select(['status', 'attempts', 'last_error']).where('type', '=', DELIVER_JOB).where('dedup_key', 'like', `${DELIVER_JOB}:${deliveryId}:%`).orderBy('id').execute();
+    const jobsOf = (deliveryId: string) =>
+      database.db
+        .selectFrom('jobs')
+        .select(['status', 'attempts', 'last_error'])
+        .where('type', '=', DELIVER_JOB)
+        .where('dedup_key', 'like', `${DELIVER_JOB}:${deliveryId}:%`)
+        .orderBy('id')
+        .execute();
 
     test('a delivery job that exhausts its attempts on database errors fails the delivery; it is listed and a redelivery succeeds', async () => {
       const { tenant, delivery } = await paidOrderDelivery();
       const sentBefore = receiver.received.length;
-      await sql`CREATE TRIGGER test_fail_attempt_log BEFORE INSERT ON notification_attempts FOR EACH ROW EXECUTE FUNCTION test_injected_failure()`.execute(database.db);
+      await sql`CREATE TRIGGER test_fail_attempt_log BEFORE INSERT ON notification_attempts FOR EACH ROW EXECUTE FUNCTION test_injected_failure()`.execute(
+        database.db,
+      );
       try {
         await drainDeliveries(database, deliveryWorker(database, masterKey, clock), clock);
       } finally {
@@ -65,13 +86,19 @@ for (const engine of engines()) {
       assert.equal(failed!.attempts, 0);
       assert.equal(failed!.next_attempt_at, null);
       assert.match(failed!.last_error ?? '', /^attempt 1 could not be completed: .*injected failure/);
-      assert.deepEqual((await listFailedDeliveries(database.db, { accountId: tenant.accountId })).map((row) => row.id), [delivery.id]);
+      assert.deepEqual(
+        (await listFailedDeliveries(database.db, { accountId: tenant.accountId })).map((row) => row.id),
+        [delivery.id],
+      );
 
       assert.deepEqual(await redeliver(database.db, delivery.id, clock.now()), [delivery.id]);
       await drainDeliveries(database, deliveryWorker(database, masterKey, clock), clock);
       const [delivered] = await deliveriesOf(database, tenant.accountId);
       assert.deepEqual([delivered!.status, delivered!.attempts], ['delivered', 1]);
-      assert.deepEqual((await attemptsOf(database, delivery.id)).map((attempt) => [attempt.attempt, attempt.status_code]), [[1, 200]]);
+      assert.deepEqual(
+        (await attemptsOf(database, delivery.id)).map((attempt) => [attempt.attempt, attempt.status_code]),
+        [[1, 200]],
+      );
       const sent = receiver.received.slice(sentBefore);
       assert.equal(new Set(sent.map((entry) => entry.eventId)).size, 1, 'every post carried the same event id');
       assert.equal(sent.at(-1)!.answered, 200);
@@ -81,7 +108,11 @@ for (const engine of engines()) {
       const { tenant, delivery } = await paidOrderDelivery();
       assert.deepEqual(await redeliver(database.db, delivery.id, clock.now()), [], 'its first attempt is queued');
       // The job died and its dead-job handler never ran (say the database was down then): an orphan.
-      await database.db.updateTable('jobs').set({ status: 'dead' }).where('dedup_key', '=', `${DELIVER_JOB}:${delivery.id}:1`).execute();
+      await database.db
+        .updateTable('jobs')
+        .set({ status: 'dead' })
+        .where('dedup_key', '=', `${DELIVER_JOB}:${delivery.id}:1`)
+        .execute();
       assert.equal((await deliveriesOf(database, tenant.accountId))[0]!.status, 'pending');
       assert.deepEqual(await redeliver(database.db, delivery.id, clock.now()), [delivery.id]);
       assert.deepEqual(await redeliver(database.db, delivery.id, clock.now()), [], 'now it has a live job again');

@@ -9,16 +9,39 @@ import { loadOrderDetails } from '../../src/modules/orders/order-details.repo.ts
 import { toOrderData } from '../../src/modules/orders/order-data.view.ts';
 import { createTenant } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
-import { addEndpoint, attemptsOf, deliveriesOf, deliveryWorker, drainDeliveries, insertOrder, moveOrder, PUBLIC_URL, testClock, type TestClock } from './fixtures.ts';
+import {
+  addEndpoint,
+  attemptsOf,
+  deliveriesOf,
+  deliveryWorker,
+  drainDeliveries,
+  insertOrder,
+  moveOrder,
+  PUBLIC_URL,
+  testClock,
+  type TestClock,
+} from './fixtures.ts';
 import { Receiver } from './receiver.ts';
 
 const HOUR = 3_600_000;
 
 test('the retry schedule doubles from 30 s to a 6 h ceiling, adds at most 20% jitter, and 15 attempts span over 24 h', () => {
-  assert.deepEqual([1, 2, 3, 4].map((attempt) => retryDelayMs(attempt, () => 0)), [30_000, 60_000, 120_000, 240_000]);
-  assert.equal(retryDelayMs(20, () => 0), 6 * HOUR);
-  assert.equal(retryDelayMs(1, () => 0.999), Math.round(30_000 * 1.1998));
-  const span = Array.from({ length: MAX_DELIVERY_ATTEMPTS - 1 }, (_, i) => retryDelayMs(i + 1, () => 0)).reduce((sum, ms) => sum + ms, 0);
+  assert.deepEqual(
+    [1, 2, 3, 4].map((attempt) => retryDelayMs(attempt, () => 0)),
+    [30_000, 60_000, 120_000, 240_000],
+  );
+  assert.equal(
+    retryDelayMs(20, () => 0),
+    6 * HOUR,
+  );
+  assert.equal(
+    retryDelayMs(1, () => 0.999),
+    Math.round(30_000 * 1.1998),
+  );
+  const span = Array.from({ length: MAX_DELIVERY_ATTEMPTS - 1 }, (_, i) => retryDelayMs(i + 1, () => 0)).reduce(
+    (sum, ms) => sum + ms,
+    0,
+  );
   assert.ok(span >= 24 * HOUR, `the retries span ${span / HOUR} h`);
 });
 
@@ -57,7 +80,10 @@ for (const engine of engines()) {
 
       const runs = await drainDeliveries(database, deliveryWorker(database, masterKey, clock), clock);
       assert.equal(runs.length, 4);
-      assert.deepEqual(merchant.received.map((entry) => entry.answered), [500, 500, 500, 200]);
+      assert.deepEqual(
+        merchant.received.map((entry) => entry.answered),
+        [500, 500, 500, 200],
+      );
       for (const request of merchant.received) {
         assert.deepEqual(request.verifiedBy, [0], 'every attempt carries a valid signature');
         assert.equal(request.headers['checkout-event-type'], 'order.paid');
@@ -79,12 +105,23 @@ for (const engine of engines()) {
       assert.equal(delivery!.status, 'delivered');
       assert.equal(delivery!.attempts, 4);
       const attempts = await attemptsOf(database, delivery!.id);
-      assert.deepEqual(attempts.map((row) => [row.attempt, row.status_code]), [[1, 500], [2, 500], [3, 500], [4, 200]]);
+      assert.deepEqual(
+        attempts.map((row) => [row.attempt, row.status_code]),
+        [
+          [1, 500],
+          [2, 500],
+          [3, 500],
+          [4, 200],
+        ],
+      );
       assert.equal(attempts[0]!.response_body!.length, 1024, 'the logged answer is truncated to 1 KB');
       assert.equal(attempts[3]!.response_body, 'ok');
       assert.ok(attempts.every((row) => row.duration_ms >= 0 && row.error === null));
       const gaps = attempts.slice(1).map((row, i) => row.started_at.getTime() - attempts[i]!.started_at.getTime());
-      assert.ok(gaps[0]! >= 30_000 && gaps[1]! > gaps[0]! && gaps[2]! > gaps[1]!, `the delays grow: ${gaps.join(', ')} ms`);
+      assert.ok(
+        gaps[0]! >= 30_000 && gaps[1]! > gaps[0]! && gaps[2]! > gaps[1]!,
+        `the delays grow: ${gaps.join(', ')} ms`,
+      );
     });
 
     test('every event arrives; deduplicated by event id the merchant has exactly one of each; a re-run job sends nothing more', async () => {
@@ -96,8 +133,19 @@ for (const engine of engines()) {
       await moveOrder(database, own, orders[0]!.id, 'partially_refunded', clock.now());
       await moveOrder(database, own, orders[0]!.id, 'refunded', clock.now());
       await moveOrder(database, own, orders[1]!.id, 'billed', clock.now());
-      const events = await database.db.selectFrom('notification_events').select(['id', 'type']).where('account_id', '=', own.accountId).execute();
-      assert.deepEqual(events.map((event) => event.type).sort(), ['order.billed', 'order.paid', 'order.paid', 'order.paid', 'order.partially_refunded', 'order.refunded']);
+      const events = await database.db
+        .selectFrom('notification_events')
+        .select(['id', 'type'])
+        .where('account_id', '=', own.accountId)
+        .execute();
+      assert.deepEqual(events.map((event) => event.type).sort(), [
+        'order.billed',
+        'order.paid',
+        'order.paid',
+        'order.paid',
+        'order.partially_refunded',
+        'order.refunded',
+      ]);
 
       const worker = deliveryWorker(database, masterKey, clock);
       await drainDeliveries(database, worker, clock);
@@ -109,8 +157,16 @@ for (const engine of engines()) {
 
       // A job for an attempt that is already recorded (a worker re-run after a lost lease) does nothing.
       const [delivery] = await deliveriesOf(database, own.accountId);
-      await deliverAttempt(database.db, { publicUrl: PUBLIC_URL, allowPrivateNetworks: true, masterKey, clock: clock.now }, { delivery_id: delivery!.id, attempt: 1 });
-      await deliverAttempt(database.db, { publicUrl: PUBLIC_URL, allowPrivateNetworks: true, masterKey, clock: clock.now }, { delivery_id: delivery!.id, attempt: 2 });
+      await deliverAttempt(
+        database.db,
+        { publicUrl: PUBLIC_URL, allowPrivateNetworks: true, masterKey, clock: clock.now },
+        { delivery_id: delivery!.id, attempt: 1 },
+      );
+      await deliverAttempt(
+        database.db,
+        { publicUrl: PUBLIC_URL, allowPrivateNetworks: true, masterKey, clock: clock.now },
+        { delivery_id: delivery!.id, attempt: 2 },
+      );
       assert.equal(merchant.received.length, 12);
       assert.equal((await attemptsOf(database, delivery!.id)).length, 2);
     });
@@ -137,7 +193,11 @@ for (const engine of engines()) {
 
       merchant.options.alwaysAnswer = 200;
       assert.deepEqual(await redeliver(database.db, delivery!.id, clock.now()), [delivery!.id]);
-      assert.deepEqual(await redeliver(database.db, delivery!.id, clock.now()), [], 'a delivery already pending is not queued twice');
+      assert.deepEqual(
+        await redeliver(database.db, delivery!.id, clock.now()),
+        [],
+        'a delivery already pending is not queued twice',
+      );
       await drainDeliveries(database, deliveryWorker(database, masterKey, clock), clock);
       const after = (await deliveriesOf(database, own.accountId))[0]!;
       assert.deepEqual([after.status, after.attempts], ['delivered', MAX_DELIVERY_ATTEMPTS + 1]);
@@ -148,7 +208,11 @@ for (const engine of engines()) {
     test('tenant isolation and subscriptions: another account, another company and other event types never receive our event', async () => {
       const own = await createTenant(database);
       const other = await createTenant(database);
-      const secondCompany = await database.db.insertInto('companies').values({ account_id: own.accountId, name: 'Filial', slug: `filial-${randomBytes(4).toString('hex')}` }).returning('id').executeTakeFirstOrThrow();
+      const secondCompany = await database.db
+        .insertInto('companies')
+        .values({ account_id: own.accountId, name: 'Filial', slug: `filial-${randomBytes(4).toString('hex')}` })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       const all = await receiver({ secrets: [] });
       const foreign = await receiver({ secrets: [] });
       const otherCompany = await receiver({ secrets: [] });
@@ -163,7 +227,10 @@ for (const engine of engines()) {
       const order = await insertOrder(database, own);
       await moveOrder(database, own, order.id, 'paid', clock.now());
       await drainDeliveries(database, deliveryWorker(database, masterKey, clock), clock);
-      assert.deepEqual(all.receiver.received.map((entry) => entry.headers['checkout-event-type']), ['order.paid']);
+      assert.deepEqual(
+        all.receiver.received.map((entry) => entry.headers['checkout-event-type']),
+        ['order.paid'],
+      );
       assert.equal(foreign.receiver.received.length, 0);
       assert.equal(otherCompany.receiver.received.length, 0);
       assert.equal(refundsOnly.receiver.received.length, 0);

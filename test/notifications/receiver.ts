@@ -39,7 +39,9 @@ export function verifiedBy(header: string | undefined, body: string, secrets: st
   if (!timestamp || Math.abs(now.getTime() / 1000 - Number(timestamp)) > 300) return [];
   return secrets.flatMap((secret, index) => {
     const expected = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest();
-    return signatures.some((signature) => signature.length === expected.length && timingSafeEqual(signature, expected)) ? [index] : [];
+    return signatures.some((signature) => signature.length === expected.length && timingSafeEqual(signature, expected))
+      ? [index]
+      : [];
   });
 }
 
@@ -59,7 +61,18 @@ export class Receiver {
         const count = (this.seen.get(eventId) ?? 0) + 1;
         this.seen.set(eventId, count);
         const answered = this.options.alwaysAnswer ?? (count <= (this.options.failFirst ?? 0) ? 500 : 200);
-        this.received.push({ headers: request.headers, body, eventId, verifiedBy: verifiedBy(request.headers['checkout-signature'] as string | undefined, body, this.options.secrets, this.options.now()), answered });
+        this.received.push({
+          headers: request.headers,
+          body,
+          eventId,
+          verifiedBy: verifiedBy(
+            request.headers['checkout-signature'] as string | undefined,
+            body,
+            this.options.secrets,
+            this.options.now(),
+          ),
+          answered,
+        });
         response.writeHead(answered, { 'content-type': 'text/plain', ...this.options.extraHeaders });
         response.end(answered >= 300 ? (this.options.failureBody ?? 'try again later') : 'ok');
       });
@@ -71,7 +84,8 @@ export class Receiver {
   /** The events accepted (answered 2xx), deduplicated by event id as a merchant would. */
   acceptedByEventId(): Map<string, Received[]> {
     const accepted = new Map<string, Received[]>();
-    for (const request of this.received.filter((entry) => entry.answered < 300)) accepted.set(request.eventId, [...(accepted.get(request.eventId) ?? []), request]);
+    for (const request of this.received.filter((entry) => entry.answered < 300))
+      accepted.set(request.eventId, [...(accepted.get(request.eventId) ?? []), request]);
     return accepted;
   }
 

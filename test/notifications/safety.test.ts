@@ -16,22 +16,56 @@ import { transitionOrder } from '../../src/modules/orders/order-status.ts';
 import { transitionPayment } from '../../src/modules/payments/payment-status.ts';
 import { createTenant, type Tenant } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
-import { addEndpoint, attemptsOf, deliveriesOf, deliveryWorker, drainDeliveries, insertOrder, moveOrder, testClock, type TestClock } from './fixtures.ts';
+import {
+  addEndpoint,
+  attemptsOf,
+  deliveriesOf,
+  deliveryWorker,
+  drainDeliveries,
+  insertOrder,
+  moveOrder,
+  testClock,
+  type TestClock,
+} from './fixtures.ts';
 import { Receiver } from './receiver.ts';
 
 test('private, loopback, link-local and mapped addresses are recognised; public ones are not', () => {
-  for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1']) {
+  for (const address of [
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    '::',
+    'fe80::1',
+    'fd00::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+  ]) {
     assert.equal(isPrivateAddress(address), true, address);
   }
-  for (const address of ['8.8.8.8', '172.32.0.1', '2001:4860:4860::8888', '::ffff:8.8.8.8', 'example.com']) assert.equal(isPrivateAddress(address), false, address);
+  for (const address of ['8.8.8.8', '172.32.0.1', '2001:4860:4860::8888', '::ffff:8.8.8.8', 'example.com'])
+    assert.equal(isPrivateAddress(address), false, address);
 });
 
 test('NOTIFICATIONS_ALLOW_PRIVATE_NETWORKS is true, false or unset; anything else stops the start', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'checkout-config-'));
   assert.equal(loadConfig({ DATA_DIR: dataDir }).notificationsAllowPrivateNetworks, undefined);
-  assert.equal(loadConfig({ DATA_DIR: dataDir, NOTIFICATIONS_ALLOW_PRIVATE_NETWORKS: 'true' }).notificationsAllowPrivateNetworks, true);
-  assert.equal(loadConfig({ DATA_DIR: dataDir, NOTIFICATIONS_ALLOW_PRIVATE_NETWORKS: 'false' }).notificationsAllowPrivateNetworks, false);
-  assert.throws(() => loadConfig({ DATA_DIR: dataDir, NOTIFICATIONS_ALLOW_PRIVATE_NETWORKS: 'yes' }), (error: Error) => error instanceof ConfigError && /NOTIFICATIONS_ALLOW_PRIVATE_NETWORKS/.test(error.message));
+  assert.equal(
+    loadConfig({ DATA_DIR: dataDir, NOTIFICATIONS_ALLOW_PRIVATE_NETWORKS: 'true' }).notificationsAllowPrivateNetworks,
+    true,
+  );
+  assert.equal(
+    loadConfig({ DATA_DIR: dataDir, NOTIFICATIONS_ALLOW_PRIVATE_NETWORKS: 'false' }).notificationsAllowPrivateNetworks,
+    false,
+  );
+  assert.throws(
+    () => loadConfig({ DATA_DIR: dataDir, NOTIFICATIONS_ALLOW_PRIVATE_NETWORKS: 'yes' }),
+    (error: Error) => error instanceof ConfigError && /NOTIFICATIONS_ALLOW_PRIVATE_NETWORKS/.test(error.message),
+  );
 });
 
 for (const engine of engines()) {
@@ -46,8 +80,19 @@ for (const engine of engines()) {
       return { receiver: created, url: await created.start() };
     };
     // Retries left queued by a test would run (and wait on timeouts) in the next test's drain.
-    const dropQueuedDeliveries = (tenant: Tenant) => database.db.deleteFrom('jobs').where('account_id', '=', tenant.accountId).where('type', '=', DELIVER_JOB).execute();
-    const eventsOf = (tenant: Tenant) => database.db.selectFrom('notification_events').selectAll().where('account_id', '=', tenant.accountId).orderBy('created_at').execute();
+    const dropQueuedDeliveries = (tenant: Tenant) =>
+      database.db
+        .deleteFrom('jobs')
+        .where('account_id', '=', tenant.accountId)
+        .where('type', '=', DELIVER_JOB)
+        .execute();
+    const eventsOf = (tenant: Tenant) =>
+      database.db
+        .selectFrom('notification_events')
+        .selectAll()
+        .where('account_id', '=', tenant.accountId)
+        .orderBy('created_at')
+        .execute();
 
     before(async () => {
       database = await engine.open();
@@ -64,7 +109,12 @@ for (const engine of engines()) {
       const order = await insertOrder(database, tenant);
       await assert.rejects(
         database.db.transaction().execute(async (trx) => {
-          const moved = await transitionOrder(trx, { accountId: tenant.accountId, orderId: order.id, to: 'paid', cause: 'test' });
+          const moved = await transitionOrder(trx, {
+            accountId: tenant.accountId,
+            orderId: order.id,
+            to: 'paid',
+            cause: 'test',
+          });
           assert.equal(moved.changed, true);
           throw new Error('rollback');
         }),
@@ -72,10 +122,18 @@ for (const engine of engines()) {
       );
       assert.equal((await eventsOf(tenant)).length, 0);
       assert.equal((await deliveriesOf(database, tenant.accountId)).length, 0);
-      const jobs = await database.db.selectFrom('jobs').select('id').where('account_id', '=', tenant.accountId).where('type', '=', DELIVER_JOB).execute();
+      const jobs = await database.db
+        .selectFrom('jobs')
+        .select('id')
+        .where('account_id', '=', tenant.accountId)
+        .where('type', '=', DELIVER_JOB)
+        .execute();
       assert.equal(jobs.length, 0);
       await moveOrder(database, tenant, order.id, 'paid');
-      assert.deepEqual((await eventsOf(tenant)).map((event) => event.type), ['order.paid']);
+      assert.deepEqual(
+        (await eventsOf(tenant)).map((event) => event.type),
+        ['order.paid'],
+      );
     });
 
     test('an account without endpoints records nothing', async () => {
@@ -90,26 +148,63 @@ for (const engine of engines()) {
       await addEndpoint(database, masterKey, tenant, (await receiver()).url);
       const order = await insertOrder(database, tenant);
       const payment = async (status: string) =>
-        (await database.db.insertInto('payments').values({ uid: randomUUID(), account_id: tenant.accountId, company_id: tenant.companyId, order_id: order.id, gateway: 'gateway_a', method: 'pix', status, amount_cents: 10_000, installment_value_cents: 10_000 }).returning('id').executeTakeFirstOrThrow()).id;
+        (
+          await database.db
+            .insertInto('payments')
+            .values({
+              uid: randomUUID(),
+              account_id: tenant.accountId,
+              company_id: tenant.companyId,
+              order_id: order.id,
+              gateway: 'gateway_a',
+              method: 'pix',
+              status,
+              amount_cents: 10_000,
+              installment_value_cents: 10_000,
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+        ).id;
       const pix = await payment('waiting_payment');
       await moveOrder(database, tenant, order.id, 'waiting_payment');
       await database.db.transaction().execute(async (trx) => {
-        await transitionPayment(trx, { accountId: tenant.accountId, paymentId: pix, to: 'failed', cause: 'test', at: new Date() });
+        await transitionPayment(trx, {
+          accountId: tenant.accountId,
+          paymentId: pix,
+          to: 'failed',
+          cause: 'test',
+          at: new Date(),
+        });
         await transitionOrder(trx, { accountId: tenant.accountId, orderId: order.id, to: 'pending', cause: 'test' });
       });
       const [failed] = await eventsOf(tenant);
       const failedOrder = (failed!.data as { order: { status: string; payments: Array<{ status: string }> } }).order;
       assert.equal(failed!.type, 'payment.failed');
       assert.equal(failedOrder.status, 'pending', 'the snapshot was refreshed by the later transition');
-      assert.deepEqual(failedOrder.payments.map((row) => row.status), ['failed']);
+      assert.deepEqual(
+        failedOrder.payments.map((row) => row.status),
+        ['failed'],
+      );
 
       const card = await payment('paid');
       await moveOrder(database, tenant, order.id, 'paid');
-      await database.db.transaction().execute((trx) => transitionPayment(trx, { accountId: tenant.accountId, paymentId: card, to: 'charged_back', cause: 'test', at: new Date() }));
+      await database.db.transaction().execute((trx) =>
+        transitionPayment(trx, {
+          accountId: tenant.accountId,
+          paymentId: card,
+          to: 'charged_back',
+          cause: 'test',
+          at: new Date(),
+        }),
+      );
       const chargeback = (await eventsOf(tenant)).find((event) => event.type === 'order.chargeback');
-      const chargebackOrder = (chargeback!.data as { order: { status: string; payments: Array<{ status: string }> } }).order;
+      const chargebackOrder = (chargeback!.data as { order: { status: string; payments: Array<{ status: string }> } })
+        .order;
       assert.equal(chargebackOrder.status, 'paid');
-      assert.deepEqual(chargebackOrder.payments.map((row) => row.status), ['failed', 'charged_back']);
+      assert.deepEqual(
+        chargebackOrder.payments.map((row) => row.status),
+        ['failed', 'charged_back'],
+      );
     });
 
     test('secret rotation: during the grace period both secrets sign (two v1 values); after it only the new one', async () => {
@@ -138,7 +233,9 @@ for (const engine of engines()) {
       const tenant = await createTenant(database);
       const { receiver: merchant, url } = await receiver();
       await addEndpoint(database, masterKey, tenant, url);
-      await addEndpoint(database, masterKey, tenant, url.replace('127.0.0.1', 'localhost'), { eventTypes: ['order.paid'] });
+      await addEndpoint(database, masterKey, tenant, url.replace('127.0.0.1', 'localhost'), {
+        eventTypes: ['order.paid'],
+      });
       const order = await insertOrder(database, tenant);
       await moveOrder(database, tenant, order.id, 'paid');
       const worker = deliveryWorker(database, masterKey, clock, { allowPrivateNetworks: false });
@@ -164,13 +261,23 @@ for (const engine of engines()) {
         await new Promise((resolve) => hanging.close(resolve));
       });
       await addEndpoint(database, masterKey, tenant, redirecting.url);
-      await addEndpoint(database, masterKey, tenant, `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/slow`);
+      await addEndpoint(
+        database,
+        masterKey,
+        tenant,
+        `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/slow`,
+      );
       const order = await insertOrder(database, tenant);
       await moveOrder(database, tenant, order.id, 'paid');
       await deliveryWorker(database, masterKey, clock, { timeoutMs: 300 }).runOnce();
       assert.equal(redirecting.receiver.received.length, 1);
       assert.equal(target.receiver.received.length, 0, 'the redirect target was never called');
-      const outcomes = await Promise.all((await deliveriesOf(database, tenant.accountId)).map(async (delivery) => ({ delivery, attempt: (await attemptsOf(database, delivery.id))[0]! })));
+      const outcomes = await Promise.all(
+        (await deliveriesOf(database, tenant.accountId)).map(async (delivery) => ({
+          delivery,
+          attempt: (await attemptsOf(database, delivery.id))[0]!,
+        })),
+      );
       const redirected = outcomes.find((entry) => entry.attempt.status_code === 302);
       const timedOut = outcomes.find((entry) => entry.attempt.error?.startsWith('timed out'));
       assert.ok(redirected && timedOut, JSON.stringify(outcomes.map((entry) => entry.attempt)));

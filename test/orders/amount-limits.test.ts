@@ -18,11 +18,15 @@ for (const engine of engines()) {
     let half: number;
     let n = 0;
     const email = () => `limit${++n}@example.com`;
-    const post = (payload: Record<string, unknown>) => app.inject({ method: 'POST', url: '/api/v1/orders', headers: bearer(alpha.apiKey), payload });
+    const post = (payload: Record<string, unknown>) =>
+      app.inject({ method: 'POST', url: '/api/v1/orders', headers: bearer(alpha.apiKey), payload });
     const get = (url: string) => app.inject({ url: `/api/v1${url}`, headers: bearer(alpha.apiKey) });
     const stored = async () => ({
-      orders: (await database.db.selectFrom('orders').select('id').where('account_id', '=', alpha.accountId).execute()).length,
-      customers: (await database.db.selectFrom('customers').select('id').where('account_id', '=', alpha.accountId).execute()).length,
+      orders: (await database.db.selectFrom('orders').select('id').where('account_id', '=', alpha.accountId).execute())
+        .length,
+      customers: (
+        await database.db.selectFrom('customers').select('id').where('account_id', '=', alpha.accountId).execute()
+      ).length,
     });
 
     before(async () => {
@@ -39,7 +43,10 @@ for (const engine of engines()) {
 
     test('the audit’s order (10 × 100 000 × 99 999 999,99) is a 422 and stores nothing; the account’s lists keep working', async () => {
       const before = await stored();
-      const res = await post({ customer: { email: email() }, items: Array.from({ length: 10 }, () => ({ product_id: priciest, quantity: 100_000 })) });
+      const res = await post({
+        customer: { email: email() },
+        items: Array.from({ length: 10 }, () => ({ product_id: priciest, quantity: 100_000 })),
+      });
       assert.equal(res.statusCode, 422, res.body);
       const body = res.json();
       assert.equal(body.code, 'business_rule_violation');
@@ -54,24 +61,48 @@ for (const engine of engines()) {
 
     test('attached payments adding up to more than the limit, or split into sub-cent installments, are a 422 and store nothing', async () => {
       const before = await stored();
-      const oversized = await post({ customer: { email: email() }, items: [{ product_id: half }], payments: [{ gateway: 'x', type: 'pix', amount: 99_999_999.99 }, { gateway: 'x', type: 'pix', amount: 99_999_999.99 }] });
+      const oversized = await post({
+        customer: { email: email() },
+        items: [{ product_id: half }],
+        payments: [
+          { gateway: 'x', type: 'pix', amount: 99_999_999.99 },
+          { gateway: 'x', type: 'pix', amount: 99_999_999.99 },
+        ],
+      });
       assert.equal(oversized.statusCode, 422, oversized.body);
-      assert.deepEqual(oversized.json().details.map((d: { field: string }) => d.field), ['body/payments']);
-      const crumbs = await post({ customer: { email: email() }, items: [{ product_id: half }], payments: [{ gateway: 'x', type: 'credit_card', amount: 0.01, installments: 24 }] });
+      assert.deepEqual(
+        oversized.json().details.map((d: { field: string }) => d.field),
+        ['body/payments'],
+      );
+      const crumbs = await post({
+        customer: { email: email() },
+        items: [{ product_id: half }],
+        payments: [{ gateway: 'x', type: 'credit_card', amount: 0.01, installments: 24 }],
+      });
       assert.equal(crumbs.statusCode, 422, crumbs.body);
-      assert.deepEqual(crumbs.json().details.map((d: { field: string }) => d.field), ['body/payments/0/installments']);
+      assert.deepEqual(
+        crumbs.json().details.map((d: { field: string }) => d.field),
+        ['body/payments/0/installments'],
+      );
       assert.deepEqual(await stored(), before);
     });
 
     test('a total just over the limit is refused even when each line is within it', async () => {
       const res = await post({ customer: { email: email() }, items: [{ product_id: half }, { product_id: half }] });
       assert.equal(res.statusCode, 422);
-      assert.deepEqual(res.json().details.map((d: { field: string }) => d.field), ['body/items']);
+      assert.deepEqual(
+        res.json().details.map((d: { field: string }) => d.field),
+        ['body/items'],
+      );
     });
 
     test('the refusal comes before the coupon: a 100% coupon does not let an oversized subtotal through', async () => {
       await insertCoupon(database, alpha, { code: 'ALL', percentage: 100 });
-      const res = await post({ customer: { email: email() }, coupon: 'ALL', items: [{ product_id: half, quantity: 3 }] });
+      const res = await post({
+        customer: { email: email() },
+        coupon: 'ALL',
+        items: [{ product_id: half, quantity: 3 }],
+      });
       assert.equal(res.statusCode, 422);
       assert.equal(res.json().details[0].field, 'body/items/0/quantity');
     });

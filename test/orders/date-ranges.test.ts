@@ -14,8 +14,20 @@ const FRIDAY = 5; // 9999-12-31 is a Friday
 
 describe('the shared date-range check', () => {
   test('calendar dates from 1900-01-01 to 9999-12-31 that exist', () => {
-    for (const text of ['1900-01-01', '2024-02-29', '2000-02-29', '9999-12-31']) assert.equal(isDateInRange(text), true, text);
-    for (const text of ['0000-01-01', '0050-06-01', '1899-12-31', '1900-02-29', '2023-02-29', '2024-13-01', '2024-00-10', '2024-1-01', '10000-01-01', '']) {
+    for (const text of ['1900-01-01', '2024-02-29', '2000-02-29', '9999-12-31'])
+      assert.equal(isDateInRange(text), true, text);
+    for (const text of [
+      '0000-01-01',
+      '0050-06-01',
+      '1899-12-31',
+      '1900-02-29',
+      '2023-02-29',
+      '2024-13-01',
+      '2024-00-10',
+      '2024-1-01',
+      '10000-01-01',
+      '',
+    ]) {
       assert.equal(isDateInRange(text), false, text);
     }
   });
@@ -23,7 +35,14 @@ describe('the shared date-range check', () => {
   test('instants in UTC within the range, with Z or ±HH:MM, without second 60', () => {
     assert.equal(instantInRange('2024-03-10T12:00:00-03:00')?.toISOString(), '2024-03-10T15:00:00.000Z');
     assert.equal(instantInRange('9999-12-31T23:59:59.999Z')?.toISOString(), '9999-12-31T23:59:59.999Z');
-    for (const text of ['2024-12-31T23:59:60Z', '1900-01-01T00:00:00+00:01', '9999-12-31T21:00:00-03:00', '2024-03-10T12:00:00+03', '2024-03-10', 'now']) {
+    for (const text of [
+      '2024-12-31T23:59:60Z',
+      '1900-01-01T00:00:00+00:01',
+      '9999-12-31T21:00:00-03:00',
+      '2024-03-10T12:00:00+03',
+      '2024-03-10',
+      'now',
+    ]) {
       assert.equal(instantInRange(text), undefined, text);
     }
     assert.equal(clampToRange(new Date(Date.UTC(10000, 0, 2))).toISOString(), '9999-12-31T23:59:59.999Z');
@@ -38,9 +57,11 @@ for (const engine of engines()) {
     let product: number;
     let n = 0;
     const email = () => `dates${++n}@example.com`;
-    const post = (payload: Record<string, unknown>) => app.inject({ method: 'POST', url: '/api/v1/orders', headers: bearer(alpha.apiKey), payload });
+    const post = (payload: Record<string, unknown>) =>
+      app.inject({ method: 'POST', url: '/api/v1/orders', headers: bearer(alpha.apiKey), payload });
     const list = (query: string) => app.inject({ url: `/api/v1/orders?${query}`, headers: bearer(alpha.apiKey) });
-    const orderCount = async () => (await database.db.selectFrom('orders').select('id').where('account_id', '=', alpha.accountId).execute()).length;
+    const orderCount = async () =>
+      (await database.db.selectFrom('orders').select('id').where('account_id', '=', alpha.accountId).execute()).length;
 
     before(async () => {
       database = await engine.open();
@@ -55,7 +76,11 @@ for (const engine of engines()) {
 
     test('GET /orders: year 0000 or a date before 1900 in either bound is a 422 naming the field, for every period field', async () => {
       for (const field of PERIOD_FIELDS) {
-        for (const [query, name] of [['initial_date=0000-01-01', 'initial_date'], ['final_date=0000-12-31', 'final_date'], ['initial_date=1899-12-31', 'initial_date']] as const) {
+        for (const [query, name] of [
+          ['initial_date=0000-01-01', 'initial_date'],
+          ['final_date=0000-12-31', 'final_date'],
+          ['initial_date=1899-12-31', 'initial_date'],
+        ] as const) {
           const res = await list(`${query}&period_date_filter=${field}`);
           assert.equal(res.statusCode, 422, `${field} ${query}: ${res.body}`);
           assert.equal(res.json().code, 'validation_failed');
@@ -65,12 +90,20 @@ for (const engine of engines()) {
     });
 
     test('GET /orders: the first and last dates of the range answer 200 for every period field', async () => {
-      const created = await post({ customer: { email: email() }, items: [{ product_id: product }], scheduled_at: '2024-03-20T13:00:00Z' });
+      const created = await post({
+        customer: { email: email() },
+        items: [{ product_id: product }],
+        scheduled_at: '2024-03-20T13:00:00Z',
+      });
       assert.equal(created.statusCode, 201, created.body);
       for (const field of PERIOD_FIELDS) {
         const res = await list(`initial_date=1900-01-01&final_date=9999-12-31&period_date_filter=${field}`);
         assert.equal(res.statusCode, 200, `${field}: ${res.body}`);
-        if (field !== 'paid_at') assert.ok(res.json().data.some((order: { id: number }) => order.id === created.json().id), field);
+        if (field !== 'paid_at')
+          assert.ok(
+            res.json().data.some((order: { id: number }) => order.id === created.json().id),
+            field,
+          );
       }
     });
 
@@ -85,27 +118,42 @@ for (const engine of engines()) {
         [{ scheduled_at: '2024-12-31T23:59:60Z' }, 'body/scheduled_at'],
         [{ scheduled_at: '2024-06-30T20:59:60-03:00' }, 'body/scheduled_at'],
         [{ scheduled_at: '2024-12-31T10:00:00+03' }, 'body/scheduled_at'],
-        [{ payments: [{ gateway: 'x', amount: 49.9, type: 'pix', paid_at: '2024-12-31T23:59:60Z' }] }, 'body/payments/0/paid_at'],
-        [{ payments: [{ gateway: 'x', amount: 49.9, type: 'pix', paid_at: '0000-06-01T00:00:00Z' }] }, 'body/payments/0/paid_at'],
+        [
+          { payments: [{ gateway: 'x', amount: 49.9, type: 'pix', paid_at: '2024-12-31T23:59:60Z' }] },
+          'body/payments/0/paid_at',
+        ],
+        [
+          { payments: [{ gateway: 'x', amount: 49.9, type: 'pix', paid_at: '0000-06-01T00:00:00Z' }] },
+          'body/payments/0/paid_at',
+        ],
       ];
       for (const [extra, field] of cases) {
         const res = await post({ customer: { email: email() }, items: [{ product_id: product }], ...extra });
         assert.equal(res.statusCode, 422, `${JSON.stringify(extra)}: ${res.body}`);
         assert.equal(res.json().code, 'validation_failed');
-        assert.ok(res.json().details.some((d: { field: string }) => d.field === field), `${JSON.stringify(extra)}: ${res.body}`);
+        assert.ok(
+          res.json().details.some((d: { field: string }) => d.field === field),
+          `${JSON.stringify(extra)}: ${res.body}`,
+        );
       }
       assert.equal(await orderCount(), before);
     });
 
     test('POST /orders: the edges of the range are stored and read back', async () => {
       const res = await post({
-        customer: { email: email() }, items: [{ product_id: product }], date: '1900-01-01', scheduled_at: '9999-12-31T23:59:59Z',
+        customer: { email: email() },
+        items: [{ product_id: product }],
+        date: '1900-01-01',
+        scheduled_at: '9999-12-31T23:59:59Z',
         payments: [{ gateway: 'x', amount: 49.9, type: 'pix', paid_at: '1900-01-01T00:00:00Z' }],
       });
       assert.equal(res.statusCode, 201, res.body);
       const shown = await app.inject({ url: `/api/v1/orders/${res.json().id}`, headers: bearer(alpha.apiKey) });
       assert.equal(shown.statusCode, 200, shown.body);
-      assert.deepEqual([shown.json().date, shown.json().due_date, shown.json().scheduled_at], ['1900-01-01', '1900-01-01', '9999-12-31T23:59:59.000Z']);
+      assert.deepEqual(
+        [shown.json().date, shown.json().due_date, shown.json().scheduled_at],
+        ['1900-01-01', '1900-01-01', '9999-12-31T23:59:59.000Z'],
+      );
       assert.equal(shown.json().payments[0].paid_at, '1900-01-01T00:00:00.000Z');
     });
 

@@ -6,7 +6,10 @@ import { bearer, createTenant, type Tenant } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
 import { insertCartPage, insertCustomer, insertOrder, startRecordsApp } from '../support/records-fixtures.ts';
 
-type Listed = { meta: { current_page: number; total_pages: number; total_count: number; per_page: number }; data: Array<{ id: number; uid: string }> };
+type Listed = {
+  meta: { current_page: number; total_pages: number; total_count: number; per_page: number };
+  data: Array<{ id: number; uid: string }>;
+};
 
 for (const engine of engines()) {
   describe(`GET /orders on ${engine.name}`, () => {
@@ -34,17 +37,60 @@ for (const engine of engines()) {
       ({ app } = await startRecordsApp(database));
       alpha = await createTenant(database);
       beta = await createTenant(database);
-      tokyo = (await database.db.insertInto('companies').values({ account_id: alpha.accountId, name: 'Tokyo', slug: `${alpha.slug}-tokyo`, time_zone: 'Asia/Tokyo' }).returning('id').executeTakeFirstOrThrow()).id;
+      tokyo = (
+        await database.db
+          .insertInto('companies')
+          .values({ account_id: alpha.accountId, name: 'Tokyo', slug: `${alpha.slug}-tokyo`, time_zone: 'Asia/Tokyo' })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id;
       cartPage = await insertCartPage(database, alpha);
       const maria = await insertCustomer(database, alpha, { name: 'Maria Souza', email: 'maria@shop.example' });
       const joao = await insertCustomer(database, alpha, { name: 'João 100% Lima', email: 'joao@other.example' });
       const orders: Array<[string, Parameters<typeof insertOrder>[2]]> = [
         // 2024-03-10T02:30Z is 2024-03-09 23:30 in São Paulo.
-        ['late', { created_at: new Date('2024-03-10T02:30:00Z'), customer_id: maria, status: 'paid', paid_at: new Date('2024-03-12T12:00:00Z'), meta: { channel: 'ads', n: 3 } }],
-        ['early', { created_at: new Date('2024-03-10T03:30:00Z'), customer_id: joao, status: 'pending', date: '2024-03-01', due_date: '2024-03-20', meta: { channel: 'ads', campaign: 'x:y' } }],
+        [
+          'late',
+          {
+            created_at: new Date('2024-03-10T02:30:00Z'),
+            customer_id: maria,
+            status: 'paid',
+            paid_at: new Date('2024-03-12T12:00:00Z'),
+            meta: { channel: 'ads', n: 3 },
+          },
+        ],
+        [
+          'early',
+          {
+            created_at: new Date('2024-03-10T03:30:00Z'),
+            customer_id: joao,
+            status: 'pending',
+            date: '2024-03-01',
+            due_date: '2024-03-20',
+            meta: { channel: 'ads', campaign: 'x:y' },
+          },
+        ],
         // 2024-03-09T16:00Z is 2024-03-10 01:00 in Tokyo.
-        ['tokyo', { created_at: new Date('2024-03-09T16:00:00Z'), company_id: tokyo, status: 'cancelled', scheduled_at: new Date('2024-04-01T12:00:00Z'), meta: { channel: 'email' } }],
-        ['cart', { created_at: new Date('2024-02-01T12:00:00Z'), cart_page_id: cartPage, customer_id: maria, status: 'waiting_payment', meta: { flag: true } }],
+        [
+          'tokyo',
+          {
+            created_at: new Date('2024-03-09T16:00:00Z'),
+            company_id: tokyo,
+            status: 'cancelled',
+            scheduled_at: new Date('2024-04-01T12:00:00Z'),
+            meta: { channel: 'email' },
+          },
+        ],
+        [
+          'cart',
+          {
+            created_at: new Date('2024-02-01T12:00:00Z'),
+            cart_page_id: cartPage,
+            customer_id: maria,
+            status: 'waiting_payment',
+            meta: { flag: true },
+          },
+        ],
       ];
       for (const [name, options] of orders) {
         const order = await insertOrder(database, alpha, options);
@@ -60,7 +106,10 @@ for (const engine of engines()) {
 
     test('newest first, with the default page meta', async () => {
       const res = await list('');
-      assert.deepEqual(res.data.map((o) => o.id), named('early', 'late', 'tokyo', 'cart'));
+      assert.deepEqual(
+        res.data.map((o) => o.id),
+        named('early', 'late', 'tokyo', 'cart'),
+      );
       assert.deepEqual(res.meta, { current_page: 1, total_pages: 1, total_count: 4, per_page: 25 });
     });
 
@@ -69,7 +118,10 @@ for (const engine of engines()) {
       const at = new Date('2024-01-01T00:00:00Z');
       const first = await insertOrder(database, tenant, { created_at: at });
       const second = await insertOrder(database, tenant, { created_at: at });
-      assert.deepEqual((await list('', tenant)).data.map((o) => o.id), [second.id, first.id]);
+      assert.deepEqual(
+        (await list('', tenant)).data.map((o) => o.id),
+        [second.id, first.id],
+      );
     });
 
     test('pagination meta for none, one and many pages', async () => {
@@ -78,13 +130,28 @@ for (const engine of engines()) {
       assert.deepEqual((await list('', empty)).data, []);
       const many = await createTenant(database);
       const created: number[] = [];
-      for (let i = 0; i < 16; i++) created.push((await insertOrder(database, many, { created_at: new Date(Date.UTC(2024, 0, 1, 0, i)) })).id);
+      for (let i = 0; i < 16; i++)
+        created.push((await insertOrder(database, many, { created_at: new Date(Date.UTC(2024, 0, 1, 0, i)) })).id);
       const newestFirst = created.reverse();
-      assert.deepEqual((await list('?limit=16', many)).meta, { current_page: 1, total_pages: 1, total_count: 16, per_page: 16 });
+      assert.deepEqual((await list('?limit=16', many)).meta, {
+        current_page: 1,
+        total_pages: 1,
+        total_count: 16,
+        per_page: 16,
+      });
       const pages = await Promise.all([1, 2, 3, 4].map((page) => list(`?limit=5&page=${page}`, many)));
-      assert.deepEqual(pages.map((p) => p.meta.total_pages), [4, 4, 4, 4]);
-      assert.deepEqual(pages.map((p) => p.meta.current_page), [1, 2, 3, 4]);
-      assert.deepEqual(pages.flatMap((p) => p.data.map((o) => o.id)), newestFirst);
+      assert.deepEqual(
+        pages.map((p) => p.meta.total_pages),
+        [4, 4, 4, 4],
+      );
+      assert.deepEqual(
+        pages.map((p) => p.meta.current_page),
+        [1, 2, 3, 4],
+      );
+      assert.deepEqual(
+        pages.flatMap((p) => p.data.map((o) => o.id)),
+        newestFirst,
+      );
       assert.equal(pages[3]!.data.length, 1);
       const beyond = await list('?limit=5&page=9', many);
       assert.deepEqual(beyond.data, []);
@@ -101,12 +168,21 @@ for (const engine of engines()) {
     });
 
     test('paid_at, date, due_date and scheduled_at ranges', async () => {
-      assert.deepEqual(await listedIds('?period_date_filter=paid_at&initial_date=2024-03-12&final_date=2024-03-12'), named('late'));
+      assert.deepEqual(
+        await listedIds('?period_date_filter=paid_at&initial_date=2024-03-12&final_date=2024-03-12'),
+        named('late'),
+      );
       assert.deepEqual(await listedIds('?period_date_filter=paid_at&initial_date=2024-03-13'), []);
-      assert.deepEqual(await listedIds('?period_date_filter=date&initial_date=2024-03-01&final_date=2024-03-01'), named('early'));
+      assert.deepEqual(
+        await listedIds('?period_date_filter=date&initial_date=2024-03-01&final_date=2024-03-01'),
+        named('early'),
+      );
       assert.deepEqual(await listedIds('?period_date_filter=due_date&final_date=2024-03-20'), named('early'));
       assert.deepEqual(await listedIds('?period_date_filter=due_date&final_date=2024-03-19'), []);
-      assert.deepEqual(await listedIds('?period_date_filter=scheduled_at&initial_date=2024-04-01&final_date=2024-04-01'), named('tokyo'));
+      assert.deepEqual(
+        await listedIds('?period_date_filter=scheduled_at&initial_date=2024-04-01&final_date=2024-04-01'),
+        named('tokyo'),
+      );
       assert.deepEqual(await listedIds('?period_date_filter=paid_at'), named('early', 'late', 'tokyo', 'cart'));
     });
 
@@ -122,9 +198,15 @@ for (const engine of engines()) {
 
     test('cart_page_uuids, company_ids and status filters', async () => {
       assert.deepEqual(await listedIds(`?cart_page_uuids[]=${cartPage}`), named('cart'));
-      assert.deepEqual(await listedIds(`?cart_page_uuids[]=${cartPage}&cart_page_uuids[]=00000000-0000-4000-8000-000000000000`), named('cart'));
+      assert.deepEqual(
+        await listedIds(`?cart_page_uuids[]=${cartPage}&cart_page_uuids[]=00000000-0000-4000-8000-000000000000`),
+        named('cart'),
+      );
       assert.deepEqual(await listedIds(`?company_ids[]=${tokyo}`), named('tokyo'));
-      assert.deepEqual(await listedIds(`?company_ids[]=${alpha.companyId}&company_ids[]=${tokyo}`), named('early', 'late', 'tokyo', 'cart'));
+      assert.deepEqual(
+        await listedIds(`?company_ids[]=${alpha.companyId}&company_ids[]=${tokyo}`),
+        named('early', 'late', 'tokyo', 'cart'),
+      );
       assert.deepEqual(await listedIds(`?company_ids[]=${beta.companyId}`), []);
       assert.deepEqual(await listedIds('?status[]=paid&status[]=cancelled'), named('late', 'tokyo'));
       assert.deepEqual(await listedIds('?status=waiting_payment'), named('cart'));
@@ -142,27 +224,59 @@ for (const engine of engines()) {
 
     test('filters combine', async () => {
       assert.deepEqual(await listedIds('?q=maria&status[]=paid'), named('late'));
-      assert.deepEqual(await listedIds('?meta[]=channel:ads&initial_date=2024-03-10&final_date=2024-03-10'), named('early'));
-      assert.deepEqual(await listedIds(`?q=maria&cart_page_uuids[]=${cartPage}&status[]=waiting_payment&company_ids[]=${alpha.companyId}`), named('cart'));
+      assert.deepEqual(
+        await listedIds('?meta[]=channel:ads&initial_date=2024-03-10&final_date=2024-03-10'),
+        named('early'),
+      );
+      assert.deepEqual(
+        await listedIds(
+          `?q=maria&cart_page_uuids[]=${cartPage}&status[]=waiting_payment&company_ids[]=${alpha.companyId}`,
+        ),
+        named('cart'),
+      );
       const page = await list('?meta[]=channel:ads&limit=1&page=2');
-      assert.deepEqual(page.data.map((o) => o.id), named('late'));
+      assert.deepEqual(
+        page.data.map((o) => o.id),
+        named('late'),
+      );
       assert.deepEqual(page.meta, { current_page: 2, total_pages: 2, total_count: 2, per_page: 1 });
     });
 
     test('another account sees none of these orders, whatever the filters', async () => {
-      for (const query of ['', `?q=maria`, `?q=${ids.late}`, `?company_ids[]=${alpha.companyId}`, `?cart_page_uuids[]=${cartPage}`, '?meta[]=channel:ads']) {
+      for (const query of [
+        '',
+        `?q=maria`,
+        `?q=${ids.late}`,
+        `?company_ids[]=${alpha.companyId}`,
+        `?cart_page_uuids[]=${cartPage}`,
+        '?meta[]=channel:ads',
+      ]) {
         const res = await list(query, beta);
         assert.equal(res.status, 200);
-        assert.ok(res.data.every((order) => !Object.values(ids).includes(order.id)), query);
+        assert.ok(
+          res.data.every((order) => !Object.values(ids).includes(order.id)),
+          query,
+        );
       }
       assert.equal((await list('', beta)).meta.total_count, 1);
     });
 
     test('invalid queries are 422 validation_failed', async () => {
       for (const query of [
-        '?limit=101', '?limit=0', '?page=0', '?page=x', '?status[]=shipped', '?period_date_filter=updated_at', '?initial_date=2024-13-01',
-        '?final_date=10/03/2024', '?initial_date=2024-03-10&final_date=2024-03-09', '?meta[]=novalue', '?meta[]=:v', '?company_ids[]=abc',
-        '?cart_page_uuids[]=not-a-uuid', '?unknown=1',
+        '?limit=101',
+        '?limit=0',
+        '?page=0',
+        '?page=x',
+        '?status[]=shipped',
+        '?period_date_filter=updated_at',
+        '?initial_date=2024-13-01',
+        '?final_date=10/03/2024',
+        '?initial_date=2024-03-10&final_date=2024-03-09',
+        '?meta[]=novalue',
+        '?meta[]=:v',
+        '?company_ids[]=abc',
+        '?cart_page_uuids[]=not-a-uuid',
+        '?unknown=1',
       ]) {
         const res = await app.inject({ url: `/api/v1/orders${query}`, headers: bearer(alpha.apiKey) });
         assert.equal(res.statusCode, 422, query);
@@ -172,7 +286,10 @@ for (const engine of engines()) {
 
     test('a key is required', async () => {
       assert.equal((await app.inject({ url: '/api/v1/orders' })).statusCode, 401);
-      assert.equal((await app.inject({ url: '/api/v1/orders', headers: { origin: 'https://alpha.example' } })).statusCode, 401);
+      assert.equal(
+        (await app.inject({ url: '/api/v1/orders', headers: { origin: 'https://alpha.example' } })).statusCode,
+        401,
+      );
     });
   });
 }

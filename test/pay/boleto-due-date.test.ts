@@ -25,17 +25,42 @@ for (const engine of engines()) {
     usePayMerchant(engine, (setup) => ({ database, pay, merchant } = setup));
 
     test('sold at 23:30 in New York the night the clocks spring forward, with 3 days to pay: due three calendar days later', async () => {
-      await database.db.updateTable('companies').set({ time_zone: 'America/New_York', boleto_due_days: 3 }).where('id', '=', merchant.companyId).execute();
+      await database.db
+        .updateTable('companies')
+        .set({ time_zone: 'America/New_York', boleto_due_days: 3 })
+        .where('id', '=', merchant.companyId)
+        .execute();
       pay.setNow(new Date('2027-03-14T04:30:00Z'));
       try {
-        const res = await pay.app.inject({ method: 'POST', url: '/api/v1/payments', headers: ORIGIN, payload: { checkout_page_id: merchant.pageId, products: [{ id: merchant.productId, quantity: 1 }], customer_email: 'slip-dst@example.com', payment_plan_id: `${merchant.boletoPlanId}-1` } });
+        const res = await pay.app.inject({
+          method: 'POST',
+          url: '/api/v1/payments',
+          headers: ORIGIN,
+          payload: {
+            checkout_page_id: merchant.pageId,
+            products: [{ id: merchant.productId, quantity: 1 }],
+            customer_email: 'slip-dst@example.com',
+            payment_plan_id: `${merchant.boletoPlanId}-1`,
+          },
+        });
         assert.equal(res.statusCode, 200, res.body);
-        const uid = (await database.db.selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').select('o.uid').where('p.gateway_id', '=', res.json().payments[0]).executeTakeFirstOrThrow()).uid;
+        const uid = (
+          await database.db
+            .selectFrom('payments as p')
+            .innerJoin('orders as o', 'o.id', 'p.order_id')
+            .select('o.uid')
+            .where('p.gateway_id', '=', res.json().payments[0])
+            .executeTakeFirstOrThrow()
+        ).uid;
         const [slip] = await paymentsOfOrderUid(database, uid);
         assert.equal(slip!.boleto_due_date, '2027-03-16');
       } finally {
         pay.setNow(undefined);
-        await database.db.updateTable('companies').set({ time_zone: 'America/Sao_Paulo' }).where('id', '=', merchant.companyId).execute();
+        await database.db
+          .updateTable('companies')
+          .set({ time_zone: 'America/Sao_Paulo' })
+          .where('id', '=', merchant.companyId)
+          .execute();
       }
     });
   });

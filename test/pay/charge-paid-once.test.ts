@@ -6,7 +6,15 @@ import { applyPaymentAction } from '../../src/modules/payments/gateway-actions.t
 import { VOID_ORPHAN_JOB, VOID_SUPERSEDED_JOB } from '../../src/modules/payments/orphan-capture.ts';
 import { engines } from '../support/engines.ts';
 import { payAtSandbox, runQueuedJobs, sandboxChargeState } from '../support/pay-jobs.ts';
-import { insertCharge, ORIGIN, paymentsOfOrderUid, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
+import {
+  insertCharge,
+  ORIGIN,
+  paymentsOfOrderUid,
+  tokenA,
+  type Merchant,
+  type PayApp,
+  usePayMerchant,
+} from '../support/pay-fixtures.ts';
 
 /**
  * A charge (one order) is paid once: a pix or boleto issued before the buyer paid by card is voided at the
@@ -20,55 +28,92 @@ for (const engine of engines()) {
 
     usePayMerchant(engine, (setup) => ({ database, pay, merchant } = setup));
 
-    const post = (path: string, payload: Record<string, unknown>) => pay.app.inject({ method: 'POST', url: `/api/v1${path}`, headers: ORIGIN, payload });
+    const post = (path: string, payload: Record<string, unknown>) =>
+      pay.app.inject({ method: 'POST', url: `/api/v1${path}`, headers: ORIGIN, payload });
     const runQueued = (type: string) => runQueuedJobs(database, pay, merchant.accountId, type);
     const ledgerState = (gatewayId: string) => sandboxChargeState(pay, gatewayId);
     const pixThenCard = async () => {
       const charge = await insertCharge(database, merchant);
       const pix = await post(`/charges/${charge.uid}/pay`, { payment_plan_id: `${merchant.pixPlanId}-1` });
       assert.equal(pix.statusCode, 200, pix.body);
-      const card = await post(`/charges/${charge.uid}/pay`, { payment_plan_id: `${merchant.cardPlanId}-1`, credit_card_0_token: await tokenA(pay.sandboxes) });
+      const card = await post(`/charges/${charge.uid}/pay`, {
+        payment_plan_id: `${merchant.cardPlanId}-1`,
+        credit_card_0_token: await tokenA(pay.sandboxes),
+      });
       assert.equal(card.statusCode, 200, card.body);
       assert.equal(card.json().status, 'paid');
       const [pixPayment, cardPayment] = await paymentsOfOrderUid(database, charge.uid);
       assert.equal(pixPayment!.method, 'pix');
       return { charge, pixPayment: pixPayment!, cardPayment: cardPayment! };
     };
-    const statuses = async (uid: string) => (await paymentsOfOrderUid(database, uid)).map((payment) => `${payment.method}:${payment.status}`);
+    const statuses = async (uid: string) =>
+      (await paymentsOfOrderUid(database, uid)).map((payment) => `${payment.method}:${payment.status}`);
 
     test('the open pix is voided at the gateway and cancelled once the card paid the charge; the buyer can no longer pay it', async () => {
       const { charge, pixPayment } = await pixThenCard();
       assert.equal(await runQueued(VOID_SUPERSEDED_JOB), 1);
       assert.deepEqual(await statuses(charge.uid), ['pix:cancelled', 'credit_card:paid']);
       assert.equal(await ledgerState(pixPayment.gateway_id!), 'cancelled');
-      const confirm = await fetch(`${pay.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges/${pixPayment.gateway_id}/confirm`, { method: 'POST' });
+      const confirm = await fetch(
+        `${pay.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges/${pixPayment.gateway_id}/confirm`,
+        { method: 'POST' },
+      );
       assert.equal(confirm.status, 409);
-      const order = await database.db.selectFrom('orders').select(['status', 'paid_cents']).where('id', '=', charge.id).executeTakeFirstOrThrow();
+      const order = await database.db
+        .selectFrom('orders')
+        .select(['status', 'paid_cents'])
+        .where('id', '=', charge.id)
+        .executeTakeFirstOrThrow();
       assert.deepEqual(order, { status: 'paid', paid_cents: 10_000 });
-      const cancelled = await database.db.selectFrom('order_events').select('cause').where('order_id', '=', charge.id).where('payment_id', '=', pixPayment.id).where('to_status', '=', 'cancelled').executeTakeFirstOrThrow();
+      const cancelled = await database.db
+        .selectFrom('order_events')
+        .select('cause')
+        .where('order_id', '=', charge.id)
+        .where('payment_id', '=', pixPayment.id)
+        .where('to_status', '=', 'cancelled')
+        .executeTakeFirstOrThrow();
       assert.match(cancelled.cause ?? '', /superseded/);
     });
 
     test('a pix the buyer paid before it was voided is recorded, then refunded in full: the charge keeps one payment’s money', async () => {
       const { charge, pixPayment } = await pixThenCard();
       // Paid at the gateway before the supersede job ran; this suite's sandboxes deliver no webhook.
-      const confirm = await fetch(`${pay.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges/${pixPayment.gateway_id}/confirm`, { method: 'POST' });
+      const confirm = await fetch(
+        `${pay.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges/${pixPayment.gateway_id}/confirm`,
+        { method: 'POST' },
+      );
       assert.equal(confirm.status, 200);
       assert.equal(await runQueued(VOID_SUPERSEDED_JOB), 1);
       assert.deepEqual(await statuses(charge.uid), ['pix:paid', 'credit_card:paid']);
       assert.equal(await runQueued(VOID_ORPHAN_JOB), 1);
       assert.deepEqual(await statuses(charge.uid), ['pix:refunded', 'credit_card:paid']);
       assert.equal(await ledgerState(pixPayment.gateway_id!), 'refunded');
-      const order = await database.db.selectFrom('orders').select('status').where('id', '=', charge.id).executeTakeFirstOrThrow();
+      const order = await database.db
+        .selectFrom('orders')
+        .select('status')
+        .where('id', '=', charge.id)
+        .executeTakeFirstOrThrow();
       assert.equal(order.status, 'paid');
     });
 
     test('the paid webhook of the old pix arriving after the card is an overpayment, given back by the orphan job', async () => {
       const { charge, pixPayment } = await pixThenCard();
-      await fetch(`${pay.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges/${pixPayment.gateway_id}/confirm`, { method: 'POST' });
-      const applied = await applyPaymentAction(database.db, { gateway: 'gateway_a', action: { kind: 'payment_paid', gatewayId: pixPayment.gateway_id!, paidAt: new Date() }, at: new Date() });
+      await fetch(`${pay.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges/${pixPayment.gateway_id}/confirm`, {
+        method: 'POST',
+      });
+      const applied = await applyPaymentAction(database.db, {
+        gateway: 'gateway_a',
+        action: { kind: 'payment_paid', gatewayId: pixPayment.gateway_id!, paidAt: new Date() },
+        at: new Date(),
+      });
       assert.equal(applied.applied, true);
-      const queued = await database.db.selectFrom('jobs').select('type').where('type', '=', VOID_ORPHAN_JOB).where('status', '=', 'queued').where('payload', '@>', JSON.stringify({ payment_id: pixPayment.id }) as never).execute();
+      const queued = await database.db
+        .selectFrom('jobs')
+        .select('type')
+        .where('type', '=', VOID_ORPHAN_JOB)
+        .where('status', '=', 'queued')
+        .where('payload', '@>', JSON.stringify({ payment_id: pixPayment.id }) as never)
+        .execute();
       assert.equal(queued.length, 1);
       assert.equal(await runQueued(VOID_SUPERSEDED_JOB), 1);
       await runQueued(VOID_ORPHAN_JOB);
@@ -78,21 +123,39 @@ for (const engine of engines()) {
 
     test('an invoiced (billed) charge is covered too: the old pix paid afterwards is given back in full', async () => {
       const { charge, pixPayment } = await pixThenCard();
-      await database.db.transaction().execute((trx) => transitionOrder(trx, { accountId: merchant.accountId, orderId: charge.id, to: 'billed', cause: 'invoicing: invoice authorized' }));
+      await database.db.transaction().execute((trx) =>
+        transitionOrder(trx, {
+          accountId: merchant.accountId,
+          orderId: charge.id,
+          to: 'billed',
+          cause: 'invoicing: invoice authorized',
+        }),
+      );
       assert.equal(await payAtSandbox(pay, pixPayment.gateway_id!), 200);
-      const applied = await applyPaymentAction(database.db, { gateway: 'gateway_a', action: { kind: 'payment_paid', gatewayId: pixPayment.gateway_id!, paidAt: new Date() }, at: new Date() });
+      const applied = await applyPaymentAction(database.db, {
+        gateway: 'gateway_a',
+        action: { kind: 'payment_paid', gatewayId: pixPayment.gateway_id!, paidAt: new Date() },
+        at: new Date(),
+      });
       assert.equal(applied.applied, true);
       await runQueued(VOID_SUPERSEDED_JOB);
       assert.equal(await runQueued(VOID_ORPHAN_JOB), 1);
       assert.deepEqual(await statuses(charge.uid), ['pix:refunded', 'credit_card:paid']);
       assert.equal(await ledgerState(pixPayment.gateway_id!), 'refunded');
-      const order = await database.db.selectFrom('orders').select('status').where('id', '=', charge.id).executeTakeFirstOrThrow();
+      const order = await database.db
+        .selectFrom('orders')
+        .select('status')
+        .where('id', '=', charge.id)
+        .executeTakeFirstOrThrow();
       assert.equal(order.status, 'billed');
     });
 
     test('a split whose cards both settle is not an overpayment: nothing is voided', async () => {
       const charge = await insertCharge(database, merchant);
-      const card = await post(`/charges/${charge.uid}/pay`, { payment_plan_id: `${merchant.cardPlanId}-1`, credit_card_0_token: await tokenA(pay.sandboxes) });
+      const card = await post(`/charges/${charge.uid}/pay`, {
+        payment_plan_id: `${merchant.cardPlanId}-1`,
+        credit_card_0_token: await tokenA(pay.sandboxes),
+      });
       assert.equal(card.json().status, 'paid');
       assert.equal(await runQueued(VOID_SUPERSEDED_JOB), 0);
       assert.equal(await runQueued(VOID_ORPHAN_JOB), 0);
@@ -103,11 +166,24 @@ for (const engine of engines()) {
       for (let round = 0; round < 4; round++) {
         const charge = await insertCharge(database, merchant);
         const tokens = [await tokenA(pay.sandboxes), await tokenA(pay.sandboxes)];
-        const answers = await Promise.all(tokens.map((token) => post(`/charges/${charge.uid}/pay`, { payment_plan_id: `${merchant.cardPlanId}-1`, credit_card_0_token: token })));
-        assert.deepEqual(answers.map((answer) => answer.statusCode), [200, 200], answers.map((answer) => answer.body).join(' | '));
+        const answers = await Promise.all(
+          tokens.map((token) =>
+            post(`/charges/${charge.uid}/pay`, {
+              payment_plan_id: `${merchant.cardPlanId}-1`,
+              credit_card_0_token: token,
+            }),
+          ),
+        );
+        assert.deepEqual(
+          answers.map((answer) => answer.statusCode),
+          [200, 200],
+          answers.map((answer) => answer.body).join(' | '),
+        );
         assert.equal(await runQueued(VOID_ORPHAN_JOB), 1, 'the second capture is an overpayment to give back');
         assert.deepEqual((await statuses(charge.uid)).sort(), ['credit_card:paid', 'credit_card:refunded']);
-        const kept = await Promise.all((await paymentsOfOrderUid(database, charge.uid)).map((payment) => ledgerState(payment.gateway_id!)));
+        const kept = await Promise.all(
+          (await paymentsOfOrderUid(database, charge.uid)).map((payment) => ledgerState(payment.gateway_id!)),
+        );
         assert.deepEqual(kept.sort(), ['paid', 'refunded']);
       }
     });

@@ -24,17 +24,39 @@ for (const engine of engines()) {
 
     usePayMerchant(engine, (setup) => ({ database, pay, merchant } = setup));
 
-    const deps = () => ({ masterKey: pay.config.masterKey, gatewayUrls: { gateway_a: pay.sandboxes.baseUrlFor('gateway_a') } });
+    const deps = () => ({
+      masterKey: pay.config.masterKey,
+      gatewayUrls: { gateway_a: pay.sandboxes.baseUrlFor('gateway_a') },
+    });
     const ref = (paymentId: number) => ({ accountId: merchant.accountId, paymentId });
     const state = (paymentId: number) =>
-      database.db.selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').select(['p.status', 'p.gateway_id', 'o.status as orderStatus']).where('p.id', '=', paymentId).executeTakeFirstOrThrow();
+      database.db
+        .selectFrom('payments as p')
+        .innerJoin('orders as o', 'o.id', 'p.order_id')
+        .select(['p.status', 'p.gateway_id', 'o.status as orderStatus'])
+        .where('p.id', '=', paymentId)
+        .executeTakeFirstOrThrow();
 
     /** The pay flow up to its intent, as a process would leave it if it died right after. */
     async function orphanedIntent(email: string): Promise<Intent> {
       const now = new Date();
-      const context = await checkoutPageContext(database.db, merchant.pageId, { products: [{ id: merchant.productId, quantity: 1 }] }, { email });
+      const context = await checkoutPageContext(
+        database.db,
+        merchant.pageId,
+        { products: [{ id: merchant.productId, quantity: 1 }] },
+        { email },
+      );
       const quote = await quoteOption(database.db, context.query, `${merchant.cardPlanId}-1`, now);
-      return recordIntent(database.db, { context, quote, cards: [], gateway: 'gateway_a', masterKey: pay.config.masterKey, timeZone: 'America/Sao_Paulo', now, extras: {} });
+      return recordIntent(database.db, {
+        context,
+        quote,
+        cards: [],
+        gateway: 'gateway_a',
+        masterKey: pay.config.masterKey,
+        timeZone: 'America/Sao_Paulo',
+        now,
+        extras: {},
+      });
     }
 
     /** The charge call the dead process had already sent: same metadata and idempotency key as the pay flow's. */
@@ -42,28 +64,77 @@ for (const engine of engines()) {
       const payment = intent.payments[0]!;
       const outcome = await createGateway('gateway_a', { timeoutMs: 2_000 }).chargeCard(
         { baseUrl: pay.sandboxes.baseUrlFor('gateway_a'), ...KEYS.gateway_a },
-        { amountCents: payment.amountCents, installments: 1, cardToken: await tokenA(pay.sandboxes), saveForLater: false, buyer: { name: 'Ana', email: intent.customer.email }, description: 'order', metadata: { companyId: merchant.companyId, orderUid: intent.orderUid, paymentUid: payment.uid }, idempotencyKey: `pay:${payment.uid}` },
+        {
+          amountCents: payment.amountCents,
+          installments: 1,
+          cardToken: await tokenA(pay.sandboxes),
+          saveForLater: false,
+          buyer: { name: 'Ana', email: intent.customer.email },
+          description: 'order',
+          metadata: { companyId: merchant.companyId, orderUid: intent.orderUid, paymentUid: payment.uid },
+          idempotencyKey: `pay:${payment.uid}`,
+        },
       );
       assert.equal(outcome.status, 'paid');
       return outcome.gatewayId;
     }
 
     test('every intent carries its recovery job; an answered payment is skipped by it', async () => {
-      const res = await pay.app.inject({ method: 'POST', url: '/api/v1/payments', headers: ORIGIN, payload: { checkout_page_id: merchant.pageId, products: [{ id: merchant.productId, quantity: 1 }], customer_email: 'answered@example.com', payment_plan_id: `${merchant.cardPlanId}-1`, credit_card_0_token: await tokenA(pay.sandboxes) } });
+      const res = await pay.app.inject({
+        method: 'POST',
+        url: '/api/v1/payments',
+        headers: ORIGIN,
+        payload: {
+          checkout_page_id: merchant.pageId,
+          products: [{ id: merchant.productId, quantity: 1 }],
+          customer_email: 'answered@example.com',
+          payment_plan_id: `${merchant.cardPlanId}-1`,
+          credit_card_0_token: await tokenA(pay.sandboxes),
+        },
+      });
       assert.equal(res.statusCode, 200, res.body);
-      const payment = await database.db.selectFrom('payments').select(['id', 'created_at']).where('gateway_id', '=', res.json().payments[0]).executeTakeFirstOrThrow();
-      const job = await database.db.selectFrom('jobs').select(['type', 'run_at', 'status']).where('dedup_key', '=', `${RECOVER_INTENT_JOB}:${payment.id}`).executeTakeFirstOrThrow();
+      const payment = await database.db
+        .selectFrom('payments')
+        .select(['id', 'created_at'])
+        .where('gateway_id', '=', res.json().payments[0])
+        .executeTakeFirstOrThrow();
+      const job = await database.db
+        .selectFrom('jobs')
+        .select(['type', 'run_at', 'status'])
+        .where('dedup_key', '=', `${RECOVER_INTENT_JOB}:${payment.id}`)
+        .executeTakeFirstOrThrow();
       assert.equal(job.type, RECOVER_INTENT_JOB);
       assert.equal(job.status, 'queued');
       assert.ok(job.run_at.getTime() - payment.created_at.getTime() >= 60_000, 'it waits well past the gateway call');
       assert.equal(await recoverIntent(database.db, deps(), ref(payment.id), new Date()), 'skipped');
-      assert.deepEqual(await state(payment.id), { status: 'paid', gateway_id: res.json().payments[0], orderStatus: 'paid' });
+      assert.deepEqual(await state(payment.id), {
+        status: 'paid',
+        gateway_id: res.json().payments[0],
+        orderStatus: 'paid',
+      });
     });
 
     test('a payment left pending by a timeout is left to its own reconciliation', async () => {
-      const res = await pay.app.inject({ method: 'POST', url: '/api/v1/payments', headers: ORIGIN, payload: { checkout_page_id: merchant.pageId, products: [{ id: merchant.productId, quantity: 1 }], customer_email: 'timeout@example.com', payment_plan_id: `${merchant.cardPlanId}-1`, credit_card_0_token: await tokenA(pay.sandboxes, CARDS.gatewayTimeout) } });
+      const res = await pay.app.inject({
+        method: 'POST',
+        url: '/api/v1/payments',
+        headers: ORIGIN,
+        payload: {
+          checkout_page_id: merchant.pageId,
+          products: [{ id: merchant.productId, quantity: 1 }],
+          customer_email: 'timeout@example.com',
+          payment_plan_id: `${merchant.cardPlanId}-1`,
+          credit_card_0_token: await tokenA(pay.sandboxes, CARDS.gatewayTimeout),
+        },
+      });
       assert.equal(res.statusCode, 504, res.body);
-      const payment = await database.db.selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').innerJoin('customers as c', 'c.id', 'o.customer_id').select('p.id').where('c.email', '=', 'timeout@example.com').executeTakeFirstOrThrow();
+      const payment = await database.db
+        .selectFrom('payments as p')
+        .innerJoin('orders as o', 'o.id', 'p.order_id')
+        .innerJoin('customers as c', 'c.id', 'o.customer_id')
+        .select('p.id')
+        .where('c.email', '=', 'timeout@example.com')
+        .executeTakeFirstOrThrow();
       assert.equal(await recoverIntent(database.db, deps(), ref(payment.id), new Date()), 'skipped');
       assert.equal((await state(payment.id)).status, 'pending');
     });

@@ -16,7 +16,15 @@ import { renewSubscription } from '../../src/modules/payments/subscription-renew
 import { openOfferToken } from '../../src/modules/payments/upsell-offer-token.ts';
 import { receiveAndProcessEvent } from '../../src/modules/webhooks/webhooks.service.ts';
 import { engines } from '../support/engines.ts';
-import { cardFieldsFor, insertPage, KEYS, ORIGIN, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
+import {
+  cardFieldsFor,
+  insertPage,
+  KEYS,
+  ORIGIN,
+  type Merchant,
+  type PayApp,
+  usePayMerchant,
+} from '../support/pay-fixtures.ts';
 import { credentialsFor, runWebhookJobs, storeCredentials } from '../support/webhooks-fixtures.ts';
 
 /** The sandboxes' late-approval card: charged after the hold (2 s), when the pay request's client (1 s) has given up. */
@@ -56,7 +64,11 @@ for (const engine of engines()) {
         const chunks: Buffer[] = [];
         request.on('data', (chunk: Buffer) => chunks.push(chunk));
         request.on('end', () => {
-          captured.push({ gateway: request.url!.slice(1) as GatewayName, headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+          captured.push({
+            gateway: request.url!.slice(1) as GatewayName,
+            headers: request.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          });
           response.writeHead(200).end('{}');
         });
       });
@@ -76,8 +88,18 @@ for (const engine of engines()) {
         await storeCredentials(database, pay.config, merchant);
         // A page selling the subscription product, with an upsell product: the pay request asks to save the card.
         pages = {} as Record<GatewayName, string>;
-        for (const gateway of GATEWAYS) pages[gateway] = await insertPage(database.db, merchant, { gateway, products: [merchant.subscriptionProductId, merchant.productId], plans: [merchant.cardPlanId], upsellProductId: merchant.upsellProductId });
-        plainPageC = await insertPage(database.db, merchant, { gateway: 'gateway_c', products: [merchant.productId], plans: [merchant.cardPlanId] });
+        for (const gateway of GATEWAYS)
+          pages[gateway] = await insertPage(database.db, merchant, {
+            gateway,
+            products: [merchant.subscriptionProductId, merchant.productId],
+            plans: [merchant.cardPlanId],
+            upsellProductId: merchant.upsellProductId,
+          });
+        plainPageC = await insertPage(database.db, merchant, {
+          gateway: 'gateway_c',
+          products: [merchant.productId],
+          plans: [merchant.cardPlanId],
+        });
       },
       { webhookTargets: targets },
     );
@@ -87,19 +109,44 @@ for (const engine of engines()) {
 
     /** Pays on `page` with the late-approval card: the call times out (504) and leaves one pending payment without a gateway id. */
     const timedOut = async (gateway: GatewayName, page: string, product: number) => {
-      const before = await database.db.selectFrom('payments').select('id').where('account_id', '=', merchant.accountId).orderBy('id', 'desc').executeTakeFirst();
-      const payload = { checkout_page_id: page, products: [{ id: product, quantity: 1 }], customer_email: `late-${randomUUID().slice(0, 8)}@example.com`, payment_plan_id: `${merchant.cardPlanId}-1`, ...(await cardFieldsFor(database, pay.sandboxes, merchant, gateway, APPROVED_LATE)) };
+      const before = await database.db
+        .selectFrom('payments')
+        .select('id')
+        .where('account_id', '=', merchant.accountId)
+        .orderBy('id', 'desc')
+        .executeTakeFirst();
+      const payload = {
+        checkout_page_id: page,
+        products: [{ id: product, quantity: 1 }],
+        customer_email: `late-${randomUUID().slice(0, 8)}@example.com`,
+        payment_plan_id: `${merchant.cardPlanId}-1`,
+        ...(await cardFieldsFor(database, pay.sandboxes, merchant, gateway, APPROVED_LATE)),
+      };
       const res = await pay.app.inject({ method: 'POST', url: '/api/v1/payments', headers: ORIGIN, payload });
       assert.equal(res.statusCode, 504, res.body);
-      const payment = await database.db.selectFrom('payments').selectAll().where('account_id', '=', merchant.accountId).where('id', '>', before?.id ?? 0).executeTakeFirstOrThrow();
-      assert.deepEqual({ status: payment.status, gatewayId: payment.gateway_id, saved: payment.saved_payment_method_id }, { status: 'pending', gatewayId: null, saved: null });
+      const payment = await database.db
+        .selectFrom('payments')
+        .selectAll()
+        .where('account_id', '=', merchant.accountId)
+        .where('id', '>', before?.id ?? 0)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(
+        { status: payment.status, gatewayId: payment.gateway_id, saved: payment.saved_payment_method_id },
+        { status: 'pending', gatewayId: null, saved: null },
+      );
       return payment;
     };
     /** The paid webhook the sandbox sent for the charge of `paymentUid`, once it made it (gateway_a's charge event; its order event is ignored). */
-    const PAID = { gateway_a: '"type":"charge.paid"', gateway_b: '"type": "payment_intent.succeeded"', gateway_c: 'current_status=paid' } as const;
+    const PAID = {
+      gateway_a: '"type":"charge.paid"',
+      gateway_b: '"type": "payment_intent.succeeded"',
+      gateway_c: 'current_status=paid',
+    } as const;
     const paidWebhook = async (gateway: GatewayName, paymentUid: string) => {
       for (let tries = 0; tries < 100; tries++) {
-        const found = captured.find((hook) => hook.gateway === gateway && hook.body.includes(paymentUid) && hook.body.includes(PAID[gateway]));
+        const found = captured.find(
+          (hook) => hook.gateway === gateway && hook.body.includes(paymentUid) && hook.body.includes(PAID[gateway]),
+        );
         if (found) return found;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
@@ -107,30 +154,80 @@ for (const engine of engines()) {
     };
     /** The charge the sandbox made for `paymentUid`, from its ledger. */
     const ledgerEntry = async (gateway: GatewayName, paymentUid: string) => {
-      const { data } = (await (await fetch(`${pay.sandboxes.baseUrlFor(gateway)}/sandbox/charges`)).json()) as { data: Array<{ id: string; metadata: Record<string, string> }> };
+      const { data } = (await (await fetch(`${pay.sandboxes.baseUrlFor(gateway)}/sandbox/charges`)).json()) as {
+        data: Array<{ id: string; metadata: Record<string, string> }>;
+      };
       return data.find((charge) => charge.metadata.payment_uid === paymentUid)!;
     };
     /** Hands a captured webhook to the service as its sender would, and lets the worker apply it. */
     const deliver = async (hook: Captured) => {
       if (hook.gateway === 'gateway_a') {
-        const res = await pay.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: { 'content-type': 'application/json', authorization: hook.headers.authorization! }, payload: hook.body });
+        const res = await pay.app.inject({
+          method: 'POST',
+          url: '/api/v1/webhooks',
+          headers: { 'content-type': 'application/json', authorization: hook.headers.authorization! },
+          payload: hook.body,
+        });
         assert.equal(res.statusCode, 200, res.body);
       } else if (hook.gateway === 'gateway_b') {
-        const res = await pay.app.inject({ method: 'POST', url: `/api/v1/webhooks/${merchant.companyId}/gateway_b`, headers: { 'content-type': 'application/json', 'gateway-b-signature': String(hook.headers['gateway-b-signature']) }, payload: hook.body });
+        const res = await pay.app.inject({
+          method: 'POST',
+          url: `/api/v1/webhooks/${merchant.companyId}/gateway_b`,
+          headers: {
+            'content-type': 'application/json',
+            'gateway-b-signature': String(hook.headers['gateway-b-signature']),
+          },
+          payload: hook.body,
+        });
         assert.equal(res.statusCode, 200, res.body);
       } else {
         // gateway_c's postbacks reach the service relayed by the topic: the receiver's pipeline once the message's signature is verified.
-        const message = { Type: 'Notification', MessageId: randomUUID(), Message: JSON.stringify({ source: 'gateway_c', company_id: merchant.companyId, postback: hook.body }) };
+        const message = {
+          Type: 'Notification',
+          MessageId: randomUUID(),
+          Message: JSON.stringify({ source: 'gateway_c', company_id: merchant.companyId, postback: hook.body }),
+        };
         const receipt = await receiveAndProcessEvent(
-          { db: database.db, clock: () => new Date(), applyAction: applyPaymentAction, masterKey: pay.config.masterKey },
-          { receiver: 'topic', accountId: merchant.accountId, companyId: merchant.companyId, eventId: message.MessageId, type: 'gateway_c.message', payload: message },
+          {
+            db: database.db,
+            clock: () => new Date(),
+            applyAction: applyPaymentAction,
+            masterKey: pay.config.masterKey,
+          },
+          {
+            receiver: 'topic',
+            accountId: merchant.accountId,
+            companyId: merchant.companyId,
+            eventId: message.MessageId,
+            type: 'gateway_c.message',
+            payload: message,
+          },
         );
         assert.equal(receipt.error, undefined);
       }
       await runWebhookJobs(database, { masterKey: pay.config.masterKey });
     };
-    const paymentRow = (id: number) => database.db.selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').select(['p.status', 'p.gateway_id', 'p.saved_payment_method_id', 'o.status as order_status', 'o.id as order_id', 'o.customer_id']).where('p.id', '=', id).executeTakeFirstOrThrow();
-    const savedMethodsOf = (customerId: number) => database.db.selectFrom('saved_payment_methods').selectAll().where('account_id', '=', merchant.accountId).where('customer_id', '=', customerId).execute();
+    const paymentRow = (id: number) =>
+      database.db
+        .selectFrom('payments as p')
+        .innerJoin('orders as o', 'o.id', 'p.order_id')
+        .select([
+          'p.status',
+          'p.gateway_id',
+          'p.saved_payment_method_id',
+          'o.status as order_status',
+          'o.id as order_id',
+          'o.customer_id',
+        ])
+        .where('p.id', '=', id)
+        .executeTakeFirstOrThrow();
+    const savedMethodsOf = (customerId: number) =>
+      database.db
+        .selectFrom('saved_payment_methods')
+        .selectAll()
+        .where('account_id', '=', merchant.accountId)
+        .where('customer_id', '=', customerId)
+        .execute();
 
     /** The late-approval card keeps its behaviour when charged again: clients that wait past the hold see it approved. */
     const withPatientClients = async <T>(run: () => Promise<T>): Promise<T> => {
@@ -156,14 +253,42 @@ for (const engine of engines()) {
       assert.equal(others.length, 0, 'one saved method');
       assert.equal(saved!.id, paid.saved_payment_method_id);
       assert.equal(saved!.gateway, gateway);
-      assert.match(unseal(pay.config.masterKey, saved!.gateway_reference_encrypted), gateway === 'gateway_b' ? /^pm_/ : /^card_/);
-      const details = { brand: saved!.brand, last4: saved!.last4, expMonth: saved!.exp_month, expYear: saved!.exp_year };
-      assert.deepEqual(details, expect.details ? { brand: 'visa', last4: LAST4, expMonth: 12, expYear: 2031 } : { brand: null, last4: null, expMonth: null, expYear: null });
+      assert.match(
+        unseal(pay.config.masterKey, saved!.gateway_reference_encrypted),
+        gateway === 'gateway_b' ? /^pm_/ : /^card_/,
+      );
+      const details = {
+        brand: saved!.brand,
+        last4: saved!.last4,
+        expMonth: saved!.exp_month,
+        expYear: saved!.exp_year,
+      };
+      assert.deepEqual(
+        details,
+        expect.details
+          ? { brand: 'visa', last4: LAST4, expMonth: 12, expYear: 2031 }
+          : { brand: null, last4: null, expMonth: null, expYear: null },
+      );
 
-      assert.equal(await releaseConfirmedOrder(database.db, { accountId: merchant.accountId, orderId: paid.order_id }, new Date()), 'released');
-      const sub = await database.db.selectFrom('subscriptions').selectAll().where('origin_order_id', '=', paid.order_id).executeTakeFirstOrThrow();
-      assert.deepEqual({ method: sub.renewal_method, saved: sub.saved_payment_method_id }, { method: 'credit_card', saved: saved!.id });
-      const offer = await openOfferToken(database.db, pay.config.masterKey, { accountId: merchant.accountId, orderId: paid.order_id }, new Date());
+      assert.equal(
+        await releaseConfirmedOrder(database.db, { accountId: merchant.accountId, orderId: paid.order_id }, new Date()),
+        'released',
+      );
+      const sub = await database.db
+        .selectFrom('subscriptions')
+        .selectAll()
+        .where('origin_order_id', '=', paid.order_id)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(
+        { method: sub.renewal_method, saved: sub.saved_payment_method_id },
+        { method: 'credit_card', saved: saved!.id },
+      );
+      const offer = await openOfferToken(
+        database.db,
+        pay.config.masterKey,
+        { accountId: merchant.accountId, orderId: paid.order_id },
+        new Date(),
+      );
       assert.ok(offer, 'the released order has its upsell offer');
 
       const due = new Date(sub.next_charge_at!.getTime() + 1_000);
@@ -184,13 +309,25 @@ for (const engine of engines()) {
         .orderBy('o.source')
         .execute();
       assert.deepEqual(
-        charges.map((charge) => ({ source: charge.source, status: charge.status, gateway: charge.gateway, saved: charge.saved_payment_method_id })),
+        charges.map((charge) => ({
+          source: charge.source,
+          status: charge.status,
+          gateway: charge.gateway,
+          saved: charge.saved_payment_method_id,
+        })),
         [
           { source: 'subscription', status: 'paid', gateway, saved: saved!.id },
           { source: 'upsell', status: 'paid', gateway, saved: saved!.id },
         ],
       );
-      for (const charge of charges) assert.equal(await createGateway(gateway, { timeoutMs: 2_000 }).fetchStatus({ baseUrl: pay.sandboxes.baseUrlFor(gateway), publicKey: null, secretKey: KEYS[gateway].secretKey }, charge.gateway_id!), 'paid');
+      for (const charge of charges)
+        assert.equal(
+          await createGateway(gateway, { timeoutMs: 2_000 }).fetchStatus(
+            { baseUrl: pay.sandboxes.baseUrlFor(gateway), publicKey: null, secretKey: KEYS[gateway].secretKey },
+            charge.gateway_id!,
+          ),
+          'paid',
+        );
     };
 
     for (const gateway of GATEWAYS) {
@@ -226,7 +363,10 @@ for (const engine of engines()) {
         const [saved, ...others] = await savedMethodsOf(paid.customer_id!);
         assert.equal(others.length, 0);
         assert.equal(saved!.id, paid.saved_payment_method_id);
-        assert.deepEqual({ brand: saved!.brand, last4: saved!.last4, expMonth: saved!.exp_month, expYear: saved!.exp_year }, { brand: 'visa', last4: LAST4, expMonth: 12, expYear: 2031 });
+        assert.deepEqual(
+          { brand: saved!.brand, last4: saved!.last4, expMonth: saved!.exp_month, expYear: saved!.exp_year },
+          { brand: 'visa', last4: LAST4, expMonth: 12, expYear: 2031 },
+        );
       });
     }
 
@@ -240,4 +380,3 @@ for (const engine of engines()) {
     });
   });
 }
-

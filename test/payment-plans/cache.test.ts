@@ -7,7 +7,12 @@ import { PAGE_CACHE_TTL_MS } from '../../src/modules/payment-plans/payment-plans
 import { quoteOption } from '../../src/modules/payment-plans/payment-plans.service.ts';
 import { TtlCache } from '../../src/modules/payment-plans/ttl-cache.ts';
 import { engines } from '../support/engines.ts';
-import { createPricingMerchant, insertCoupon, startPricingApp, type PricingMerchant } from '../support/pricing-fixtures.ts';
+import {
+  createPricingMerchant,
+  insertCoupon,
+  startPricingApp,
+  type PricingMerchant,
+} from '../support/pricing-fixtures.ts';
 
 describe('TtlCache', () => {
   test('an entry is served until its time is up, then loaded again', async () => {
@@ -64,17 +69,32 @@ for (const engine of engines()) {
 
     test('a price edit reaches the endpoint within the TTL, and quoteOption at once', async () => {
       const url = `/api/v1/payment_plans?checkout_page_id=${alpha.page}&products[${alpha.products.course}]=1`;
-      const pix = async () => (await app.inject({ url, headers: { origin: 'https://alpha.example' } })).json().pix[0].value;
+      const pix = async () =>
+        (await app.inject({ url, headers: { origin: 'https://alpha.example' } })).json().pix[0].value;
       assert.equal(await pix(), 100);
-      await database.db.updateTable('products').set({ value_cents: 12_000 }).where('id', '=', alpha.products.course).returning('id').execute();
-      const quote = await quoteOption(database.db, { checkout_page_id: alpha.page, products: { [alpha.products.course]: 1 } }, `${alpha.plans.pix}-1`, NOW);
+      await database.db
+        .updateTable('products')
+        .set({ value_cents: 12_000 })
+        .where('id', '=', alpha.products.course)
+        .returning('id')
+        .execute();
+      const quote = await quoteOption(
+        database.db,
+        { checkout_page_id: alpha.page, products: { [alpha.products.course]: 1 } },
+        `${alpha.plans.pix}-1`,
+        NOW,
+      );
       assert.equal(quote.totalCents, 12_000);
       await sleep(PAGE_CACHE_TTL_MS + 50);
       assert.equal(await pix(), 120);
     });
 
     const money = (value: number) => Math.round(value * 100) / 100;
-    const plans = (query: string) => app.inject({ url: `/api/v1/payment_plans?checkout_page_id=${alpha.page}&${query}`, headers: { origin: 'https://alpha.example' } });
+    const plans = (query: string) =>
+      app.inject({
+        url: `/api/v1/payment_plans?checkout_page_id=${alpha.page}&${query}`,
+        headers: { origin: 'https://alpha.example' },
+      });
 
     test('remembered answers are kept apart by quantities, coupon and amount', async () => {
       const price = (await plans(`products[${alpha.products.course}]=1`)).json().pix[0].value as number;
@@ -93,7 +113,11 @@ for (const engine of engines()) {
     });
 
     test('a remembered answer with a coupon is refused as soon as the coupon expires, not a TTL later', async () => {
-      await insertCoupon(database.db, alpha.tenant, { code: 'SOON', percentage: 10, expiresAt: new Date(NOW.getTime() + 60_000) });
+      await insertCoupon(database.db, alpha.tenant, {
+        code: 'SOON',
+        percentage: 10,
+        expiresAt: new Date(NOW.getTime() + 60_000),
+      });
       const query = `products[${alpha.products.course}]=1&coupon=SOON`;
       const price = (await plans(`products[${alpha.products.course}]=1`)).json().pix[0].value as number;
       try {
@@ -112,7 +136,12 @@ for (const engine of engines()) {
       const query = `products[${alpha.products.course}]=1&coupon=ONCE`;
       const price = (await plans(`products[${alpha.products.course}]=1`)).json().pix[0].value as number;
       for (let i = 0; i < 2; i++) assert.equal((await plans(query)).json().pix[0].value, money(0.95 * price));
-      await database.db.updateTable('coupons').set({ used_count: 1 }).where('id', '=', couponId).returning('id').execute();
+      await database.db
+        .updateTable('coupons')
+        .set({ used_count: 1 })
+        .where('id', '=', couponId)
+        .returning('id')
+        .execute();
       await sleep(PAGE_CACHE_TTL_MS + 50);
       const exhausted = await plans(query);
       assert.equal(exhausted.statusCode, 422);

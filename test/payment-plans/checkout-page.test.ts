@@ -4,7 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
 import { bearer } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
-import { createPricingMerchant, insertCheckoutPage, insertProduct, startPricingApp, type PricingMerchant } from '../support/pricing-fixtures.ts';
+import {
+  createPricingMerchant,
+  insertCheckoutPage,
+  insertProduct,
+  startPricingApp,
+  type PricingMerchant,
+} from '../support/pricing-fixtures.ts';
 
 const NOW = new Date('2026-03-15T15:00:00Z');
 const ALPHA = { origin: 'https://alpha.example' };
@@ -17,7 +23,8 @@ for (const engine of engines()) {
     let beta: PricingMerchant;
     let deletedProduct: number;
 
-    const get = (query: string, headers: Record<string, string> = ALPHA) => app.inject({ url: `/api/v1/payment_plans?${query}`, headers });
+    const get = (query: string, headers: Record<string, string> = ALPHA) =>
+      app.inject({ url: `/api/v1/payment_plans?${query}`, headers });
     const pageQuery = (products: string, extra = '') => `checkout_page_id=${alpha.page}&${products}${extra}`;
     const course = () => `products[${alpha.products.course}]=1`;
 
@@ -39,9 +46,25 @@ for (const engine of engines()) {
       const body = res.json();
       assert.deepEqual(Object.keys(body).sort(), ['bank_slip', 'credit_card', 'pix']);
       assert.deepEqual(body.pix, [
-        { id: `${alpha.plans.pix}-1`, name: 'Pix - R$ 100,00', number: 1, value: 100, fine: 0, fine_tax: 0, fine_type: 'percentage', late_interest: 0, late_interest_tax: 0, payment_method: 'pix', fixed: 0, percentage: 0 },
+        {
+          id: `${alpha.plans.pix}-1`,
+          name: 'Pix - R$ 100,00',
+          number: 1,
+          value: 100,
+          fine: 0,
+          fine_tax: 0,
+          fine_type: 'percentage',
+          late_interest: 0,
+          late_interest_tax: 0,
+          payment_method: 'pix',
+          fixed: 0,
+          percentage: 0,
+        },
       ]);
-      assert.deepEqual(body.bank_slip.map((o: any) => [o.id, o.value, o.fine_tax, o.late_interest_tax, o.payment_method]), [[`${alpha.plans.boleto}-1`, 100, 2, 1, 'bank_slip']]);
+      assert.deepEqual(
+        body.bank_slip.map((o: any) => [o.id, o.value, o.fine_tax, o.late_interest_tax, o.payment_method]),
+        [[`${alpha.plans.boleto}-1`, 100, 2, 1, 'bank_slip']],
+      );
       const card = body.credit_card.map((o: any) => [o.id, o.name, o.number, o.value, o.fixed, o.percentage]);
       const id = (n: number) => `${alpha.plans.card}-${n}`;
       assert.deepEqual(card, [
@@ -60,13 +83,18 @@ for (const engine of engines()) {
     });
 
     test('quantities and several products are summed from the database prices', async () => {
-      const body = (await get(pageQuery(`products[${alpha.products.course}]=2&products[${alpha.products.ebook}]=1`))).json();
+      const body = (
+        await get(pageQuery(`products[${alpha.products.course}]=2&products[${alpha.products.ebook}]=1`))
+      ).json();
       assert.equal(body.pix[0].value, 249.9);
     });
 
     test('the plan minimum limits the counts: R$ 49,90 goes up to 5x (with 3%, 51,40 / 5 = 10,28)', async () => {
       const body = (await get(pageQuery(`products[${alpha.products.ebook}]=1`))).json();
-      assert.deepEqual(body.credit_card.map((o: any) => o.number), [1, 2, 3, 4, 5]);
+      assert.deepEqual(
+        body.credit_card.map((o: any) => o.number),
+        [1, 2, 3, 4, 5],
+      );
       assert.equal(body.credit_card[4].value, 10.28);
     });
 
@@ -103,7 +131,16 @@ for (const engine of engines()) {
     }
 
     test('another account’s coupon code is unknown here', async () => {
-      await database.db.insertInto('coupons').values({ account_id: beta.tenant.accountId, company_id: beta.tenant.companyId, code: 'BETAONLY', type: 'percentage', percentage: 5 }).execute();
+      await database.db
+        .insertInto('coupons')
+        .values({
+          account_id: beta.tenant.accountId,
+          company_id: beta.tenant.companyId,
+          code: 'BETAONLY',
+          type: 'percentage',
+          percentage: 5,
+        })
+        .execute();
       assert.deepEqual((await get(pageQuery(course(), '&coupon=BETAONLY'))).json(), { errors: ['Coupon not found'] });
     });
 
@@ -120,16 +157,27 @@ for (const engine of engines()) {
       assert.equal((await get(pageQuery(course(), '&amount=50.5&coupon=TEN'))).json().pix[0].value, 50.5);
       const withoutProducts = await get(`checkout_page_id=${alpha.page}&amount=50`);
       assert.equal(withoutProducts.statusCode, 422);
-      assert.deepEqual(withoutProducts.json(), { errors: ['products is required (product id → quantity, as products[7]=2)'] });
+      assert.deepEqual(withoutProducts.json(), {
+        errors: ['products is required (product id → quantity, as products[7]=2)'],
+      });
       const threeDecimals = await get(pageQuery(course(), '&amount=1.005'));
       assert.deepEqual(threeDecimals.json(), { errors: ['amount has more than two decimals'] });
     });
 
     test('products that are not on the page, deleted, another account’s or over the limit: 422 per product', async () => {
       const cases: [string, string][] = [
-        [`products[${alpha.products.offPage}]=1`, `querystring/products/${alpha.products.offPage} is not a product of this checkout page`],
-        [`products[${beta.products.course}]=1`, `querystring/products/${beta.products.course} is not a product of this checkout page`],
-        [`products[${deletedProduct}]=1`, `querystring/products/${deletedProduct} is not a product of this checkout page`],
+        [
+          `products[${alpha.products.offPage}]=1`,
+          `querystring/products/${alpha.products.offPage} is not a product of this checkout page`,
+        ],
+        [
+          `products[${beta.products.course}]=1`,
+          `querystring/products/${beta.products.course} is not a product of this checkout page`,
+        ],
+        [
+          `products[${deletedProduct}]=1`,
+          `querystring/products/${deletedProduct} is not a product of this checkout page`,
+        ],
         [`products[999999]=1`, 'querystring/products/999999 is not a product of this checkout page'],
         [`products[${alpha.products.course}]=4`, `querystring/products/${alpha.products.course} must be at most 3`],
         [`products[${alpha.products.sticker}]=2`, `querystring/products/${alpha.products.sticker} must be at most 1`],
@@ -163,7 +211,11 @@ for (const engine of engines()) {
     });
 
     test('an unknown or deleted checkout page is a 422', async () => {
-      const deleted = await insertCheckoutPage(database.db, alpha.tenant, { products: [{ id: alpha.products.course }], planIds: [alpha.plans.pix], deleted: true });
+      const deleted = await insertCheckoutPage(database.db, alpha.tenant, {
+        products: [{ id: alpha.products.course }],
+        planIds: [alpha.plans.pix],
+        deleted: true,
+      });
       for (const pageId of ['00000000-0000-4000-8000-000000000000', deleted]) {
         const res = await get(`checkout_page_id=${pageId}&${course()}`);
         assert.equal(res.statusCode, 422);
@@ -192,7 +244,9 @@ for (const engine of engines()) {
     });
 
     test('checkout_page_id wins over every other context', async () => {
-      const res = await get(`cart_page_id=${alpha.cartPage}&cart_id=00000000-0000-4000-8000-000000000000&charge_id=00000000-0000-4000-8000-000000000001&${pageQuery(course())}`);
+      const res = await get(
+        `cart_page_id=${alpha.cartPage}&cart_id=00000000-0000-4000-8000-000000000000&charge_id=00000000-0000-4000-8000-000000000001&${pageQuery(course())}`,
+      );
       assert.equal(res.statusCode, 200);
       assert.deepEqual(Object.keys(res.json()).sort(), ['bank_slip', 'credit_card', 'pix']);
     });

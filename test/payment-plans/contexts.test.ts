@@ -4,7 +4,17 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
 import { bearer } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
-import { addCompany, createPricingMerchant, insertCart, insertOrder, insertPlan, insertProduct, setTimeZone, startPricingApp, type PricingMerchant } from '../support/pricing-fixtures.ts';
+import {
+  addCompany,
+  createPricingMerchant,
+  insertCart,
+  insertOrder,
+  insertPlan,
+  insertProduct,
+  setTimeZone,
+  startPricingApp,
+  type PricingMerchant,
+} from '../support/pricing-fixtures.ts';
 
 const NOW = new Date('2026-03-15T15:00:00Z'); // 12:00 in São Paulo
 const ALPHA = { origin: 'https://alpha.example' };
@@ -19,7 +29,8 @@ for (const engine of engines()) {
     const charges = {} as Record<'open' | 'overdue' | 'dueToday' | 'noPlan' | 'notACharge', string>;
     const carts = {} as Record<'items' | 'override', string>;
 
-    const get = (query: string, headers: Record<string, string> = ALPHA) => app.inject({ url: `/api/v1/payment_plans?${query}`, headers });
+    const get = (query: string, headers: Record<string, string> = ALPHA) =>
+      app.inject({ url: `/api/v1/payment_plans?${query}`, headers });
     const values = (body: any, method: string) => {
       assert.ok(Array.isArray(body[method]), `no ${method} options in ${JSON.stringify(body)}`);
       return body[method].map((o: any) => o.value);
@@ -32,17 +43,39 @@ for (const engine of engines()) {
       beta = await createPricingMerchant(database, ['beta.example']);
       const db = database.db;
       const boleto = alpha.plans.boleto;
-      charges.open = await insertOrder(db, alpha.tenant, { subtotalCents: 30_980, freightCents: 1_500, dueDate: '2026-03-22', planId: boleto });
-      charges.overdue = await insertOrder(db, alpha.tenant, { subtotalCents: 30_980, freightCents: 1_500, dueDate: '2026-03-05', planId: boleto });
-      charges.dueToday = await insertOrder(db, alpha.tenant, { subtotalCents: 10_000, dueDate: '2026-03-15', planId: boleto });
+      charges.open = await insertOrder(db, alpha.tenant, {
+        subtotalCents: 30_980,
+        freightCents: 1_500,
+        dueDate: '2026-03-22',
+        planId: boleto,
+      });
+      charges.overdue = await insertOrder(db, alpha.tenant, {
+        subtotalCents: 30_980,
+        freightCents: 1_500,
+        dueDate: '2026-03-05',
+        planId: boleto,
+      });
+      charges.dueToday = await insertOrder(db, alpha.tenant, {
+        subtotalCents: 10_000,
+        dueDate: '2026-03-15',
+        planId: boleto,
+      });
       charges.noPlan = await insertOrder(db, alpha.tenant, { subtotalCents: 10_000, dueDate: '2026-03-01' });
       charges.notACharge = await insertOrder(db, alpha.tenant, { subtotalCents: 10_000 });
       carts.items = await insertCart(db, alpha.tenant, {
         cartPageId: alpha.cartPage,
         freightCents: 1_500,
-        items: [{ quantity: 2, unitCents: 3_000 }, { productId: alpha.products.ebook, quantity: 1, unitCents: 4_990 }],
+        items: [
+          { quantity: 2, unitCents: 3_000 },
+          { productId: alpha.products.ebook, quantity: 1, unitCents: 4_990 },
+        ],
       });
-      carts.override = await insertCart(db, alpha.tenant, { cartPageId: alpha.cartPage, freightCents: 1_500, totalOverrideCents: 5_000, items: [{ quantity: 1, unitCents: 9_999 }] });
+      carts.override = await insertCart(db, alpha.tenant, {
+        cartPageId: alpha.cartPage,
+        freightCents: 1_500,
+        totalOverrideCents: 5_000,
+        items: [{ quantity: 1, unitCents: 9_999 }],
+      });
     });
     after(async () => {
       await app.close();
@@ -104,7 +137,9 @@ for (const engine of engines()) {
       });
 
       test('charge_id wins over cart_id and cart_page_id', async () => {
-        const body = (await get(`cart_page_id=${alpha.cartPage}&cart_id=${carts.items}&charge_id=${charges.open}`)).json();
+        const body = (
+          await get(`cart_page_id=${alpha.cartPage}&cart_id=${carts.items}&charge_id=${charges.open}`)
+        ).json();
         assert.deepEqual(values(body, 'pix'), [324.8]);
       });
     });
@@ -123,13 +158,20 @@ for (const engine of engines()) {
       test('a coupon applies to the items, not the freight, and is checked against the items’ products', async () => {
         assert.deepEqual(values((await get(`cart_id=${carts.items}&coupon=TEN`)).json(), 'bank_slip'), [113.91]); // 109,90 − 10,99 + 15
         // The cart's first line names no catalog product: no product restriction covers it.
-        assert.deepEqual((await get(`cart_id=${carts.items}&coupon=EBOOKONLY`)).json(), { errors: ['Coupon does not apply to these products'] });
+        assert.deepEqual((await get(`cart_id=${carts.items}&coupon=EBOOKONLY`)).json(), {
+          errors: ['Coupon does not apply to these products'],
+        });
         assert.deepEqual((await get(`cart_id=${carts.items}&coupon=OLD`)).json(), { errors: ['Coupon has expired'] });
       });
 
       test('cart_id wins over cart_page_id; an unknown cart is a 422; another account’s origin 403', async () => {
-        assert.deepEqual(values((await get(`cart_page_id=${alpha.cartPage}&cart_id=${carts.items}`)).json(), 'bank_slip'), [124.9]);
-        assert.deepEqual((await get('cart_id=00000000-0000-4000-8000-000000000000')).json(), { errors: ['cart_id does not name a cart'] });
+        assert.deepEqual(
+          values((await get(`cart_page_id=${alpha.cartPage}&cart_id=${carts.items}`)).json(), 'bank_slip'),
+          [124.9],
+        );
+        assert.deepEqual((await get('cart_id=00000000-0000-4000-8000-000000000000')).json(), {
+          errors: ['cart_id does not name a cart'],
+        });
         const foreign = await get(`cart_id=${carts.items}`, { origin: 'https://beta.example' });
         assert.equal(foreign.statusCode, 403);
         assert.equal(foreign.body, '');
@@ -141,13 +183,20 @@ for (const engine of engines()) {
         assert.deepEqual(values((await get(`cart_page_id=${alpha.cartPage}&amount=100`)).json(), 'bank_slip'), [100]);
         const products = `products[${alpha.products.course}]=1&products[${alpha.products.offPage}]=2`;
         assert.deepEqual(values((await get(`cart_page_id=${alpha.cartPage}&${products}`)).json(), 'bank_slip'), [150]);
-        assert.deepEqual(values((await get(`cart_page_id=${alpha.cartPage}&${products}&coupon=MINUS20`)).json(), 'bank_slip'), [130]);
+        assert.deepEqual(
+          values((await get(`cart_page_id=${alpha.cartPage}&${products}&coupon=MINUS20`)).json(), 'bank_slip'),
+          [130],
+        );
       });
 
       test('neither amount nor products, or another company’s product: 422', async () => {
-        assert.deepEqual((await get(`cart_page_id=${alpha.cartPage}`)).json(), { errors: ['cart_page_id needs amount or products'] });
+        assert.deepEqual((await get(`cart_page_id=${alpha.cartPage}`)).json(), {
+          errors: ['cart_page_id needs amount or products'],
+        });
         const foreign = await get(`cart_page_id=${alpha.cartPage}&products[${beta.products.course}]=1`);
-        assert.deepEqual(foreign.json(), { errors: [`querystring/products/${beta.products.course} is not a product of this company`] });
+        assert.deepEqual(foreign.json(), {
+          errors: [`querystring/products/${beta.products.course} is not a product of this company`],
+        });
       });
 
       test('another account’s origin gets 403 with no body', async () => {
@@ -164,7 +213,10 @@ for (const engine of engines()) {
         const body = (await get(course(), bearer(alpha.tenant.apiKey))).json();
         assert.deepEqual(Object.keys(body).sort(), ['bank_slip', 'credit_card', 'pix']);
         assert.equal(body.credit_card.length, 6);
-        assert.deepEqual(values((await get(`${course()}&coupon=TEN`, bearer(alpha.tenant.apiKey))).json(), 'pix'), [90]);
+        assert.deepEqual(
+          values((await get(`${course()}&coupon=TEN`, bearer(alpha.tenant.apiKey))).json(), 'pix'),
+          [90],
+        );
       });
 
       test('from the per-company host with an allowed origin', async () => {
@@ -175,7 +227,10 @@ for (const engine of engines()) {
 
       test('the company host of another account: 403 for this origin or key', async () => {
         for (const headers of [ALPHA, bearer(alpha.tenant.apiKey)]) {
-          const res = await get(`products[${beta.products.course}]=1`, { ...headers, host: `${beta.tenant.slug}.pay.test` });
+          const res = await get(`products[${beta.products.course}]=1`, {
+            ...headers,
+            host: `${beta.tenant.slug}.pay.test`,
+          });
           assert.equal(res.statusCode, 403);
           assert.equal(res.body, '');
         }
@@ -187,15 +242,26 @@ for (const engine of engines()) {
         const sisterProduct = await insertProduct(database.db, sister, 500, { companyId: sister.companyId });
         const own = (await get(course(), bearer(alpha.tenant.apiKey))).json();
         assert.ok(!own.pix.some((o: any) => o.id.startsWith(`${sisterPlan}-`)));
-        const viaHost = (await get(`products[${sisterProduct}]=1`, { ...ALPHA, host: `${sister.slug}.pay.test` })).json();
-        assert.deepEqual(viaHost.pix.map((o: any) => o.id), [`${sisterPlan}-1`]);
+        const viaHost = (
+          await get(`products[${sisterProduct}]=1`, { ...ALPHA, host: `${sister.slug}.pay.test` })
+        ).json();
+        assert.deepEqual(
+          viaHost.pix.map((o: any) => o.id),
+          [`${sisterPlan}-1`],
+        );
         const wrongCompany = await get(`products[${sisterProduct}]=1`, bearer(alpha.tenant.apiKey));
-        assert.deepEqual(wrongCompany.json(), { errors: [`querystring/products/${sisterProduct} is not a product of this company`] });
+        assert.deepEqual(wrongCompany.json(), {
+          errors: [`querystring/products/${sisterProduct} is not a product of this company`],
+        });
       });
 
       test('without products, or without a key or company host: 422', async () => {
-        assert.deepEqual((await get('', bearer(alpha.tenant.apiKey))).json(), { errors: ['products is required (product id → quantity, as products[7]=2)'] });
-        assert.deepEqual((await get('amount=10', bearer(alpha.tenant.apiKey))).json(), { errors: ['products is required (product id → quantity, as products[7]=2)'] });
+        assert.deepEqual((await get('', bearer(alpha.tenant.apiKey))).json(), {
+          errors: ['products is required (product id → quantity, as products[7]=2)'],
+        });
+        assert.deepEqual((await get('amount=10', bearer(alpha.tenant.apiKey))).json(), {
+          errors: ['products is required (product id → quantity, as products[7]=2)'],
+        });
         const anonymous = await get(course());
         assert.equal(anonymous.statusCode, 422);
         assert.match(anonymous.json().errors[0], /Send a context/);
@@ -203,7 +269,9 @@ for (const engine of engines()) {
 
       test('another account’s product: 422', async () => {
         const res = await get(`products[${beta.products.course}]=1`, bearer(alpha.tenant.apiKey));
-        assert.deepEqual(res.json(), { errors: [`querystring/products/${beta.products.course} is not a product of this company`] });
+        assert.deepEqual(res.json(), {
+          errors: [`querystring/products/${beta.products.course} is not a product of this company`],
+        });
       });
     });
   });

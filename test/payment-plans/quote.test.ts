@@ -5,7 +5,12 @@ import type { Database } from '../../src/db/database.ts';
 import { AppError } from '../../src/http/errors.ts';
 import { parseOptionId, quoteOption } from '../../src/modules/payment-plans/payment-plans.service.ts';
 import { engines } from '../support/engines.ts';
-import { createPricingMerchant, insertOrder, startPricingApp, type PricingMerchant } from '../support/pricing-fixtures.ts';
+import {
+  createPricingMerchant,
+  insertOrder,
+  startPricingApp,
+  type PricingMerchant,
+} from '../support/pricing-fixtures.ts';
 
 const NOW = new Date('2026-03-15T15:00:00Z');
 
@@ -17,7 +22,8 @@ for (const engine of engines()) {
     let alpha: PricingMerchant;
     let beta: PricingMerchant;
 
-    const refused = (message: RegExp) => (error: unknown) => error instanceof AppError && error.status === 422 && message.test(error.message);
+    const refused = (message: RegExp) => (error: unknown) =>
+      error instanceof AppError && error.status === 422 && message.test(error.message);
 
     before(async () => {
       database = await engine.open();
@@ -39,13 +45,26 @@ for (const engine of engines()) {
       assert.deepEqual(quote.coupon, { id: alpha.coupons.percent, code: 'TEN', discountCents: 1_000 });
       // 90,00 + 2,5% (2,25) + 0,50 = 92,75 → 30,92 + 30,92 + 30,91
       assert.deepEqual(
-        [quote.baseCents, quote.totalCents, quote.interestCents, quote.fixedCents, quote.percentage, quote.installmentValueCents, quote.scheduleCents],
+        [
+          quote.baseCents,
+          quote.totalCents,
+          quote.interestCents,
+          quote.fixedCents,
+          quote.percentage,
+          quote.installmentValueCents,
+          quote.scheduleCents,
+        ],
         [9_000, 9_275, 275, 50, 2.5, 3_092, [3_092, 3_092, 3_091]],
       );
     });
 
     test('an overdue charge: fine and late interest are part of the base', async () => {
-      const uid = await insertOrder(database.db, alpha.tenant, { subtotalCents: 30_980, freightCents: 1_500, dueDate: '2026-03-05', planId: alpha.plans.boleto });
+      const uid = await insertOrder(database.db, alpha.tenant, {
+        subtotalCents: 30_980,
+        freightCents: 1_500,
+        dueDate: '2026-03-05',
+        planId: alpha.plans.boleto,
+      });
       const quote = await quoteOption(database.db, { charge_id: uid }, `${alpha.plans.pix}-1`, NOW);
       assert.deepEqual(quote.overdue, { daysLate: 10, fineCents: 650, lateInterestCents: 108, extraCents: 758 });
       assert.equal(quote.totalCents, 33_238);
@@ -54,34 +73,68 @@ for (const engine of engines()) {
     test('agrees with every option GET /payment_plans announces', async () => {
       const products = { [alpha.products.course]: 2, [alpha.products.ebook]: 1 };
       const query = `checkout_page_id=${alpha.page}&products[${alpha.products.course}]=2&products[${alpha.products.ebook}]=1&coupon=MINUS20`;
-      const body = (await app.inject({ url: `/api/v1/payment_plans?${query}`, headers: { origin: 'https://alpha.example' } })).json();
+      const body = (
+        await app.inject({ url: `/api/v1/payment_plans?${query}`, headers: { origin: 'https://alpha.example' } })
+      ).json();
       const options = Object.values(body).flat() as { id: string; value: number; number: number }[];
       assert.equal(options.length, 8);
       for (const option of options) {
-        const quote = await quoteOption(database.db, { checkout_page_id: alpha.page, products, coupon: 'MINUS20' }, option.id, NOW);
+        const quote = await quoteOption(
+          database.db,
+          { checkout_page_id: alpha.page, products, coupon: 'MINUS20' },
+          option.id,
+          NOW,
+        );
         assert.equal(quote.installmentValueCents / 100, option.value, option.id);
         assert.equal(quote.scheduleCents.length, option.number);
-        assert.equal(quote.scheduleCents.reduce((a, b) => a + b, 0), quote.totalCents);
+        assert.equal(
+          quote.scheduleCents.reduce((a, b) => a + b, 0),
+          quote.totalCents,
+        );
       }
     });
 
     test('an option the context does not offer is refused', async () => {
       const query = { checkout_page_id: alpha.page, products: { [alpha.products.ebook]: 1 } };
-      await assert.rejects(quoteOption(database.db, query, `${alpha.plans.deletedPlan}-1`, NOW), refused(/not offered/));
+      await assert.rejects(
+        quoteOption(database.db, query, `${alpha.plans.deletedPlan}-1`, NOW),
+        refused(/not offered/),
+      );
       await assert.rejects(quoteOption(database.db, query, `${beta.plans.pix}-1`, NOW), refused(/not offered/));
-      await assert.rejects(quoteOption(database.db, query, `${alpha.plans.card}-6`, NOW), refused(/6 installments are not available/)); // below the minimum
-      await assert.rejects(quoteOption(database.db, query, `${alpha.plans.pix}-2`, NOW), refused(/2 installments are not available/));
+      await assert.rejects(
+        quoteOption(database.db, query, `${alpha.plans.card}-6`, NOW),
+        refused(/6 installments are not available/),
+      ); // below the minimum
+      await assert.rejects(
+        quoteOption(database.db, query, `${alpha.plans.pix}-2`, NOW),
+        refused(/2 installments are not available/),
+      );
       const cardOnly = { checkout_page_id: alpha.cardOnlyPage, products: { [alpha.products.course]: 1 } };
       await assert.rejects(quoteOption(database.db, cardOnly, `${alpha.plans.pix}-1`, NOW), refused(/not offered/));
     });
 
     test('the same context rules as the endpoint: products, coupons, context ids', async () => {
-      await assert.rejects(quoteOption(database.db, { checkout_page_id: alpha.page }, `${alpha.plans.pix}-1`, NOW), refused(/products is required/));
+      await assert.rejects(
+        quoteOption(database.db, { checkout_page_id: alpha.page }, `${alpha.plans.pix}-1`, NOW),
+        refused(/products is required/),
+      );
       const expired = { checkout_page_id: alpha.page, products: { [alpha.products.course]: 1 }, coupon: 'OLD' };
       await assert.rejects(quoteOption(database.db, expired, `${alpha.plans.pix}-1`, NOW), refused(/expired/));
-      await assert.rejects(quoteOption(database.db, { cart_id: '00000000-0000-4000-8000-000000000000' }, `${alpha.plans.pix}-1`, NOW), refused(/cart_id/));
-      await assert.rejects(quoteOption(database.db, { products: { [alpha.products.course]: 1 } }, `${alpha.plans.pix}-1`, NOW), refused(/Send a context/));
-      const viaCompany = await quoteOption(database.db, { products: { [alpha.products.course]: 1 } }, `${alpha.plans.pix}-1`, NOW, async () => ({ accountId: alpha.tenant.accountId, companyId: alpha.tenant.companyId }));
+      await assert.rejects(
+        quoteOption(database.db, { cart_id: '00000000-0000-4000-8000-000000000000' }, `${alpha.plans.pix}-1`, NOW),
+        refused(/cart_id/),
+      );
+      await assert.rejects(
+        quoteOption(database.db, { products: { [alpha.products.course]: 1 } }, `${alpha.plans.pix}-1`, NOW),
+        refused(/Send a context/),
+      );
+      const viaCompany = await quoteOption(
+        database.db,
+        { products: { [alpha.products.course]: 1 } },
+        `${alpha.plans.pix}-1`,
+        NOW,
+        async () => ({ accountId: alpha.tenant.accountId, companyId: alpha.tenant.companyId }),
+      );
       assert.equal(viaCompany.totalCents, 10_000);
     });
 

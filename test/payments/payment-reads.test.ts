@@ -5,7 +5,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
 import { paymentRefs } from '../../src/modules/payments/payment-reads.service.ts';
 import { bearer, type Tenant, useTwoShops } from '../support/app.ts';
-import { insertCart, insertCartPage, insertCheckoutPage, insertOrder, insertPayment } from '../support/catalog-fixtures.ts';
+import {
+  insertCart,
+  insertCartPage,
+  insertCheckoutPage,
+  insertOrder,
+  insertPayment,
+} from '../support/catalog-fixtures.ts';
 import { engines } from '../support/engines.ts';
 
 const SHOP = { origin: 'https://shop.example' };
@@ -43,23 +49,42 @@ for (const engine of engines()) {
       let page: string;
       let paid: { id: number; uid: string };
       let unnumbered: { id: number; uid: string };
-      const statuses = ['waiting_payment', 'failed', 'cancelled', 'partially_refunded', 'refunded', 'waiting_cancellation', 'charged_back'];
+      const statuses = [
+        'waiting_payment',
+        'failed',
+        'cancelled',
+        'partially_refunded',
+        'refunded',
+        'waiting_cancellation',
+        'charged_back',
+      ];
       before(async () => {
         page = await insertCheckoutPage(database, shop);
         const first = await insertOrder(database, shop, { checkout_page_id: page, source: 'checkout_page' });
         const second = await insertOrder(database, shop, { checkout_page_id: page, source: 'checkout_page' });
-        paid = await insertPayment(database, shop, first.id, { gateway_id: 'ga_paid', status: 'paid', created_at: minutesAgo(30) });
+        paid = await insertPayment(database, shop, first.id, {
+          gateway_id: 'ga_paid',
+          status: 'paid',
+          created_at: minutesAgo(30),
+        });
         unnumbered = await insertPayment(database, shop, second.id, { status: 'pending', created_at: minutesAgo(29) });
         for (const [index, status] of statuses.entries()) {
-          await insertPayment(database, shop, second.id, { gateway_id: `ga_${status}`, status, created_at: minutesAgo(20 - index) });
+          await insertPayment(database, shop, second.id, {
+            gateway_id: `ga_${status}`,
+            status,
+            created_at: minutesAgo(20 - index),
+          });
         }
-        const elsewhere = await insertOrder(database, shop, { checkout_page_id: await insertCheckoutPage(database, shop) });
+        const elsewhere = await insertOrder(database, shop, {
+          checkout_page_id: await insertCheckoutPage(database, shop),
+        });
         await insertPayment(database, shop, elsewhere.id, { gateway_id: 'ga_elsewhere', status: 'paid' });
         const foreignPage = await insertCheckoutPage(database, other);
         const foreignOrder = await insertOrder(database, other, { checkout_page_id: foreignPage });
         await insertPayment(database, other, foreignOrder.id, { gateway_id: 'ga_paid', status: 'failed' });
       });
-      const get = (query: string, key = shop.apiKey, pageId = page) => app.inject({ url: `/api/v1/checkout_pages/${pageId}/payments${query}`, headers: bearer(key) });
+      const get = (query: string, key = shop.apiKey, pageId = page) =>
+        app.inject({ url: `/api/v1/checkout_pages/${pageId}/payments${query}`, headers: bearer(key) });
 
       test('by gateway id, in creation order, with internal statuses mapped to the four public ones', async () => {
         const query = ['ga_paid', ...statuses.map((status) => `ga_${status}`)].map((id) => `ids[]=${id}`).join('&');
@@ -79,7 +104,9 @@ for (const engine of engines()) {
 
       test('by internal id or uid; a payment without gateway id is named by its uid and pending reads waiting_payment', async () => {
         assert.deepEqual((await get(`?ids[]=${paid.id}`)).json(), [{ gateway_id: 'ga_paid', status: 'paid' }]);
-        assert.deepEqual((await get(`?ids[]=${unnumbered.uid.toUpperCase()}`)).json(), [{ gateway_id: unnumbered.uid, status: 'waiting_payment' }]);
+        assert.deepEqual((await get(`?ids[]=${unnumbered.uid.toUpperCase()}`)).json(), [
+          { gateway_id: unnumbered.uid, status: 'waiting_payment' },
+        ]);
         assert.deepEqual((await get(`?ids[]=${unnumbered.id}&ids[]=ga_paid&ids[]=ga_paid`)).json(), [
           { gateway_id: 'ga_paid', status: 'paid' },
           { gateway_id: unnumbered.uid, status: 'waiting_payment' },
@@ -119,7 +146,10 @@ for (const engine of engines()) {
         assert.equal((await get('?ids[]=ga_paid&status=paid')).statusCode, 422);
         assert.equal((await get(`?ids[]=${'x'.repeat(256)}`)).statusCode, 422);
         assert.equal((await get(`?${Array.from({ length: 101 }, (_, i) => `ids[]=g${i}`).join('&')}`)).statusCode, 422);
-        assert.equal((await app.inject({ url: `/api/v1/checkout_pages/${page}/payments?ids[]=ga_paid` })).statusCode, 401);
+        assert.equal(
+          (await app.inject({ url: `/api/v1/checkout_pages/${page}/payments?ids[]=ga_paid` })).statusCode,
+          401,
+        );
       });
     });
 
@@ -131,13 +161,22 @@ for (const engine of engines()) {
         cart = await insertCart(database, shop, cartPage);
         emptyCart = await insertCart(database, shop, cartPage);
         const order = await insertOrder(database, shop, { cart_id: cart, cart_page_id: cartPage, source: 'cart' });
-        await insertPayment(database, shop, order.id, { gateway_id: 'cart_card', status: 'failed', created_at: minutesAgo(5) });
-        await insertPayment(database, shop, order.id, { gateway_id: 'cart_pix', status: 'waiting_payment', created_at: minutesAgo(4) });
+        await insertPayment(database, shop, order.id, {
+          gateway_id: 'cart_card',
+          status: 'failed',
+          created_at: minutesAgo(5),
+        });
+        await insertPayment(database, shop, order.id, {
+          gateway_id: 'cart_pix',
+          status: 'waiting_payment',
+          created_at: minutesAgo(4),
+        });
         const otherCart = await insertCart(database, shop, cartPage);
         const otherOrder = await insertOrder(database, shop, { cart_id: otherCart, source: 'cart' });
         await insertPayment(database, shop, otherOrder.id, { gateway_id: 'other_cart_pix', status: 'paid' });
       });
-      const get = (cartId: string, query: string, headers: Record<string, string> = SHOP) => app.inject({ url: `/api/v1/carts/${cartId}/payments${query}`, headers });
+      const get = (cartId: string, query: string, headers: Record<string, string> = SHOP) =>
+        app.inject({ url: `/api/v1/carts/${cartId}/payments${query}`, headers });
 
       test('the statuses of the cart’s payments from an allowed origin or with the owner’s key', async () => {
         const expected = [
@@ -177,32 +216,77 @@ for (const engine of engines()) {
     });
 
     describe('GET /charges/{id}/last_payment', () => {
-      const get = (uid: string, headers: Record<string, string> = SHOP) => app.inject({ url: `/api/v1/charges/${uid}/last_payment`, headers });
+      const get = (uid: string, headers: Record<string, string> = SHOP) =>
+        app.inject({ url: `/api/v1/charges/${uid}/last_payment`, headers });
       const charge = () => insertOrder(database, shop, { source: 'charge', due_date: '2030-01-10' });
 
       test('the most recent active or failed attempt: cancelled ones are skipped, ties go to the later id', async () => {
         const order = await charge();
-        await insertPayment(database, shop, order.id, { gateway_id: 'old_failed', status: 'failed', created_at: minutesAgo(30) });
+        await insertPayment(database, shop, order.id, {
+          gateway_id: 'old_failed',
+          status: 'failed',
+          created_at: minutesAgo(30),
+        });
         const at = minutesAgo(20);
         await insertPayment(database, shop, order.id, { gateway_id: 'tie_first', status: 'failed', created_at: at });
-        await insertPayment(database, shop, order.id, { gateway_id: 'tie_second', status: 'waiting_payment', amount_cents: 10_250, interest_cents: 250, late_interest_cents: 250, created_at: at });
-        await insertPayment(database, shop, order.id, { gateway_id: 'expired_pix', status: 'cancelled', created_at: minutesAgo(10) });
+        await insertPayment(database, shop, order.id, {
+          gateway_id: 'tie_second',
+          status: 'waiting_payment',
+          amount_cents: 10_250,
+          interest_cents: 250,
+          late_interest_cents: 250,
+          created_at: at,
+        });
+        await insertPayment(database, shop, order.id, {
+          gateway_id: 'expired_pix',
+          status: 'cancelled',
+          created_at: minutesAgo(10),
+        });
         const res = await get(order.uid);
         assert.equal(res.statusCode, 200);
-        assert.deepEqual(res.json(), { gateway_id: 'tie_second', amount: 102.5, interest: 2.5, paid_at: null, status: 'waiting_payment' });
+        assert.deepEqual(res.json(), {
+          gateway_id: 'tie_second',
+          amount: 102.5,
+          interest: 2.5,
+          paid_at: null,
+          status: 'waiting_payment',
+        });
       });
 
       test('a paid attempt carries paid_at; pending stays pending and is named by its uid; refunded reads cancelled', async () => {
         const paidOrder = await charge();
         const paidAt = new Date('2030-01-12T13:45:00.000Z');
         // interest is the late interest alone: the fine and card interest in interest_cents are not.
-        await insertPayment(database, shop, paidOrder.id, { gateway_id: 'late_paid', status: 'paid', amount_cents: 10_833, interest_cents: 833, late_interest_cents: 333, paid_at: paidAt });
-        assert.deepEqual((await get(paidOrder.uid)).json(), { gateway_id: 'late_paid', amount: 108.33, interest: 3.33, paid_at: paidAt.toISOString(), status: 'paid' });
+        await insertPayment(database, shop, paidOrder.id, {
+          gateway_id: 'late_paid',
+          status: 'paid',
+          amount_cents: 10_833,
+          interest_cents: 833,
+          late_interest_cents: 333,
+          paid_at: paidAt,
+        });
+        assert.deepEqual((await get(paidOrder.uid)).json(), {
+          gateway_id: 'late_paid',
+          amount: 108.33,
+          interest: 3.33,
+          paid_at: paidAt.toISOString(),
+          status: 'paid',
+        });
         const pendingOrder = await charge();
         const pending = await insertPayment(database, shop, pendingOrder.id, { status: 'pending' });
-        assert.deepEqual((await get(pendingOrder.uid)).json(), { gateway_id: pending.uid, amount: 100, interest: 0, paid_at: null, status: 'pending' });
+        assert.deepEqual((await get(pendingOrder.uid)).json(), {
+          gateway_id: pending.uid,
+          amount: 100,
+          interest: 0,
+          paid_at: null,
+          status: 'pending',
+        });
         const refundedOrder = await charge();
-        await insertPayment(database, shop, refundedOrder.id, { gateway_id: 'gone', status: 'refunded', paid_at: paidAt });
+        await insertPayment(database, shop, refundedOrder.id, {
+          gateway_id: 'gone',
+          status: 'refunded',
+          paid_at: paidAt,
+        });
         assert.equal((await get(refundedOrder.uid)).json().status, 'cancelled');
       });
 

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { installmentOption, installmentOptions, installmentTotal, splitInstallments, type InstallmentTax } from '../../src/modules/pricing/installments.ts';
+import {
+  installmentOption,
+  installmentOptions,
+  installmentTotal,
+  splitInstallments,
+  type InstallmentTax,
+} from '../../src/modules/pricing/installments.ts';
 import { formatMoney, installmentOptionName } from '../../src/modules/pricing/labels.ts';
 
 describe('installment totals and schedules', () => {
@@ -26,7 +32,14 @@ describe('installment totals and schedules', () => {
 
   test('a count without a tax row has neither interest nor fee', () => {
     const option = installmentOption(10_000, 4, undefined);
-    assert.deepEqual(option, { installments: 4, baseCents: 10_000, percentage: 0, fixedCents: 0, totalCents: 10_000, scheduleCents: [2_500, 2_500, 2_500, 2_500] });
+    assert.deepEqual(option, {
+      installments: 4,
+      baseCents: 10_000,
+      percentage: 0,
+      fixedCents: 0,
+      totalCents: 10_000,
+      scheduleCents: [2_500, 2_500, 2_500, 2_500],
+    });
   });
 });
 
@@ -34,32 +47,54 @@ describe('which installment counts are selectable', () => {
   const noTaxes: InstallmentTax[] = [];
 
   test('n > 1 only while each installment reaches the plan minimum', () => {
-    const counts = installmentOptions(10_000, { maxInstallments: 12, minInstallmentCents: 1_000 }, noTaxes).map((o) => o.installments);
+    const counts = installmentOptions(10_000, { maxInstallments: 12, minInstallmentCents: 1_000 }, noTaxes).map(
+      (o) => o.installments,
+    );
     assert.deepEqual(counts, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
   test('one payment is always offered, even below the minimum', () => {
     const options = installmentOptions(500, { maxInstallments: 12, minInstallmentCents: 1_000 }, noTaxes);
-    assert.deepEqual(options.map((o) => o.installments), [1]);
+    assert.deepEqual(
+      options.map((o) => o.installments),
+      [1],
+    );
     assert.equal(options[0]!.totalCents, 500);
   });
 
   test('a zero total offers one payment of zero; installments are at least one cent', () => {
-    assert.deepEqual(installmentOptions(0, { maxInstallments: 12, minInstallmentCents: 0 }, noTaxes).map((o) => o.totalCents), [0]);
-    assert.deepEqual(installmentOptions(3, { maxInstallments: 12, minInstallmentCents: 0 }, noTaxes).map((o) => o.installments), [1, 2, 3]);
+    assert.deepEqual(
+      installmentOptions(0, { maxInstallments: 12, minInstallmentCents: 0 }, noTaxes).map((o) => o.totalCents),
+      [0],
+    );
+    assert.deepEqual(
+      installmentOptions(3, { maxInstallments: 12, minInstallmentCents: 0 }, noTaxes).map((o) => o.installments),
+      [1, 2, 3],
+    );
   });
 
   test('the minimum is checked on the installment with interest included', () => {
     const taxes = [{ installments: 3, percentage: 2.5, fixedCents: 50 }];
     const plan = { maxInstallments: 3, minInstallmentCents: 1_000 };
     // 3x of 29,50 is 9,83 each, below the minimum; with 2.5% + R$ 0,50 it is 30,74 → 10,24 each.
-    assert.deepEqual(installmentOptions(2_950, plan, []).map((o) => o.installments), [1, 2]);
-    assert.deepEqual(installmentOptions(2_950, plan, taxes).map((o) => o.installments), [1, 2, 3]);
+    assert.deepEqual(
+      installmentOptions(2_950, plan, []).map((o) => o.installments),
+      [1, 2],
+    );
+    assert.deepEqual(
+      installmentOptions(2_950, plan, taxes).map((o) => o.installments),
+      [1, 2, 3],
+    );
   });
 
   test('max_installments caps the counts; a tax row beyond it is ignored', () => {
-    const options = installmentOptions(100_000, { maxInstallments: 2, minInstallmentCents: 0 }, [{ installments: 3, percentage: 5, fixedCents: 0 }]);
-    assert.deepEqual(options.map((o) => o.installments), [1, 2]);
+    const options = installmentOptions(100_000, { maxInstallments: 2, minInstallmentCents: 0 }, [
+      { installments: 3, percentage: 5, fixedCents: 0 },
+    ]);
+    assert.deepEqual(
+      options.map((o) => o.installments),
+      [1, 2],
+    );
   });
 });
 
@@ -72,19 +107,35 @@ describe('pt-BR labels', () => {
   });
 
   test('one payment shows the plan name, several the count and the first installment', () => {
-    assert.equal(installmentOptionName({ planName: 'Pix', installments: 1, firstInstallmentCents: 4_990, interestFree: true }), 'Pix - R$ 49,90');
-    assert.equal(installmentOptionName({ planName: 'Cartão', installments: 3, firstInstallmentCents: 3_450, interestFree: false }), '3x de R$ 34,50');
-    assert.equal(installmentOptionName({ planName: 'Cartão', installments: 3, firstInstallmentCents: 3_334, interestFree: true }), '3x de R$ 33,34 sem juros');
+    assert.equal(
+      installmentOptionName({ planName: 'Pix', installments: 1, firstInstallmentCents: 4_990, interestFree: true }),
+      'Pix - R$ 49,90',
+    );
+    assert.equal(
+      installmentOptionName({ planName: 'Cartão', installments: 3, firstInstallmentCents: 3_450, interestFree: false }),
+      '3x de R$ 34,50',
+    );
+    assert.equal(
+      installmentOptionName({ planName: 'Cartão', installments: 3, firstInstallmentCents: 3_334, interestFree: true }),
+      '3x de R$ 33,34 sem juros',
+    );
   });
 });
 
 const cents = fc.integer({ min: 0, max: 10_000_000_00 });
 const rate = fc.integer({ min: 0, max: 1_000_000 }).map((scaled) => scaled / 10_000); // 0–100%, four decimals
 const taxRows = fc.uniqueArray(
-  fc.record({ installments: fc.integer({ min: 1, max: 24 }), fixedCents: fc.integer({ min: 0, max: 100_00 }), percentage: rate }),
+  fc.record({
+    installments: fc.integer({ min: 1, max: 24 }),
+    fixedCents: fc.integer({ min: 0, max: 100_00 }),
+    percentage: rate,
+  }),
   { selector: (row) => row.installments, maxLength: 24 },
 );
-const terms = fc.record({ maxInstallments: fc.integer({ min: 1, max: 24 }), minInstallmentCents: fc.integer({ min: 0, max: 50_000 }) });
+const terms = fc.record({
+  maxInstallments: fc.integer({ min: 1, max: 24 }),
+  minInstallmentCents: fc.integer({ min: 0, max: 50_000 }),
+});
 
 describe('installment properties', () => {
   test('totals and installments are never negative, and never below the base', () => {
@@ -103,7 +154,10 @@ describe('installment properties', () => {
       fc.property(cents, terms, taxRows, (base, plan, taxes) => {
         for (const option of installmentOptions(base, plan, taxes)) {
           assert.equal(option.scheduleCents.length, option.installments);
-          assert.equal(option.scheduleCents.reduce((sum, amount) => sum + amount, 0), option.totalCents);
+          assert.equal(
+            option.scheduleCents.reduce((sum, amount) => sum + amount, 0),
+            option.totalCents,
+          );
           assert.ok(option.scheduleCents.every((amount) => amount <= option.scheduleCents[0]!));
           assert.ok(option.scheduleCents[0]! - option.scheduleCents.at(-1)! <= 1);
           assert.equal(option.scheduleCents[0], Math.ceil(option.totalCents / option.installments));
@@ -126,7 +180,8 @@ describe('installment properties', () => {
       fc.property(cents, terms, taxRows, (base, plan, taxes) => {
         const options = installmentOptions(base, plan, taxes);
         assert.equal(options[0]!.installments, 1);
-        for (const option of options.slice(1)) assert.ok(Math.min(...option.scheduleCents) >= Math.max(1, plan.minInstallmentCents));
+        for (const option of options.slice(1))
+          assert.ok(Math.min(...option.scheduleCents) >= Math.max(1, plan.minInstallmentCents));
       }),
     );
   });

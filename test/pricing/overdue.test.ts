@@ -17,17 +17,32 @@ const boleto: Omit<OverdueInput, 'today'> = {
 describe('fines and late interest', () => {
   test('nothing is due on or before the due date', () => {
     for (const today of ['2026-02-01', '2026-03-04', '2026-03-05']) {
-      assert.deepEqual(overdueCharges({ ...boleto, today }), { daysLate: 0, fineCents: 0, lateInterestCents: 0, extraCents: 0 }, today);
+      assert.deepEqual(
+        overdueCharges({ ...boleto, today }),
+        { daysLate: 0, fineCents: 0, lateInterestCents: 0, extraCents: 0 },
+        today,
+      );
     }
   });
 
   test('ten days late: 2% fine once, 1% a month pro rata per day (the worked example of docs/pricing.md)', () => {
     // fine 324,80 × 2% = 6,496 → 6,50; interest 324,80 × 1% / 30 × 10 = 1,0827 → 1,08.
-    assert.deepEqual(overdueCharges({ ...boleto, today: '2026-03-15' }), { daysLate: 10, fineCents: 650, lateInterestCents: 108, extraCents: 758 });
+    assert.deepEqual(overdueCharges({ ...boleto, today: '2026-03-15' }), {
+      daysLate: 10,
+      fineCents: 650,
+      lateInterestCents: 108,
+      extraCents: 758,
+    });
   });
 
   test('a fixed fine ignores fine_tax; a fixed late interest is added once', () => {
-    const result = overdueCharges({ ...boleto, fineType: 'fixed', fineCents: 500, lateInterestCents: 100, today: '2026-03-06' });
+    const result = overdueCharges({
+      ...boleto,
+      fineType: 'fixed',
+      fineCents: 500,
+      lateInterestCents: 100,
+      today: '2026-03-06',
+    });
     // one day: 324,80 × 1% / 30 = 0,1083 → 0,11, plus 1,00 once.
     assert.deepEqual(result, { daysLate: 1, fineCents: 500, lateInterestCents: 111, extraCents: 611 });
   });
@@ -35,7 +50,10 @@ describe('fines and late interest', () => {
   test('late interest is rounded once, half up', () => {
     assert.equal(percentOfProRata(4_500, 1, 1, 30), 2); // 1,5 cents → 2
     assert.equal(percentOfProRata(4_499, 1, 1, 30), 1); // 1,4997 → 1
-    assert.equal(overdueCharges({ ...boleto, totalCents: 4_500, fineTax: 0, today: '2026-03-06' }).lateInterestCents, 2);
+    assert.equal(
+      overdueCharges({ ...boleto, totalCents: 4_500, fineTax: 0, today: '2026-03-06' }).lateInterestCents,
+      2,
+    );
     assert.throws(() => percentOfProRata(100, 1, 1, 0), RangeError);
   });
 
@@ -56,7 +74,9 @@ describe('fines and late interest', () => {
   });
 });
 
-const isoDate = fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2040, 0, 1) }).map((ms) => new Date(ms).toISOString().slice(0, 10));
+const isoDate = fc
+  .integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2040, 0, 1) })
+  .map((ms) => new Date(ms).toISOString().slice(0, 10));
 const rate = fc.integer({ min: 0, max: 200_000 }).map((scaled) => scaled / 10_000);
 const terms = fc.record({
   totalCents: fc.integer({ min: 0, max: 1_000_000_00 }),
@@ -67,7 +87,8 @@ const terms = fc.record({
   lateInterestCents: fc.integer({ min: 0, max: 100_00 }),
   lateInterestTax: rate,
 });
-const shiftDate = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+const shiftDate = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 describe('overdue properties', () => {
   test('zero on or before the due date', () => {

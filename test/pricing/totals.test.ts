@@ -4,10 +4,15 @@ import fc from 'fast-check';
 import { couponDiscount, orderAmounts, type CouponRule } from '../../src/modules/pricing/totals.ts';
 
 const coupon: fc.Arbitrary<CouponRule> = fc.oneof(
-  fc.integer({ min: 1, max: 1_000_000 }).map((scaled) => ({ type: 'percentage' as const, percentage: scaled / 10_000 })),
+  fc
+    .integer({ min: 1, max: 1_000_000 })
+    .map((scaled) => ({ type: 'percentage' as const, percentage: scaled / 10_000 })),
   fc.integer({ min: 1, max: 10_000_000 }).map((amountCents) => ({ type: 'price' as const, amountCents })),
 );
-const lines = fc.array(fc.record({ unitCents: fc.integer({ min: 0, max: 1_000_000 }), quantity: fc.integer({ min: 1, max: 100 }) }), { maxLength: 20 });
+const lines = fc.array(
+  fc.record({ unitCents: fc.integer({ min: 0, max: 1_000_000 }), quantity: fc.integer({ min: 1, max: 100 }) }),
+  { maxLength: 20 },
+);
 
 describe('coupon application', () => {
   test('examples: a percentage rounds half up; a price never exceeds the subtotal', () => {

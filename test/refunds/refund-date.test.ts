@@ -14,24 +14,48 @@ for (const engine of engines()) {
     usePayMerchant(engine, (setup) => ({ database, pay, merchant } = setup));
 
     const refund = (paymentId: number, payload: Record<string, unknown>) =>
-      pay.app.inject({ method: 'POST', url: `/api/v1/payments/${paymentId}/refund`, headers: { authorization: `Bearer ${merchant.apiKey}` }, payload });
-    const payment = (id: number) => database.db.selectFrom('payments').select(['status', 'refunded_cents', 'created_at']).where('id', '=', id).executeTakeFirstOrThrow();
+      pay.app.inject({
+        method: 'POST',
+        url: `/api/v1/payments/${paymentId}/refund`,
+        headers: { authorization: `Bearer ${merchant.apiKey}` },
+        payload,
+      });
+    const payment = (id: number) =>
+      database.db
+        .selectFrom('payments')
+        .select(['status', 'refunded_cents', 'created_at'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
 
     test('a date before the payment was created (year 0000 included) is a 422 on body/date and nothing is refunded', async () => {
       const paid = await paidCardOrder(pay, database, merchant);
       const id = paid.paymentIds[0]!;
       const createdAt = (await payment(id)).created_at;
-      for (const date of ['0000-01-01T00:00:00Z', '0001-01-01T00:00:00Z', '1900-01-01T00:00:00Z', new Date(createdAt.getTime() - 1).toISOString()]) {
+      for (const date of [
+        '0000-01-01T00:00:00Z',
+        '0001-01-01T00:00:00Z',
+        '1900-01-01T00:00:00Z',
+        new Date(createdAt.getTime() - 1).toISOString(),
+      ]) {
         const res = await refund(id, { amount: 1, date });
         assert.equal(res.statusCode, 422, `${date}: ${res.body}`);
         assert.equal(res.json().code, 'validation_failed');
         // Years before 1900 are outside every date field's range; later ones are checked against the payment.
         const expected = date < '1900' ? /should be >= 1900-01-01/ : /^is before the payment was created$/;
-        assert.deepEqual(res.json().details.map((detail: { field: string }) => detail.field), ['body/date']);
+        assert.deepEqual(
+          res.json().details.map((detail: { field: string }) => detail.field),
+          ['body/date'],
+        );
         assert.match(res.json().details[0].message, expected);
       }
-      assert.deepEqual(await payment(id).then(({ status, refunded_cents }) => ({ status, refunded_cents })), { status: 'paid', refunded_cents: 0 });
-      assert.equal((await database.db.selectFrom('refunds').select('id').where('payment_id', '=', id).execute()).length, 0);
+      assert.deepEqual(await payment(id).then(({ status, refunded_cents }) => ({ status, refunded_cents })), {
+        status: 'paid',
+        refunded_cents: 0,
+      });
+      assert.equal(
+        (await database.db.selectFrom('refunds').select('id').where('payment_id', '=', id).execute()).length,
+        0,
+      );
       assert.equal(await remoteStatus(pay, 'gateway_a', paid.gatewayIds[0]!), 'paid');
     });
 
@@ -41,7 +65,11 @@ for (const engine of engines()) {
       const createdAt = (await payment(id)).created_at;
       const res = await refund(id, { amount: 1, date: createdAt.toISOString() });
       assert.equal(res.statusCode, 200, res.body);
-      const [row] = await database.db.selectFrom('refunds').select('refunded_at').where('payment_id', '=', id).execute();
+      const [row] = await database.db
+        .selectFrom('refunds')
+        .select('refunded_at')
+        .where('payment_id', '=', id)
+        .execute();
       assert.equal(row!.refunded_at.toISOString(), createdAt.toISOString());
     });
   });

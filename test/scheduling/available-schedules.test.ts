@@ -52,11 +52,35 @@ for (const engine of engines()) {
 
     test('every slot of a future date’s intervals, without a key or an origin', async () => {
       assert.deepEqual(await slots(saoPaulo, '?date=2025-03-06'), ['08:00', '09:00']);
-      assert.deepEqual(await slots(saoPaulo, '?date=2025-03-12'), ['09:00', '10:00', '11:00', '14:00', '14:30', '15:00', '15:30', '21:00', '21:30', '22:00', '22:30', '23:00']);
+      assert.deepEqual(await slots(saoPaulo, '?date=2025-03-12'), [
+        '09:00',
+        '10:00',
+        '11:00',
+        '14:00',
+        '14:30',
+        '15:00',
+        '15:30',
+        '21:00',
+        '21:30',
+        '22:00',
+        '22:30',
+        '23:00',
+      ]);
     });
 
     test('today: the slots already past in the company’s zone are gone', async () => {
-      assert.deepEqual(await slots(saoPaulo, '?date=2025-03-05'), ['11:00', '14:00', '14:30', '15:00', '15:30', '21:00', '21:30', '22:00', '22:30', '23:00']);
+      assert.deepEqual(await slots(saoPaulo, '?date=2025-03-05'), [
+        '11:00',
+        '14:00',
+        '14:30',
+        '15:00',
+        '15:30',
+        '21:00',
+        '21:30',
+        '22:00',
+        '22:30',
+        '23:00',
+      ]);
     });
 
     test('the company’s zone decides what today is, not UTC', async () => {
@@ -74,7 +98,18 @@ for (const engine of engines()) {
       await insertBooking(database, shop, saoPaulo, new Date('2025-03-19T18:00:00Z'), 'cancelled'); // 15:00, cancelled
       await insertBooking(database, shop, newYork, new Date('2025-03-19T12:00:00Z')); // 09:00 São Paulo time, but New York's
       await insertBooking(database, shop, saoPaulo, new Date('2025-03-20T01:00:00Z')); // 22:00 on the 19th in São Paulo, the 20th in UTC
-      assert.deepEqual(await slots(saoPaulo, '?date=2025-03-19'), ['09:00', '10:00', '11:00', '14:00', '15:00', '15:30', '21:00', '21:30', '22:30', '23:00']);
+      assert.deepEqual(await slots(saoPaulo, '?date=2025-03-19'), [
+        '09:00',
+        '10:00',
+        '11:00',
+        '14:00',
+        '15:00',
+        '15:30',
+        '21:00',
+        '21:30',
+        '22:30',
+        '23:00',
+      ]);
       assert.deepEqual(await slots(saoPaulo, '?date=2025-03-20'), ['08:00', '09:00']);
     });
 
@@ -84,7 +119,14 @@ for (const engine of engines()) {
       assert.deepEqual(await slots(newYork, '?date=2025-03-16'), ['01:00', '01:30', '02:00', '02:30', '03:30']);
       await insertBooking(database, shop, newYork, new Date('2025-07-02T13:00:00Z')); // 09:00 EDT
       assert.deepEqual(await slots(newYork, '?date=2025-07-02'), ['10:00']);
-      assert.deepEqual(await slots(newYork, '?date=2025-11-02'), ['01:00', '01:30', '02:00', '02:30', '03:00', '03:30']);
+      assert.deepEqual(await slots(newYork, '?date=2025-11-02'), [
+        '01:00',
+        '01:30',
+        '02:00',
+        '02:30',
+        '03:00',
+        '03:30',
+      ]);
     });
 
     test('an empty list for a past date, a weekday without schedule, or a company without any', async () => {
@@ -95,7 +137,14 @@ for (const engine of engines()) {
     });
 
     test('an empty list for a missing or malformed date', async () => {
-      for (const query of ['', '?date=', '?date=tomorrow', '?date=2025-02-30', '?date=12/03/2025', '?date=2025-03-12T10:00:00Z']) {
+      for (const query of [
+        '',
+        '?date=',
+        '?date=tomorrow',
+        '?date=2025-02-30',
+        '?date=12/03/2025',
+        '?date=2025-03-12T10:00:00Z',
+      ]) {
         assert.deepEqual(await slots(saoPaulo, query), [], query);
       }
     });

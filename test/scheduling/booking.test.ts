@@ -39,7 +39,9 @@ for (const engine of engines()) {
     });
 
     const book = (scheduledAt: Date, tenant = shop, companyId = shop.companyId, orderId: number | null = null) =>
-      database.db.transaction().execute((trx) => bookSlot(trx, { accountId: tenant.accountId, companyId, scheduledAt, orderId }));
+      database.db
+        .transaction()
+        .execute((trx) => bookSlot(trx, { accountId: tenant.accountId, companyId, scheduledAt, orderId }));
 
     describe('isBookableSlot', () => {
       test('a future instant that is exactly one of the company’s slots', async () => {
@@ -76,10 +78,25 @@ for (const engine of engines()) {
         const order = await insertOrder(database, shop);
         const first = await book(at, shop, shop.companyId, order.id);
         assert.equal(typeof first.id, 'number');
-        const stored = await database.db.selectFrom('appointment_bookings').selectAll().where('id', '=', first.id).executeTakeFirstOrThrow();
-        assert.deepEqual([stored.order_id, stored.status, stored.scheduled_at.toISOString()], [order.id, 'booked', at.toISOString()]);
-        await assert.rejects(book(at), (error: unknown) => isConflict(error) && /already been booked/.test((error as Error).message));
-        await database.db.updateTable('appointment_bookings').set({ status: 'cancelled' }).where('id', '=', first.id).returning('id').execute();
+        const stored = await database.db
+          .selectFrom('appointment_bookings')
+          .selectAll()
+          .where('id', '=', first.id)
+          .executeTakeFirstOrThrow();
+        assert.deepEqual(
+          [stored.order_id, stored.status, stored.scheduled_at.toISOString()],
+          [order.id, 'booked', at.toISOString()],
+        );
+        await assert.rejects(
+          book(at),
+          (error: unknown) => isConflict(error) && /already been booked/.test((error as Error).message),
+        );
+        await database.db
+          .updateTable('appointment_bookings')
+          .set({ status: 'cancelled' })
+          .where('id', '=', first.id)
+          .returning('id')
+          .execute();
         assert.equal(typeof (await book(at)).id, 'number');
       });
 
@@ -88,7 +105,11 @@ for (const engine of engines()) {
         await book(at);
         await book(at, shop, newYork);
         await book(at, other, other.companyId);
-        const count = await database.db.selectFrom('appointment_bookings').select((eb) => eb.fn.countAll<number>().as('n')).where('scheduled_at', '=', at).executeTakeFirstOrThrow();
+        const count = await database.db
+          .selectFrom('appointment_bookings')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('scheduled_at', '=', at)
+          .executeTakeFirstOrThrow();
         assert.equal(Number(count.n), 3);
       });
 
@@ -96,14 +117,18 @@ for (const engine of engines()) {
         const at = new Date('2025-03-12T14:00:00Z');
         await book(at);
         const after = await database.db.transaction().execute(async (trx) => {
-          await assert.rejects(bookSlot(trx, { accountId: shop.accountId, companyId: shop.companyId, scheduledAt: at, orderId: null }), isConflict);
+          await assert.rejects(
+            bookSlot(trx, { accountId: shop.accountId, companyId: shop.companyId, scheduledAt: at, orderId: null }),
+            isConflict,
+          );
           return (await sql<{ one: number }>`select 1 as one`.execute(trx)).rows[0]?.one;
         });
         assert.equal(after, 1);
       });
 
       test('a booked slot disappears from the available list', async () => {
-        const listed = async () => (await app.inject({ url: `/api/v1/companies/${shop.companyId}/available_schedules?date=2025-03-26` })).json();
+        const listed = async () =>
+          (await app.inject({ url: `/api/v1/companies/${shop.companyId}/available_schedules?date=2025-03-26` })).json();
         assert.ok((await listed()).includes('15:30'));
         await book(new Date('2025-03-26T18:30:00Z'));
         assert.equal((await listed()).includes('15:30'), false);
@@ -114,7 +139,12 @@ for (const engine of engines()) {
         // Each transaction holds its insert a moment before committing, so on PostgreSQL the two truly overlap.
         const attempt = () =>
           database.db.transaction().execute(async (trx) => {
-            const booked = await bookSlot(trx, { accountId: shop.accountId, companyId: shop.companyId, scheduledAt: at, orderId: null });
+            const booked = await bookSlot(trx, {
+              accountId: shop.accountId,
+              companyId: shop.companyId,
+              scheduledAt: at,
+              orderId: null,
+            });
             await sleep(50);
             return booked;
           });
@@ -123,7 +153,12 @@ for (const engine of engines()) {
         const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
         assert.equal(rejected.length, 1);
         assert.ok(isConflict(rejected[0]!.reason), String(rejected[0]!.reason));
-        const rows = await database.db.selectFrom('appointment_bookings').select('id').where('scheduled_at', '=', at).where('status', '=', 'booked').execute();
+        const rows = await database.db
+          .selectFrom('appointment_bookings')
+          .select('id')
+          .where('scheduled_at', '=', at)
+          .where('status', '=', 'booked')
+          .execute();
         assert.equal(rows.length, 1);
       });
     });

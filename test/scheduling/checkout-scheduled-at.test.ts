@@ -4,7 +4,7 @@ import { instantOf, wallClockAt } from '../../src/modules/scheduling/time-zones.
 import { scheduledAt } from '../../src/web/client/schedule.ts';
 
 /** What the hosted checkout sends for a slot must be the instant the server gives that slot. */
-describe('the checkout page\'s scheduled_at', () => {
+describe("the checkout page's scheduled_at", () => {
   test('carries the offset in force at the slot itself, next to DST changes', () => {
     const cases: Array<[string, string, string, string]> = [
       ['2027-04-03', '16:00', 'Australia/Sydney', '2027-04-03T16:00:00+11:00'], // the Saturday before DST ends
@@ -17,7 +17,8 @@ describe('the checkout page\'s scheduled_at', () => {
       ['2018-11-04', '01:00', 'America/Sao_Paulo', '2018-11-04T01:00:00-02:00'], // DST started at midnight
       ['2025-03-06', '00:15', 'Asia/Kathmandu', '2025-03-06T00:15:00+05:45'],
     ];
-    for (const [date, time, zone, sent] of cases) assert.equal(scheduledAt(date, time, zone), sent, `${zone} ${date} ${time}`);
+    for (const [date, time, zone, sent] of cases)
+      assert.equal(scheduledAt(date, time, zone), sent, `${zone} ${date} ${time}`);
   });
 
   test('a repeated wall time is sent as its first occurrence; a skipped one is not sent', () => {
@@ -27,11 +28,19 @@ describe('the checkout page\'s scheduled_at', () => {
     assert.equal(scheduledAt('2027-03-14', '02:30', 'America/New_York'), undefined);
   });
 
-  test('every half hour around DST changes, the instant sent is the server\'s slot and shows the chosen wall time', () => {
+  test("every half hour around DST changes, the instant sent is the server's slot and shows the chosen wall time", () => {
     const days: Array<[string, string]> = [
-      ['2027-04-03', 'Australia/Sydney'], ['2027-04-04', 'Australia/Sydney'], ['2026-10-03', 'Australia/Sydney'], ['2026-10-04', 'Australia/Sydney'],
-      ['2027-04-04', 'Pacific/Auckland'], ['2027-03-14', 'America/New_York'], ['2027-11-07', 'America/New_York'],
-      ['2027-10-31', 'Europe/Berlin'], ['2027-10-28', 'Africa/Cairo'], ['2018-11-04', 'America/Sao_Paulo'], ['2019-02-16', 'America/Sao_Paulo'],
+      ['2027-04-03', 'Australia/Sydney'],
+      ['2027-04-04', 'Australia/Sydney'],
+      ['2026-10-03', 'Australia/Sydney'],
+      ['2026-10-04', 'Australia/Sydney'],
+      ['2027-04-04', 'Pacific/Auckland'],
+      ['2027-03-14', 'America/New_York'],
+      ['2027-11-07', 'America/New_York'],
+      ['2027-10-31', 'Europe/Berlin'],
+      ['2027-10-28', 'Africa/Cairo'],
+      ['2018-11-04', 'America/Sao_Paulo'],
+      ['2019-02-16', 'America/Sao_Paulo'],
     ];
     const wrong: string[] = [];
     for (const [date, zone] of days) {
@@ -39,8 +48,10 @@ describe('the checkout page\'s scheduled_at', () => {
         const time = `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
         const sent = scheduledAt(date, time, zone);
         const sentAt = sent === undefined ? undefined : new Date(sent);
-        if (sentAt?.getTime() !== instantOf(date, time, zone)?.getTime()) wrong.push(`${zone} ${date} ${time}: sends ${sent}`);
-        else if (sentAt && wallClockAt(sentAt, zone).time !== time) wrong.push(`${zone} ${date} ${time}: ${sent} is ${wallClockAt(sentAt, zone).time} there`);
+        if (sentAt?.getTime() !== instantOf(date, time, zone)?.getTime())
+          wrong.push(`${zone} ${date} ${time}: sends ${sent}`);
+        else if (sentAt && wallClockAt(sentAt, zone).time !== time)
+          wrong.push(`${zone} ${date} ${time}: ${sent} is ${wallClockAt(sentAt, zone).time} there`);
       }
     }
     assert.deepEqual(wrong, []);

@@ -33,7 +33,8 @@ for (const engine of engines()) {
       await database.close();
     });
 
-    const slotsOn = async (date: string) => (await app.inject({ url: `/api/v1/companies/${cairo}/available_schedules?date=${date}` })).json() as string[];
+    const slotsOn = async (date: string) =>
+      (await app.inject({ url: `/api/v1/companies/${cairo}/available_schedules?date=${date}` })).json() as string[];
 
     test('the first 23:00 is the bookable slot, the second is not', async () => {
       now = new Date('2027-10-01T00:00:00Z');

@@ -22,32 +22,64 @@ for (const engine of engines()) {
 
     usePayMerchant(engine, async (setup) => {
       ({ database, pay, merchant } = setup);
-      for (let weekday = 0; weekday < 7; weekday++) await insertSchedule(database, merchant, merchant.companyId, weekday, '09:00', '17:00', 60);
-      pageId = await insertPage(database.db, merchant, { products: [merchant.productId], plans: [merchant.cardPlanId], requireScheduling: true });
+      for (let weekday = 0; weekday < 7; weekday++)
+        await insertSchedule(database, merchant, merchant.companyId, weekday, '09:00', '17:00', 60);
+      pageId = await insertPage(database.db, merchant, {
+        products: [merchant.productId],
+        plans: [merchant.cardPlanId],
+        requireScheduling: true,
+      });
       day = dateIn('America/Sao_Paulo', new Date(Date.now() + 3 * DAY));
     });
 
-    const freeSlots = async () => (await pay.app.inject({ url: `/api/v1/companies/${merchant.companyId}/available_schedules?date=${day}` })).json() as string[];
+    const freeSlots = async () =>
+      (
+        await pay.app.inject({ url: `/api/v1/companies/${merchant.companyId}/available_schedules?date=${day}` })
+      ).json() as string[];
     const bookByCard = async (time: string, email: string) => {
       const res = await pay.app.inject({
         method: 'POST',
         url: '/api/v1/payments',
         headers: ORIGIN,
-        payload: { checkout_page_id: pageId, products: [{ id: merchant.productId, quantity: 1 }], customer_email: email, payment_plan_id: `${merchant.cardPlanId}-1`, credit_card_0_token: await tokenA(pay.sandboxes), scheduled_at: instantOf(day, time, 'America/Sao_Paulo')!.toISOString() },
+        payload: {
+          checkout_page_id: pageId,
+          products: [{ id: merchant.productId, quantity: 1 }],
+          customer_email: email,
+          payment_plan_id: `${merchant.cardPlanId}-1`,
+          credit_card_0_token: await tokenA(pay.sandboxes),
+          scheduled_at: instantOf(day, time, 'America/Sao_Paulo')!.toISOString(),
+        },
       });
       assert.equal(res.statusCode, 200, res.body);
       assert.equal((await freeSlots()).includes(time), false);
-      return database.db.selectFrom('payments').select(['id', 'order_id']).where('gateway_id', '=', res.json().payments[0]).executeTakeFirstOrThrow();
+      return database.db
+        .selectFrom('payments')
+        .select(['id', 'order_id'])
+        .where('gateway_id', '=', res.json().payments[0])
+        .executeTakeFirstOrThrow();
     };
 
     test('a full refund frees the slot; a partial one keeps it', async () => {
       const payment = await bookByCard('15:00', 'refund@example.com');
-      const partial = await pay.app.inject({ method: 'POST', url: `/api/v1/payments/${payment.id}/refund`, headers: bearer(merchant.apiKey), payload: { amount: 10 } });
+      const partial = await pay.app.inject({
+        method: 'POST',
+        url: `/api/v1/payments/${payment.id}/refund`,
+        headers: bearer(merchant.apiKey),
+        payload: { amount: 10 },
+      });
       assert.equal(partial.statusCode, 200, partial.body);
       assert.equal((await freeSlots()).includes('15:00'), false);
-      const rest = await pay.app.inject({ method: 'POST', url: `/api/v1/payments/${payment.id}/refund`, headers: bearer(merchant.apiKey) });
+      const rest = await pay.app.inject({
+        method: 'POST',
+        url: `/api/v1/payments/${payment.id}/refund`,
+        headers: bearer(merchant.apiKey),
+      });
       assert.equal(rest.statusCode, 200, rest.body);
-      const order = await database.db.selectFrom('orders').select('status').where('id', '=', payment.order_id).executeTakeFirstOrThrow();
+      const order = await database.db
+        .selectFrom('orders')
+        .select('status')
+        .where('id', '=', payment.order_id)
+        .executeTakeFirstOrThrow();
       assert.equal(order.status, 'refunded');
       assert.ok((await freeSlots()).includes('15:00'));
     });
@@ -55,8 +87,20 @@ for (const engine of engines()) {
     test('a cancelled order frees the slot', async () => {
       // An order waiting for its payment, cancelled (as the merchant or an expiry would).
       const waiting = await bookByCard('14:00', 'cancel-2@example.com');
-      await database.db.updateTable('orders').set({ status: 'waiting_payment' }).where('id', '=', waiting.order_id).execute();
-      await database.db.transaction().execute((trx) => transitionOrder(trx, { accountId: merchant.accountId, orderId: waiting.order_id, to: 'cancelled', cause: 'test', at: new Date() }));
+      await database.db
+        .updateTable('orders')
+        .set({ status: 'waiting_payment' })
+        .where('id', '=', waiting.order_id)
+        .execute();
+      await database.db.transaction().execute((trx) =>
+        transitionOrder(trx, {
+          accountId: merchant.accountId,
+          orderId: waiting.order_id,
+          to: 'cancelled',
+          cause: 'test',
+          at: new Date(),
+        }),
+      );
       assert.ok((await freeSlots()).includes('14:00'));
     });
   });

@@ -6,8 +6,16 @@ import { instantOf, isCalendarDate, wallClockAt, weekdayOf } from '../../src/mod
 
 describe('wall clocks in IANA zones', () => {
   test('America/Sao_Paulo is UTC-3 all year (no DST since 2019)', () => {
-    assert.deepEqual(wallClockAt(new Date('2025-01-15T12:00:00Z'), 'America/Sao_Paulo'), { date: '2025-01-15', time: '09:00', second: 0 });
-    assert.deepEqual(wallClockAt(new Date('2025-07-15T02:30:15Z'), 'America/Sao_Paulo'), { date: '2025-07-14', time: '23:30', second: 15 });
+    assert.deepEqual(wallClockAt(new Date('2025-01-15T12:00:00Z'), 'America/Sao_Paulo'), {
+      date: '2025-01-15',
+      time: '09:00',
+      second: 0,
+    });
+    assert.deepEqual(wallClockAt(new Date('2025-07-15T02:30:15Z'), 'America/Sao_Paulo'), {
+      date: '2025-07-14',
+      time: '23:30',
+      second: 15,
+    });
     assert.equal(instantOf('2025-01-15', '09:00', 'America/Sao_Paulo')?.toISOString(), '2025-01-15T12:00:00.000Z');
     assert.equal(instantOf('2025-07-15', '09:00', 'America/Sao_Paulo')?.toISOString(), '2025-07-15T12:00:00.000Z');
   });
@@ -15,7 +23,11 @@ describe('wall clocks in IANA zones', () => {
   test('America/New_York follows DST: UTC-5 in winter, UTC-4 in summer', () => {
     assert.equal(instantOf('2025-01-15', '09:00', 'America/New_York')?.toISOString(), '2025-01-15T14:00:00.000Z');
     assert.equal(instantOf('2025-07-15', '09:00', 'America/New_York')?.toISOString(), '2025-07-15T13:00:00.000Z');
-    assert.deepEqual(wallClockAt(new Date('2025-07-15T13:00:00Z'), 'America/New_York'), { date: '2025-07-15', time: '09:00', second: 0 });
+    assert.deepEqual(wallClockAt(new Date('2025-07-15T13:00:00Z'), 'America/New_York'), {
+      date: '2025-07-15',
+      time: '09:00',
+      second: 0,
+    });
   });
 
   test('a wall time skipped by the spring-forward jump does not exist', () => {
@@ -37,11 +49,16 @@ describe('wall clocks in IANA zones', () => {
       ['2027-04-04', '02:30', 'Australia/Sydney', '2027-04-03T15:30:00.000Z'],
       ['2027-04-04', '02:30', 'Pacific/Auckland', '2027-04-03T13:30:00.000Z'],
     ];
-    for (const [date, time, zone, instant] of first) assert.equal(instantOf(date, time, zone)?.toISOString(), instant, `${zone} ${date} ${time}`);
+    for (const [date, time, zone, instant] of first)
+      assert.equal(instantOf(date, time, zone)?.toISOString(), instant, `${zone} ${date} ${time}`);
     // Just outside the repeated hour, one instant each.
     assert.equal(instantOf('2027-10-28', '22:00', 'Africa/Cairo')?.toISOString(), '2027-10-28T19:00:00.000Z');
     assert.equal(instantOf('2027-10-31', '03:00', 'Europe/Berlin')?.toISOString(), '2027-10-31T02:00:00.000Z');
-    for (const [date, time, zone] of [['2027-03-28', '02:30', 'Europe/Berlin'], ['2026-10-04', '02:30', 'Australia/Sydney'], ['2027-09-26', '02:30', 'Pacific/Auckland']] as const) {
+    for (const [date, time, zone] of [
+      ['2027-03-28', '02:30', 'Europe/Berlin'],
+      ['2026-10-04', '02:30', 'Australia/Sydney'],
+      ['2027-09-26', '02:30', 'Pacific/Auckland'],
+    ] as const) {
       assert.equal(instantOf(date, time, zone), undefined, `${zone} ${date} ${time}`);
     }
   });
@@ -55,7 +72,16 @@ describe('wall clocks in IANA zones', () => {
 describe('calendar dates and weekdays', () => {
   test('only real YYYY-MM-DD dates pass', () => {
     assert.equal(isCalendarDate('2024-02-29'), true);
-    for (const text of ['2025-02-29', '2025-13-01', '2025-00-10', '2025-1-01', '05/03/2025', 'tomorrow', '2025-03-05T10:00', '']) {
+    for (const text of [
+      '2025-02-29',
+      '2025-13-01',
+      '2025-00-10',
+      '2025-1-01',
+      '05/03/2025',
+      'tomorrow',
+      '2025-03-05T10:00',
+      '',
+    ]) {
       assert.equal(isCalendarDate(text), false, text);
     }
   });
@@ -68,13 +94,18 @@ describe('calendar dates and weekdays', () => {
 
   test('company ids are positive 32-bit integers written plainly', () => {
     assert.equal(parseCompanyId('42'), 42);
-    for (const text of [undefined, '', '0', '-1', '1.5', '1e3', '042', 'abc', '2147483648', '99999999999']) assert.equal(parseCompanyId(text), undefined, String(text));
+    for (const text of [undefined, '', '0', '-1', '1.5', '1e3', '042', 'abc', '2147483648', '99999999999'])
+      assert.equal(parseCompanyId(text), undefined, String(text));
   });
 });
 
 describe('slot times', () => {
   test('from each start, every slot_minutes, while the slot ends by the interval end', () => {
-    assert.deepEqual(slotTimes([{ starts_at: '09:00:00', ends_at: '12:00:00', slot_minutes: 60 }]), ['09:00', '10:00', '11:00']);
+    assert.deepEqual(slotTimes([{ starts_at: '09:00:00', ends_at: '12:00:00', slot_minutes: 60 }]), [
+      '09:00',
+      '10:00',
+      '11:00',
+    ]);
     assert.deepEqual(slotTimes([{ starts_at: '09:00:00', ends_at: '10:30:00', slot_minutes: 45 }]), ['09:00', '09:45']);
     assert.deepEqual(slotTimes([{ starts_at: '09:00:00', ends_at: '10:29:00', slot_minutes: 45 }]), ['09:00']);
     assert.deepEqual(slotTimes([{ starts_at: '09:00:00', ends_at: '09:30:00', slot_minutes: 60 }]), []);

@@ -32,20 +32,34 @@ for (const engine of engines()) {
       new Promise<Answer>((resolve, reject) => {
         const payload = body === undefined ? undefined : JSON.stringify(body);
         const req = httpRequest(
-          { host: '127.0.0.1', port, method, path: `/api/v1${path}`, headers: { ...headers, ...(payload ? { 'content-type': 'application/json' } : {}) } },
+          {
+            host: '127.0.0.1',
+            port,
+            method,
+            path: `/api/v1${path}`,
+            headers: { ...headers, ...(payload ? { 'content-type': 'application/json' } : {}) },
+          },
           (res) => {
             const chunks: Buffer[] = [];
             res.on('data', (chunk: Buffer) => chunks.push(chunk));
-            res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+            res.on('end', () =>
+              resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+            );
           },
         );
         req.on('error', reject);
         req.end(payload);
       });
     const noCors = (answer: Answer, what: string) => {
-      for (const header of Object.keys(answer.headers)) assert.ok(!header.startsWith('access-control-'), `${what}: ${header}`);
+      for (const header of Object.keys(answer.headers))
+        assert.ok(!header.startsWith('access-control-'), `${what}: ${header}`);
     };
-    const pixPayment = () => ({ checkout_page_id: merchant.pageId, products: [{ id: merchant.productId, quantity: 1 }], customer_email: 'cors@example.com', payment_plan_id: `${merchant.pixPlanId}-1` });
+    const pixPayment = () => ({
+      checkout_page_id: merchant.pageId,
+      products: [{ id: merchant.productId, quantity: 1 }],
+      customer_email: 'cors@example.com',
+      payment_plan_id: `${merchant.pixPlanId}-1`,
+    });
 
     test('a preflight of a public endpoint answers 204 with the methods, the two request headers and a max-age, for the asking origin', async () => {
       const answer = await send('OPTIONS', '/payments', preflightHeaders(ALLOWED, 'POST'));
@@ -68,7 +82,11 @@ for (const engine of engines()) {
       assert.equal(cart.status, 204);
       assert.equal(cart.headers['access-control-allow-methods'], 'GET, HEAD');
       // No Authorization: a key never belongs in a browser.
-      const withKey = await send('OPTIONS', '/payments', preflightHeaders(ALLOWED, 'POST', 'authorization,content-type'));
+      const withKey = await send(
+        'OPTIONS',
+        '/payments',
+        preflightHeaders(ALLOWED, 'POST', 'authorization,content-type'),
+      );
       assert.doesNotMatch(String(withKey.headers['access-control-allow-headers']), /authorization/i);
       // The upsell is callable from any origin (spec), so its preflight is answered for any origin too.
       const upsell = await send('OPTIONS', '/upsell', preflightHeaders('https://anywhere.example', 'POST'));
@@ -98,10 +116,19 @@ for (const engine of engines()) {
       const evil = 'https://evil.example';
       const preflight = await send('OPTIONS', '/customers', preflightHeaders(evil, 'POST'));
       assert.equal(preflight.status, 204);
-      const refused = await send('POST', '/customers', { origin: evil }, { email: 'x@example.com', name: 'X', phone: '11999999999', checkout_page_id: merchant.pageId });
+      const refused = await send(
+        'POST',
+        '/customers',
+        { origin: evil },
+        { email: 'x@example.com', name: 'X', phone: '11999999999', checkout_page_id: merchant.pageId },
+      );
       assert.equal(refused.status, 403, refused.body);
       assert.equal(refused.headers['access-control-allow-origin'], evil);
-      const stored = await database.db.selectFrom('customers').select('id').where('email', '=', 'x@example.com').execute();
+      const stored = await database.db
+        .selectFrom('customers')
+        .select('id')
+        .where('email', '=', 'x@example.com')
+        .execute();
       assert.deepEqual(stored, []);
     });
 
@@ -112,10 +139,20 @@ for (const engine of engines()) {
       const listed = await send('GET', '/orders', { origin: ALLOWED, ...bearer(merchant.apiKey) });
       assert.equal(listed.status, 200);
       noCors(listed, 'GET /orders');
-      const cartPage = await send('POST', `/carts/${crypto.randomUUID()}`, { origin: ALLOWED, ...bearer(merchant.apiKey) }, { payment_method: 'pix' });
+      const cartPage = await send(
+        'POST',
+        `/carts/${crypto.randomUUID()}`,
+        { origin: ALLOWED, ...bearer(merchant.apiKey) },
+        { payment_method: 'pix' },
+      );
       noCors(cartPage, 'POST /carts/{id}');
 
-      for (const path of ['/webhooks', `/webhooks/${merchant.companyId}/bank`, `/webhooks/${merchant.companyId}/gateway_b`, '/webhooks/platform']) {
+      for (const path of [
+        '/webhooks',
+        `/webhooks/${merchant.companyId}/bank`,
+        `/webhooks/${merchant.companyId}/gateway_b`,
+        '/webhooks/platform',
+      ]) {
         const preflight = await send('OPTIONS', path, preflightHeaders(ALLOWED, 'POST'));
         assert.equal(preflight.status, 404, path);
         noCors(preflight, `OPTIONS ${path}`);

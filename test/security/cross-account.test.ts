@@ -41,71 +41,422 @@ const json = (payload: object) => ({ payload });
 
 const ATTEMPTS: Attempt[] = [
   // Catalog
-  { route: 'GET /products/{id}', request: (v, as) => ({ url: api(`/products/${v.productId}`), headers: as }), with: ['key', 'origin'], status: 403, control: 'origin' },
-  { route: 'GET /products/{id}/gateway_a_public_key', request: (v, as) => ({ url: api(`/products/${v.productId}/gateway_a_public_key`), headers: as }), with: ['key', 'origin'], status: 403, control: 'origin' },
-  { route: 'POST /products (company_id of the victim)', request: (v, as) => ({ method: 'POST', url: api('/products'), headers: as, ...json({ name: 'Intruder', value: 1, company_id: v.companyId }) }), with: ['key'], status: 422, reason: /company/ },
-  { route: 'GET /checkout_pages/{id}', request: (v, as) => ({ url: api(`/checkout_pages/${v.pageId}`), headers: as }), with: ['key'], status: 404, reason: /Checkout page not found/, control: 'key' },
-  { route: 'GET /checkout_pages/{id}/payments', request: (v, as) => ({ url: api(`/checkout_pages/${v.pageId}/payments`), headers: as }), with: ['key'], status: 404, reason: /Checkout page not found/ },
+  {
+    route: 'GET /products/{id}',
+    request: (v, as) => ({ url: api(`/products/${v.productId}`), headers: as }),
+    with: ['key', 'origin'],
+    status: 403,
+    control: 'origin',
+  },
+  {
+    route: 'GET /products/{id}/gateway_a_public_key',
+    request: (v, as) => ({ url: api(`/products/${v.productId}/gateway_a_public_key`), headers: as }),
+    with: ['key', 'origin'],
+    status: 403,
+    control: 'origin',
+  },
+  {
+    route: 'POST /products (company_id of the victim)',
+    request: (v, as) => ({
+      method: 'POST',
+      url: api('/products'),
+      headers: as,
+      ...json({ name: 'Intruder', value: 1, company_id: v.companyId }),
+    }),
+    with: ['key'],
+    status: 422,
+    reason: /company/,
+  },
+  {
+    route: 'GET /checkout_pages/{id}',
+    request: (v, as) => ({ url: api(`/checkout_pages/${v.pageId}`), headers: as }),
+    with: ['key'],
+    status: 404,
+    reason: /Checkout page not found/,
+    control: 'key',
+  },
+  {
+    route: 'GET /checkout_pages/{id}/payments',
+    request: (v, as) => ({ url: api(`/checkout_pages/${v.pageId}/payments`), headers: as }),
+    with: ['key'],
+    status: 404,
+    reason: /Checkout page not found/,
+  },
   // Customers and orders
-  { route: 'POST /customers (checkout_page_id of the victim)', request: (v, as) => ({ method: 'POST', url: api('/customers'), headers: as, ...json({ email: v.customerEmail, name: 'Hijack', phone: '11999999999', checkout_page_id: v.pageId }) }), with: ['key', 'origin'], status: 403 },
-  { route: 'GET /orders/{id}', request: (v, as) => ({ url: api(`/orders/${v.charge.id}`), headers: as }), with: ['key'], status: 404, reason: /Order not found/, control: 'key' },
-  { route: 'POST /orders (the victim’s product)', request: (v, as) => ({ method: 'POST', url: api('/orders'), headers: as, ...json({ customer: { email: 'x@example.com' }, items: [{ product_id: v.productId }] }) }), with: ['key'], status: 422, reason: /unknown product/ },
-  { route: 'POST /orders (the victim’s payment plan)', request: (v, as, a) => ({ method: 'POST', url: api('/orders'), headers: as, ...json({ customer: { email: 'x@example.com' }, main_product_id: a.productId, payments: [{ gateway: 'gateway_a', amount: 100, payment_plan_id: v.pixPlanId }] }) }), with: ['key'], status: 422, reason: /plan/ },
+  {
+    route: 'POST /customers (checkout_page_id of the victim)',
+    request: (v, as) => ({
+      method: 'POST',
+      url: api('/customers'),
+      headers: as,
+      ...json({ email: v.customerEmail, name: 'Hijack', phone: '11999999999', checkout_page_id: v.pageId }),
+    }),
+    with: ['key', 'origin'],
+    status: 403,
+  },
+  {
+    route: 'GET /orders/{id}',
+    request: (v, as) => ({ url: api(`/orders/${v.charge.id}`), headers: as }),
+    with: ['key'],
+    status: 404,
+    reason: /Order not found/,
+    control: 'key',
+  },
+  {
+    route: 'POST /orders (the victim’s product)',
+    request: (v, as) => ({
+      method: 'POST',
+      url: api('/orders'),
+      headers: as,
+      ...json({ customer: { email: 'x@example.com' }, items: [{ product_id: v.productId }] }),
+    }),
+    with: ['key'],
+    status: 422,
+    reason: /unknown product/,
+  },
+  {
+    route: 'POST /orders (the victim’s payment plan)',
+    request: (v, as, a) => ({
+      method: 'POST',
+      url: api('/orders'),
+      headers: as,
+      ...json({
+        customer: { email: 'x@example.com' },
+        main_product_id: a.productId,
+        payments: [{ gateway: 'gateway_a', amount: 100, payment_plan_id: v.pixPlanId }],
+      }),
+    }),
+    with: ['key'],
+    status: 422,
+    reason: /plan/,
+  },
   // Carts and charges
-  { route: 'POST /carts/{cart page id}', request: (v, as) => ({ method: 'POST', url: api(`/carts/${v.cartPageId}`), headers: as, ...json({ payment_method: 'pix' }) }), with: ['key'], status: 404, reason: /Cart page not found/ },
-  { route: 'GET /carts/{id}', request: (v, as) => ({ url: api(`/carts/${v.cartId}`), headers: as }), with: ['key', 'origin'], status: 403, control: 'origin' },
-  { route: 'GET /carts/{id}/payments', request: (v, as) => ({ url: api(`/carts/${v.cartId}/payments`), headers: as }), with: ['key', 'origin'], status: 403 },
-  { route: 'GET /charges/{id}', request: (v, as) => ({ url: api(`/charges/${v.charge.uid}`), headers: as }), with: ['key', 'origin'], status: 403, control: 'origin' },
-  { route: 'GET /charges/{id}/last_payment', request: (v, as) => ({ url: api(`/charges/${v.charge.uid}/last_payment`), headers: as }), with: ['key', 'origin'], status: 403, control: 'origin' },
+  {
+    route: 'POST /carts/{cart page id}',
+    request: (v, as) => ({
+      method: 'POST',
+      url: api(`/carts/${v.cartPageId}`),
+      headers: as,
+      ...json({ payment_method: 'pix' }),
+    }),
+    with: ['key'],
+    status: 404,
+    reason: /Cart page not found/,
+  },
+  {
+    route: 'GET /carts/{id}',
+    request: (v, as) => ({ url: api(`/carts/${v.cartId}`), headers: as }),
+    with: ['key', 'origin'],
+    status: 403,
+    control: 'origin',
+  },
+  {
+    route: 'GET /carts/{id}/payments',
+    request: (v, as) => ({ url: api(`/carts/${v.cartId}/payments`), headers: as }),
+    with: ['key', 'origin'],
+    status: 403,
+  },
+  {
+    route: 'GET /charges/{id}',
+    request: (v, as) => ({ url: api(`/charges/${v.charge.uid}`), headers: as }),
+    with: ['key', 'origin'],
+    status: 403,
+    control: 'origin',
+  },
+  {
+    route: 'GET /charges/{id}/last_payment',
+    request: (v, as) => ({ url: api(`/charges/${v.charge.uid}/last_payment`), headers: as }),
+    with: ['key', 'origin'],
+    status: 403,
+    control: 'origin',
+  },
   // Paying
-  { route: 'POST /payments (the victim’s page)', request: (v, as) => ({ method: 'POST', url: api('/payments'), headers: as, ...json({ checkout_page_id: v.pageId, payment_plan_id: `${v.pixPlanId}-1`, products: [{ id: v.productId, quantity: 1 }], customer_email: 'x@example.com' }) }), with: ['key', 'origin'], status: 403 },
-  { route: 'POST /payments (the victim’s customer_id on the attacker’s page)', request: (v, as, a) => ({ method: 'POST', url: api('/payments'), headers: as, ...json({ checkout_page_id: a.pageId, payment_plan_id: `${a.pixPlanId}-1`, products: [{ id: a.productId, quantity: 1 }], customer_id: v.customerId }) }), with: ['key', 'origin'], status: 422, reason: /unknown customer/ },
-  { route: 'POST /payments (the victim’s product on the attacker’s page)', request: (v, as, a) => ({ method: 'POST', url: api('/payments'), headers: as, ...json({ checkout_page_id: a.pageId, payment_plan_id: `${a.pixPlanId}-1`, products: [{ id: v.productId, quantity: 1 }], customer_email: 'x@example.com' }) }), with: ['key', 'origin'], status: 422, reason: /not a product of this checkout page/ },
-  { route: 'POST /payments (the victim’s payment plan on the attacker’s page)', request: (v, as, a) => ({ method: 'POST', url: api('/payments'), headers: as, ...json({ checkout_page_id: a.pageId, payment_plan_id: `${v.pixPlanId}-1`, products: [{ id: a.productId, quantity: 1 }], customer_email: 'x@example.com' }) }), with: ['key', 'origin'], status: 422, reason: /plan/ },
-  { route: 'POST /carts/{id}/pay', request: (v, as) => ({ method: 'POST', url: api(`/carts/${v.cartId}/pay`), headers: as, ...json({ payment_plan_id: `${v.pixPlanId}-1` }) }), with: ['key', 'origin'], status: 403 },
-  { route: 'POST /charges/{id}/pay', request: (v, as) => ({ method: 'POST', url: api(`/charges/${v.charge.uid}/pay`), headers: as, ...json({ payment_plan_id: `${v.pixPlanId}-1` }) }), with: ['key', 'origin'], status: 403 },
-  { route: 'POST /payments/{id}/refund', request: (v, as) => ({ method: 'POST', url: api(`/payments/${v.paymentId}/refund`), headers: as, ...json({ amount: 1 }) }), with: ['key'], status: 404, reason: /Payment not found/ },
+  {
+    route: 'POST /payments (the victim’s page)',
+    request: (v, as) => ({
+      method: 'POST',
+      url: api('/payments'),
+      headers: as,
+      ...json({
+        checkout_page_id: v.pageId,
+        payment_plan_id: `${v.pixPlanId}-1`,
+        products: [{ id: v.productId, quantity: 1 }],
+        customer_email: 'x@example.com',
+      }),
+    }),
+    with: ['key', 'origin'],
+    status: 403,
+  },
+  {
+    route: 'POST /payments (the victim’s customer_id on the attacker’s page)',
+    request: (v, as, a) => ({
+      method: 'POST',
+      url: api('/payments'),
+      headers: as,
+      ...json({
+        checkout_page_id: a.pageId,
+        payment_plan_id: `${a.pixPlanId}-1`,
+        products: [{ id: a.productId, quantity: 1 }],
+        customer_id: v.customerId,
+      }),
+    }),
+    with: ['key', 'origin'],
+    status: 422,
+    reason: /unknown customer/,
+  },
+  {
+    route: 'POST /payments (the victim’s product on the attacker’s page)',
+    request: (v, as, a) => ({
+      method: 'POST',
+      url: api('/payments'),
+      headers: as,
+      ...json({
+        checkout_page_id: a.pageId,
+        payment_plan_id: `${a.pixPlanId}-1`,
+        products: [{ id: v.productId, quantity: 1 }],
+        customer_email: 'x@example.com',
+      }),
+    }),
+    with: ['key', 'origin'],
+    status: 422,
+    reason: /not a product of this checkout page/,
+  },
+  {
+    route: 'POST /payments (the victim’s payment plan on the attacker’s page)',
+    request: (v, as, a) => ({
+      method: 'POST',
+      url: api('/payments'),
+      headers: as,
+      ...json({
+        checkout_page_id: a.pageId,
+        payment_plan_id: `${v.pixPlanId}-1`,
+        products: [{ id: a.productId, quantity: 1 }],
+        customer_email: 'x@example.com',
+      }),
+    }),
+    with: ['key', 'origin'],
+    status: 422,
+    reason: /plan/,
+  },
+  {
+    route: 'POST /carts/{id}/pay',
+    request: (v, as) => ({
+      method: 'POST',
+      url: api(`/carts/${v.cartId}/pay`),
+      headers: as,
+      ...json({ payment_plan_id: `${v.pixPlanId}-1` }),
+    }),
+    with: ['key', 'origin'],
+    status: 403,
+  },
+  {
+    route: 'POST /charges/{id}/pay',
+    request: (v, as) => ({
+      method: 'POST',
+      url: api(`/charges/${v.charge.uid}/pay`),
+      headers: as,
+      ...json({ payment_plan_id: `${v.pixPlanId}-1` }),
+    }),
+    with: ['key', 'origin'],
+    status: 403,
+  },
+  {
+    route: 'POST /payments/{id}/refund',
+    request: (v, as) => ({
+      method: 'POST',
+      url: api(`/payments/${v.paymentId}/refund`),
+      headers: as,
+      ...json({ amount: 1 }),
+    }),
+    with: ['key'],
+    status: 404,
+    reason: /Payment not found/,
+  },
   // Pricing
-  { route: 'GET /payment_plans (checkout page)', request: (v, as) => ({ url: api(`/payment_plans?checkout_page_id=${v.pageId}&products[${v.productId}]=1`), headers: as }), with: ['key', 'origin'], status: 403, control: 'origin' },
-  { route: 'GET /payment_plans (charge)', request: (v, as) => ({ url: api(`/payment_plans?charge_id=${v.charge.uid}`), headers: as }), with: ['key', 'origin'], status: 403, control: 'origin' },
-  { route: 'GET /payment_plans (cart)', request: (v, as) => ({ url: api(`/payment_plans?cart_id=${v.cartId}`), headers: as }), with: ['key', 'origin'], status: 403, control: 'origin' },
-  { route: 'GET /payment_plans (cart page)', request: (v, as) => ({ url: api(`/payment_plans?cart_page_id=${v.cartPageId}&amount=10`), headers: as }), with: ['key', 'origin'], status: 403, control: 'origin' },
-  { route: 'GET /coupons/{code}/validate', request: (v, as) => ({ url: api(`/coupons/${v.couponCode}/validate?product_id=${v.productId}`), headers: as }), with: ['key', 'origin'], status: 403, control: 'origin' },
-  { route: 'GET /coupons/{code}/validate (the attacker’s product)', request: (v, as, a) => ({ url: api(`/coupons/${v.couponCode}/validate?product_id=${a.productId}`), headers: as }), with: ['key', 'origin'], status: 422, reason: /Coupon not found/ },
+  {
+    route: 'GET /payment_plans (checkout page)',
+    request: (v, as) => ({
+      url: api(`/payment_plans?checkout_page_id=${v.pageId}&products[${v.productId}]=1`),
+      headers: as,
+    }),
+    with: ['key', 'origin'],
+    status: 403,
+    control: 'origin',
+  },
+  {
+    route: 'GET /payment_plans (charge)',
+    request: (v, as) => ({ url: api(`/payment_plans?charge_id=${v.charge.uid}`), headers: as }),
+    with: ['key', 'origin'],
+    status: 403,
+    control: 'origin',
+  },
+  {
+    route: 'GET /payment_plans (cart)',
+    request: (v, as) => ({ url: api(`/payment_plans?cart_id=${v.cartId}`), headers: as }),
+    with: ['key', 'origin'],
+    status: 403,
+    control: 'origin',
+  },
+  {
+    route: 'GET /payment_plans (cart page)',
+    request: (v, as) => ({ url: api(`/payment_plans?cart_page_id=${v.cartPageId}&amount=10`), headers: as }),
+    with: ['key', 'origin'],
+    status: 403,
+    control: 'origin',
+  },
+  {
+    route: 'GET /coupons/{code}/validate',
+    request: (v, as) => ({ url: api(`/coupons/${v.couponCode}/validate?product_id=${v.productId}`), headers: as }),
+    with: ['key', 'origin'],
+    status: 403,
+    control: 'origin',
+  },
+  {
+    route: 'GET /coupons/{code}/validate (the attacker’s product)',
+    request: (v, as, a) => ({ url: api(`/coupons/${v.couponCode}/validate?product_id=${a.productId}`), headers: as }),
+    with: ['key', 'origin'],
+    status: 422,
+    reason: /Coupon not found/,
+  },
   // Card hash keys (gateway_c): refused before any gateway call
-  { route: 'GET /checkout_pages/{id}/card_hash_key', request: (v, as) => ({ url: api(`/checkout_pages/${v.pageId}/card_hash_key`), headers: as }), with: ['key', 'origin'], status: 403 },
-  { route: 'GET /carts/{id}/card_hash_key', request: (v, as) => ({ url: api(`/carts/${v.cartId}/card_hash_key`), headers: as }), with: ['key', 'origin'], status: 403 },
-  { route: 'GET /charges/{id}/card_hash_key', request: (v, as) => ({ url: api(`/charges/${v.charge.uid}/card_hash_key`), headers: as }), with: ['key', 'origin'], status: 403 },
+  {
+    route: 'GET /checkout_pages/{id}/card_hash_key',
+    request: (v, as) => ({ url: api(`/checkout_pages/${v.pageId}/card_hash_key`), headers: as }),
+    with: ['key', 'origin'],
+    status: 403,
+  },
+  {
+    route: 'GET /carts/{id}/card_hash_key',
+    request: (v, as) => ({ url: api(`/carts/${v.cartId}/card_hash_key`), headers: as }),
+    with: ['key', 'origin'],
+    status: 403,
+  },
+  {
+    route: 'GET /charges/{id}/card_hash_key',
+    request: (v, as) => ({ url: api(`/charges/${v.charge.uid}/card_hash_key`), headers: as }),
+    with: ['key', 'origin'],
+    status: 403,
+  },
   // Notification endpoints and deliveries
-  { route: 'GET /notification_endpoints/{id}', request: (_v, as) => ({ url: endpointPath(), headers: as }), with: ['key'], status: 404, reason: /Notification endpoint not found/, control: 'key' },
-  { route: 'PATCH /notification_endpoints/{id}', request: (_v, as) => ({ method: 'PATCH', url: endpointPath(), headers: as, ...json({ url: 'https://attacker.example/hooks', enabled: true }) }), with: ['key'], status: 404, reason: /Notification endpoint not found/ },
-  { route: 'DELETE /notification_endpoints/{id}', request: (_v, as) => ({ method: 'DELETE', url: endpointPath(), headers: as }), with: ['key'], status: 404, reason: /Notification endpoint not found/ },
-  { route: 'POST /notification_endpoints/{id}/rotate_secret', request: (_v, as) => ({ method: 'POST', url: endpointPath('/rotate_secret'), headers: as, ...json({ grace_seconds: 0 }) }), with: ['key'], status: 404, reason: /Notification endpoint not found/ },
-  { route: 'GET /notification_endpoints/{id}/deliveries', request: (_v, as) => ({ url: endpointPath('/deliveries'), headers: as }), with: ['key'], status: 404, reason: /Notification endpoint not found/, control: 'key' },
-  { route: 'POST /notification_deliveries/{id}/redeliver', request: (_v, as) => ({ method: 'POST', url: api(`/notification_deliveries/${victimNotifications.deliveryId}/redeliver`), headers: as, ...json({}) }), with: ['key'], status: 404, reason: /Notification delivery not found/ },
+  {
+    route: 'GET /notification_endpoints/{id}',
+    request: (_v, as) => ({ url: endpointPath(), headers: as }),
+    with: ['key'],
+    status: 404,
+    reason: /Notification endpoint not found/,
+    control: 'key',
+  },
+  {
+    route: 'PATCH /notification_endpoints/{id}',
+    request: (_v, as) => ({
+      method: 'PATCH',
+      url: endpointPath(),
+      headers: as,
+      ...json({ url: 'https://attacker.example/hooks', enabled: true }),
+    }),
+    with: ['key'],
+    status: 404,
+    reason: /Notification endpoint not found/,
+  },
+  {
+    route: 'DELETE /notification_endpoints/{id}',
+    request: (_v, as) => ({ method: 'DELETE', url: endpointPath(), headers: as }),
+    with: ['key'],
+    status: 404,
+    reason: /Notification endpoint not found/,
+  },
+  {
+    route: 'POST /notification_endpoints/{id}/rotate_secret',
+    request: (_v, as) => ({
+      method: 'POST',
+      url: endpointPath('/rotate_secret'),
+      headers: as,
+      ...json({ grace_seconds: 0 }),
+    }),
+    with: ['key'],
+    status: 404,
+    reason: /Notification endpoint not found/,
+  },
+  {
+    route: 'GET /notification_endpoints/{id}/deliveries',
+    request: (_v, as) => ({ url: endpointPath('/deliveries'), headers: as }),
+    with: ['key'],
+    status: 404,
+    reason: /Notification endpoint not found/,
+    control: 'key',
+  },
+  {
+    route: 'POST /notification_deliveries/{id}/redeliver',
+    request: (_v, as) => ({
+      method: 'POST',
+      url: api(`/notification_deliveries/${victimNotifications.deliveryId}/redeliver`),
+      headers: as,
+      ...json({}),
+    }),
+    with: ['key'],
+    status: 404,
+    reason: /Notification delivery not found/,
+  },
 ];
 
 /** Receivers, with the attacker's own valid credentials aimed at the victim's company. */
-type WebhookAttempt = { route: string; request: (victim: StockedTenant, attacker: StockedTenant) => InjectOptions; status: number; code: string };
+type WebhookAttempt = {
+  route: string;
+  request: (victim: StockedTenant, attacker: StockedTenant) => InjectOptions;
+  status: number;
+  code: string;
+};
 
 const WEBHOOK_ATTEMPTS: WebhookAttempt[] = [
   {
     route: 'POST /webhooks (company_id of the victim, the attacker’s Basic credentials)',
-    request: (v, a) => ({ method: 'POST', url: api('/webhooks'), headers: basic(a.credentials.gatewayA.username, a.credentials.gatewayA.password), ...json({ id: 'evt_cross_a', type: 'charge.paid', data: { id: v.paymentUid, metadata: { company_id: String(v.companyId) } } }) }),
+    request: (v, a) => ({
+      method: 'POST',
+      url: api('/webhooks'),
+      headers: basic(a.credentials.gatewayA.username, a.credentials.gatewayA.password),
+      ...json({
+        id: 'evt_cross_a',
+        type: 'charge.paid',
+        data: { id: v.paymentUid, metadata: { company_id: String(v.companyId) } },
+      }),
+    }),
     status: 401,
     code: 'invalid_credentials',
   },
   {
     route: 'POST /webhooks/{victim company}/bank (the attacker’s Basic credentials)',
-    request: (v, a) => ({ method: 'POST', url: api(`/webhooks/${v.companyId}/bank`), headers: basic(a.credentials.bank.username, a.credentials.bank.password), ...json({ id: 'evt_cross_bank', type: 'pix.received', data: { gateway_id: `ch_${v.slug}`, amount: 10_000, paid_at: new Date().toISOString() } }) }),
+    request: (v, a) => ({
+      method: 'POST',
+      url: api(`/webhooks/${v.companyId}/bank`),
+      headers: basic(a.credentials.bank.username, a.credentials.bank.password),
+      ...json({
+        id: 'evt_cross_bank',
+        type: 'pix.received',
+        data: { gateway_id: `ch_${v.slug}`, amount: 10_000, paid_at: new Date().toISOString() },
+      }),
+    }),
     status: 401,
     code: 'invalid_credentials',
   },
   {
     route: 'POST /webhooks/{victim company}/gateway_b (signed with the attacker’s secret)',
     request: (v, a) => {
-      const body = JSON.stringify({ id: 'evt_cross_b', object: 'event', type: 'charge.succeeded', created: 1, data: { object: { id: `ch_${v.slug}`, object: 'charge' } } });
-      return { method: 'POST', url: api(`/webhooks/${v.companyId}/gateway_b`), headers: { 'content-type': 'application/json', 'gateway-b-signature': signatureHeader(a.credentials.gatewayB, body, Math.floor(Date.now() / 1000)) }, payload: body };
+      const body = JSON.stringify({
+        id: 'evt_cross_b',
+        object: 'event',
+        type: 'charge.succeeded',
+        created: 1,
+        data: { object: { id: `ch_${v.slug}`, object: 'charge' } },
+      });
+      return {
+        method: 'POST',
+        url: api(`/webhooks/${v.companyId}/gateway_b`),
+        headers: {
+          'content-type': 'application/json',
+          'gateway-b-signature': signatureHeader(a.credentials.gatewayB, body, Math.floor(Date.now() / 1000)),
+        },
+        payload: body,
+      };
     },
     status: 401,
     code: 'invalid_signature',
@@ -114,13 +465,31 @@ const WEBHOOK_ATTEMPTS: WebhookAttempt[] = [
 
 /** An endpoint of the victim with a failed delivery, written directly so no order of the fixture moves. */
 async function victimNotificationRecords(database: Database, masterKey: Buffer, victim: StockedTenant) {
-  const { endpoint } = await createEndpoint(database.db, masterKey, { accountId: victim.accountId, url: 'https://victim.example/hooks' }, new Date());
+  const { endpoint } = await createEndpoint(
+    database.db,
+    masterKey,
+    { accountId: victim.accountId, url: 'https://victim.example/hooks' },
+    new Date(),
+  );
   const eventId = `evt_${randomBytes(12).toString('hex')}`;
   const deliveryId = `dlv_${randomBytes(12).toString('hex')}`;
-  await database.db.insertInto('notification_events').values({ id: eventId, account_id: victim.accountId, type: 'order.paid', order_id: victim.charge.id, data: '{}' }).execute();
+  await database.db
+    .insertInto('notification_events')
+    .values({ id: eventId, account_id: victim.accountId, type: 'order.paid', order_id: victim.charge.id, data: '{}' })
+    .execute();
   await database.db
     .insertInto('notification_deliveries')
-    .values({ id: deliveryId, account_id: victim.accountId, event_id: eventId, endpoint_id: endpoint.id, status: 'failed', attempts: 15, max_attempts: 15, last_error: 'HTTP 500', failed_at: new Date() })
+    .values({
+      id: deliveryId,
+      account_id: victim.accountId,
+      event_id: eventId,
+      endpoint_id: endpoint.id,
+      status: 'failed',
+      attempts: 15,
+      max_attempts: 15,
+      last_error: 'HTTP 500',
+      failed_at: new Date(),
+    })
     .execute();
   return { endpointId: endpoint.id, deliveryId };
 }
@@ -134,7 +503,8 @@ for (const engine of engines()) {
     let beta: StockedTenant;
     let tables: string[];
     let untouched: Snapshot;
-    const credentialsOf = (tenant: StockedTenant, kind: 'key' | 'origin') => (kind === 'key' ? bearer(tenant.apiKey) : tenant.origin);
+    const credentialsOf = (tenant: StockedTenant, kind: 'key' | 'origin') =>
+      kind === 'key' ? bearer(tenant.apiKey) : tenant.origin;
 
     before(async () => {
       database = await engine.open();
@@ -159,7 +529,8 @@ for (const engine of engines()) {
           const res = await app.inject(attempt.request(alpha, credentialsOf(beta, kind), beta));
           assert.equal(res.statusCode, attempt.status, `${kind}: ${res.body}`);
           if (attempt.reason) assert.match(res.body, attempt.reason, kind);
-          for (const secret of [alpha.customerEmail, alpha.accountId, alpha.charge.uid, alpha.paymentUid]) assert.ok(!res.body.includes(secret), `${kind}: the answer shows ${secret}`);
+          for (const secret of [alpha.customerEmail, alpha.accountId, alpha.charge.uid, alpha.paymentUid])
+            assert.ok(!res.body.includes(secret), `${kind}: the answer shows ${secret}`);
         }
         if (attempt.control) {
           const own = await app.inject(attempt.request(alpha, credentialsOf(alpha, attempt.control), alpha));
@@ -186,20 +557,36 @@ for (const engine of engines()) {
         const res = await app.inject({ url: api(path), headers: asBeta });
         assert.equal(res.statusCode, 200, path);
         const ids = JSON.stringify(res.json());
-        for (const foreign of [alpha.pageId, alpha.charge.uid, alpha.customerEmail, `"id":${alpha.productId},`, victimNotifications.endpointId]) assert.ok(!ids.includes(foreign), `${path} shows ${foreign}`);
+        for (const foreign of [
+          alpha.pageId,
+          alpha.charge.uid,
+          alpha.customerEmail,
+          `"id":${alpha.productId},`,
+          victimNotifications.endpointId,
+        ])
+          assert.ok(!ids.includes(foreign), `${path} shows ${foreign}`);
       }
-      const own = await app.inject({ url: api(`/orders?q=${encodeURIComponent(alpha.customerEmail)}`), headers: bearer(alpha.apiKey) });
+      const own = await app.inject({
+        url: api(`/orders?q=${encodeURIComponent(alpha.customerEmail)}`),
+        headers: bearer(alpha.apiKey),
+      });
       assert.ok(JSON.stringify(own.json()).includes(alpha.charge.uid), 'control: the victim finds its own order');
     });
 
     test('the victim’s checkout page payments by ids[] are not readable with the other key', async () => {
-      const res = await app.inject({ url: api(`/checkout_pages/${alpha.pageId}/payments?ids[]=${alpha.paymentUid}`), headers: bearer(beta.apiKey) });
+      const res = await app.inject({
+        url: api(`/checkout_pages/${alpha.pageId}/payments?ids[]=${alpha.paymentUid}`),
+        headers: bearer(beta.apiKey),
+      });
       assert.equal(res.statusCode, 404);
     });
 
     test('appointment slots are open by specification and show only HH:MM times', async () => {
       const date = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
-      const res = await app.inject({ url: api(`/companies/${alpha.companyId}/available_schedules?date=${date}`), headers: bearer(beta.apiKey) });
+      const res = await app.inject({
+        url: api(`/companies/${alpha.companyId}/available_schedules?date=${date}`),
+        headers: bearer(beta.apiKey),
+      });
       assert.equal(res.statusCode, 200);
       assert.ok(res.json().length > 0);
       for (const slot of res.json()) assert.match(slot, /^\d\d:\d\d$/);
@@ -209,7 +596,11 @@ for (const engine of engines()) {
       const [payload, signature] = alpha.offerToken.split('.');
       const [betaPayload] = beta.offerToken.split('.');
       const forged = [
-        signOfferToken(Buffer.alloc(32, 7), JSON.parse(Buffer.from(payload!, 'base64url').toString()).id, new Date(Date.now() + 60_000)),
+        signOfferToken(
+          Buffer.alloc(32, 7),
+          JSON.parse(Buffer.from(payload!, 'base64url').toString()).id,
+          new Date(Date.now() + 60_000),
+        ),
         `${betaPayload}.${signature}`,
         `${payload}.${signature}x`,
       ];
@@ -228,12 +619,25 @@ for (const engine of engines()) {
     }
 
     test('POST /webhooks/invoicing with the attacker’s credentials and the victim’s order: stored for the attacker, ignored', async () => {
-      const event = { id: 'evt_cross_invoice', type: 'invoice.authorized', data: { order_id: alpha.charge.uid, invoice: { id: 'nf-x', type: 'nfse', amount: 10_000 } } };
-      const res = await app.inject({ method: 'POST', url: api('/webhooks/invoicing'), headers: basic(beta.credentials.invoicing.username, beta.credentials.invoicing.password), ...json(event) });
+      const event = {
+        id: 'evt_cross_invoice',
+        type: 'invoice.authorized',
+        data: { order_id: alpha.charge.uid, invoice: { id: 'nf-x', type: 'nfse', amount: 10_000 } },
+      };
+      const res = await app.inject({
+        method: 'POST',
+        url: api('/webhooks/invoicing'),
+        headers: basic(beta.credentials.invoicing.username, beta.credentials.invoicing.password),
+        ...json(event),
+      });
       assert.equal(res.statusCode, 200);
       assert.deepEqual(res.json(), { status: 'received' });
       await runWebhookJobs(database);
-      const stored = await database.db.selectFrom('webhook_events').select(['account_id', 'status']).where('external_event_id', '=', 'evt_cross_invoice').executeTakeFirstOrThrow();
+      const stored = await database.db
+        .selectFrom('webhook_events')
+        .select(['account_id', 'status'])
+        .where('external_event_id', '=', 'evt_cross_invoice')
+        .executeTakeFirstOrThrow();
       assert.deepEqual(stored, { account_id: beta.accountId, status: 'ignored' });
     });
 

@@ -21,12 +21,15 @@ const INJECTIONS = [
   '$$; SELECT 1; $$',
   "'||(SELECT string_agg(key_hash::text, ',') FROM api_keys)||'",
   'ʼ OR 1=1 --',
-  "1)) OR ((1=1",
+  '1)) OR ((1=1',
   '*/ OR /* 1=1',
 ];
 
 /** Raw HTTP, so headers and sizes are exactly what a hostile client sends (fetch would refuse some). */
-function rawRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer; chunked?: boolean }): Promise<{ status: number; body: string }> {
+function rawRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer; chunked?: boolean },
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     // A fresh connection each time: the server closes one after refusing its headers.
     const req = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers, agent: false }, (res) => {
@@ -37,7 +40,8 @@ function rawRequest(url: string, options: { method?: string; headers?: Record<st
     req.on('error', reject);
     if (options.body !== undefined && options.chunked) {
       const body = Buffer.from(options.body);
-      for (let offset = 0; offset < body.length; offset += 64 * 1024) req.write(body.subarray(offset, offset + 64 * 1024));
+      for (let offset = 0; offset < body.length; offset += 64 * 1024)
+        req.write(body.subarray(offset, offset + 64 * 1024));
     } else if (options.body !== undefined) req.write(options.body);
     req.end();
   });
@@ -64,7 +68,13 @@ for (const engine of engines()) {
       shop = await createMerchant(database, started.config);
       const charge = await insertCharge(database, shop);
       chargeUid = charge.uid;
-      paymentId = (await insertPayment(database, shop, charge.id, { status: 'paid', method: 'credit_card', gateway_id: 'ch_hostile' })).id;
+      paymentId = (
+        await insertPayment(database, shop, charge.id, {
+          status: 'paid',
+          method: 'credit_card',
+          gateway_id: 'ch_hostile',
+        })
+      ).id;
       assert.equal((await app.inject({ url: '/api/v1/orders', headers: bearer(shop.apiKey) })).statusCode, 200); // records the key's first use
       tables = await publicTables(database);
       before_ = await snapshot(database, tables);
@@ -75,13 +85,20 @@ for (const engine of engines()) {
     });
 
     const asShop = () => bearer(shop.apiKey);
-    const get = (path: string, headers: Record<string, string> = asShop()) => app.inject({ url: `/api/v1${path}`, headers });
+    const get = (path: string, headers: Record<string, string> = asShop()) =>
+      app.inject({ url: `/api/v1${path}`, headers });
 
     test('SQL injection in q, meta[], filters and path ids: 4xx or an empty result, never 5xx', async () => {
       const e = encodeURIComponent;
       let tried = 0;
       for (const payload of INJECTIONS) {
-        const searches = [`/products?q=${e(payload)}`, `/checkout_pages?q=${e(payload)}`, `/orders?q=${e(payload)}`, `/orders?meta[]=${e(`k:${payload}`)}`, `/orders?meta[]=${e(`${payload}:v`)}`];
+        const searches = [
+          `/products?q=${e(payload)}`,
+          `/checkout_pages?q=${e(payload)}`,
+          `/orders?q=${e(payload)}`,
+          `/orders?meta[]=${e(`k:${payload}`)}`,
+          `/orders?meta[]=${e(`${payload}:v`)}`,
+        ];
         for (const path of searches) {
           const res = await get(path);
           tried++;
@@ -108,8 +125,12 @@ for (const engine of engines()) {
           tried++;
           assert.ok(res.statusCode >= 400 && res.statusCode < 500, `${path}: ${res.statusCode} ${res.body}`);
         }
-        const coupon = await get(`/coupons/${e(payload)}/validate?product_id=${shop.productId}`, { origin: 'https://shop.example' });
-        const plans = await get(`/payment_plans?charge_id=${chargeUid}&coupon=${e(payload)}`, { origin: 'https://shop.example' });
+        const coupon = await get(`/coupons/${e(payload)}/validate?product_id=${shop.productId}`, {
+          origin: 'https://shop.example',
+        });
+        const plans = await get(`/payment_plans?charge_id=${chargeUid}&coupon=${e(payload)}`, {
+          origin: 'https://shop.example',
+        });
         const slots = await get(`/companies/${e(payload)}/available_schedules?date=${e(payload)}`);
         tried += 3;
         assert.equal(coupon.statusCode, 422, coupon.body);
@@ -125,10 +146,34 @@ for (const engine of engines()) {
         get('/orders?q=%00'),
         get('/orders?meta[]=k%00:v'),
         get(`/coupons/A%00B/validate?product_id=${shop.productId}`, { origin: 'https://shop.example' }),
-        app.inject({ method: 'POST', url: '/api/v1/products', headers: asShop(), payload: { name: 'a\u0000b', value: 1 } }),
-        app.inject({ method: 'POST', url: '/api/v1/customers', headers: asShop(), payload: { email: 'nul@example.com', name: 'x\u0000', phone: '11999999999' } }),
-        app.inject({ method: 'POST', url: '/api/v1/orders', headers: asShop(), payload: { customer: { email: 'nul@example.com' }, main_product_id: shop.productId, meta: { 'k\u0000': 'v' } } }),
-        app.inject({ method: 'POST', url: '/api/v1/webhooks/platform', headers: { 'content-type': 'application/json' }, payload: '{"id":"evt\\u0000","type":"payment.reconcile_requested","data":{}}' }),
+        app.inject({
+          method: 'POST',
+          url: '/api/v1/products',
+          headers: asShop(),
+          payload: { name: 'a\u0000b', value: 1 },
+        }),
+        app.inject({
+          method: 'POST',
+          url: '/api/v1/customers',
+          headers: asShop(),
+          payload: { email: 'nul@example.com', name: 'x\u0000', phone: '11999999999' },
+        }),
+        app.inject({
+          method: 'POST',
+          url: '/api/v1/orders',
+          headers: asShop(),
+          payload: {
+            customer: { email: 'nul@example.com' },
+            main_product_id: shop.productId,
+            meta: { 'k\u0000': 'v' },
+          },
+        }),
+        app.inject({
+          method: 'POST',
+          url: '/api/v1/webhooks/platform',
+          headers: { 'content-type': 'application/json' },
+          payload: '{"id":"evt\\u0000","type":"payment.reconcile_requested","data":{}}',
+        }),
       ];
       for (const res of await Promise.all(cases)) {
         assert.equal(res.statusCode, 422, res.body);
@@ -138,8 +183,10 @@ for (const engine of engines()) {
     });
 
     test('deep JSON is refused with 422 (a card number hidden deep inside is never stored); wide JSON is validated like any other', async () => {
-      const send = (url: string, payload: string) => app.inject({ method: 'POST', url, headers: { ...asShop(), 'content-type': 'application/json' }, payload });
-      const order = (meta: string) => `{"customer":{"email":"deep@example.com"},"main_product_id":${shop.productId},"meta":${meta}}`;
+      const send = (url: string, payload: string) =>
+        app.inject({ method: 'POST', url, headers: { ...asShop(), 'content-type': 'application/json' }, payload });
+      const order = (meta: string) =>
+        `{"customer":{"email":"deep@example.com"},"main_product_id":${shop.productId},"meta":${meta}}`;
       for (const res of [
         await send('/api/v1/orders', order(nested(40, '"4111111111111111"'))),
         await send('/api/v1/orders', order(nested(3_000, '1'))),
@@ -150,16 +197,30 @@ for (const engine of engines()) {
         assert.equal(res.statusCode, 422, res.body.slice(0, 300));
       }
       const wide = Object.fromEntries(Array.from({ length: 3_000 }, (_, i) => [`k${i}`, 'v']));
-      const res = await app.inject({ method: 'POST', url: '/api/v1/products', headers: asShop(), payload: { name: 'Wide', value: 1, ...wide } });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/v1/products',
+        headers: asShop(),
+        payload: { name: 'Wide', value: 1, ...wide },
+      });
       assert.equal(res.statusCode, 422, 'unknown fields');
       assert.equal(res.json().code, 'validation_failed');
     });
 
     test('oversized bodies get 413 over real HTTP, with and without Content-Length, on API routes and webhook receivers', async () => {
       const big = JSON.stringify({ name: 'x'.repeat(70_000), value: 1 });
-      for (const [path, headers] of [['/api/v1/products', asShop()], ['/api/v1/webhooks/platform', {}], [`/api/v1/webhooks/${shop.companyId}/bank`, {}]] as const) {
+      for (const [path, headers] of [
+        ['/api/v1/products', asShop()],
+        ['/api/v1/webhooks/platform', {}],
+        [`/api/v1/webhooks/${shop.companyId}/bank`, {}],
+      ] as const) {
         for (const chunked of [false, true]) {
-          const res = await rawRequest(`${base}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: big, chunked });
+          const res = await rawRequest(`${base}${path}`, {
+            method: 'POST',
+            headers: { ...headers, 'content-type': 'application/json' },
+            body: big,
+            chunked,
+          });
           assert.equal(res.status, 413, `${path} chunked=${chunked}: ${res.body}`);
           assert.equal(JSON.parse(res.body).code, 'payload_too_large');
         }
@@ -167,19 +228,35 @@ for (const engine of engines()) {
     });
 
     test('huge headers and URLs are refused by the HTTP layer with 431; a long but legal header is a clean 4xx', async () => {
-      const headerFlood = await rawRequest(`${base}/api/v1/products`, { headers: { ...asShop(), 'x-padding': 'a'.repeat(20_000) } });
+      const headerFlood = await rawRequest(`${base}/api/v1/products`, {
+        headers: { ...asShop(), 'x-padding': 'a'.repeat(20_000) },
+      });
       assert.equal(headerFlood.status, 431);
       const manyHeaders = Object.fromEntries(Array.from({ length: 1_500 }, (_, i) => [`x-h${i}`, 'vvvvvvvvvv']));
       assert.equal((await rawRequest(`${base}/api/v1/products`, { headers: manyHeaders })).status, 431);
-      assert.equal((await rawRequest(`${base}/api/v1/products?q=${'a'.repeat(20_000)}`, { headers: asShop() })).status, 431);
-      const longKey = await rawRequest(`${base}/api/v1/products`, { headers: { authorization: `Bearer ${'k'.repeat(10_000)}` } });
+      assert.equal(
+        (await rawRequest(`${base}/api/v1/products?q=${'a'.repeat(20_000)}`, { headers: asShop() })).status,
+        431,
+      );
+      const longKey = await rawRequest(`${base}/api/v1/products`, {
+        headers: { authorization: `Bearer ${'k'.repeat(10_000)}` },
+      });
       assert.equal(longKey.status, 401);
-      const longIdempotency = await rawRequest(`${base}/api/v1/orders`, { method: 'POST', headers: { ...asShop(), 'content-type': 'application/json', 'idempotency-key': 'i'.repeat(5_000) }, body: '{}' });
+      const longIdempotency = await rawRequest(`${base}/api/v1/orders`, {
+        method: 'POST',
+        headers: { ...asShop(), 'content-type': 'application/json', 'idempotency-key': 'i'.repeat(5_000) },
+        body: '{}',
+      });
       assert.equal(longIdempotency.status, 422, longIdempotency.body);
     });
 
     test('a refund whose body is JSON null is malformed, never a full refund', async () => {
-      const res = await app.inject({ method: 'POST', url: `/api/v1/payments/${paymentId}/refund`, headers: { ...asShop(), 'content-type': 'application/json' }, payload: 'null' });
+      const res = await app.inject({
+        method: 'POST',
+        url: `/api/v1/payments/${paymentId}/refund`,
+        headers: { ...asShop(), 'content-type': 'application/json' },
+        payload: 'null',
+      });
       assert.equal(res.statusCode, 422, res.body);
       assert.equal(res.json().code, 'validation_failed');
     });

@@ -16,7 +16,15 @@ import { createWorker } from '../../src/runtime.ts';
 import { startLocalSandboxes, type LocalSandboxes } from '../../src/sandbox-runtime.ts';
 import { bearer, LogCapture, testConfig } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
-import { CARDS, cardHashC, confirmationTokenB, createMerchant, insertPage, tokenA, type Merchant } from '../support/pay-fixtures.ts';
+import {
+  CARDS,
+  cardHashC,
+  confirmationTokenB,
+  createMerchant,
+  insertPage,
+  tokenA,
+  type Merchant,
+} from '../support/pay-fixtures.ts';
 import { basic, storeCredentials, waitFor, type WebhookCredentials } from '../support/webhooks-fixtures.ts';
 
 /**
@@ -36,7 +44,9 @@ async function sealedSecrets(database: Database, masterKey: Buffer): Promise<str
     WHERE table_schema = 'public' AND column_name LIKE '%\\_encrypted' ESCAPE '\\'`.execute(database.db);
   const secrets: string[] = [];
   for (const { table_name, column_name } of columns.rows) {
-    const { rows } = await sql<{ value: string | null }>`SELECT ${sql.ref(column_name)} AS value FROM ${sql.table(table_name)}`.execute(database.db);
+    const { rows } = await sql<{
+      value: string | null;
+    }>`SELECT ${sql.ref(column_name)} AS value FROM ${sql.table(table_name)}`.execute(database.db);
     for (const { value } of rows) if (value) secrets.push(unseal(masterKey, value));
   }
   return secrets;
@@ -74,7 +84,12 @@ for (const engine of engines()) {
       const logger = createLogger('trace', logs);
       app = await buildApp({ config, database, logger, gatewayUrls: sandboxes.urls });
       url = await app.listen({ port: 0, host: '127.0.0.1' });
-      worker = createWorker(database, logger, { masterKey: config.masterKey, gatewayUrls: sandboxes.urls, clock: () => new Date(), notifications: deliverySettings(config) });
+      worker = createWorker(database, logger, {
+        masterKey: config.masterKey,
+        gatewayUrls: sandboxes.urls,
+        clock: () => new Date(),
+        notifications: deliverySettings(config),
+      });
       worker.start();
     });
     after(async () => {
@@ -85,24 +100,56 @@ for (const engine of engines()) {
     });
 
     test('a run through every secret-handling path', async () => {
-      const tokenizer = { baseUrlFor: (name: keyof LocalSandboxes['urls']) => sandboxes.urls[name] } as unknown as RunningSandboxes;
+      const tokenizer = {
+        baseUrlFor: (name: keyof LocalSandboxes['urls']) => sandboxes.urls[name],
+      } as unknown as RunningSandboxes;
       const key = use('API key', merchant.apiKey);
       use('API key secret part', key.split('_').slice(2).join('_'));
       use('master key', config.masterKey.toString('hex'));
       use('metrics token', config.metricsToken!);
       use('raw card number', CARDS.approved);
       const db = database.db;
-      const pageA = await insertPage(db, merchant, { gateway: 'gateway_a', products: [merchant.productId], plans: [merchant.cardPlanId, merchant.pixPlanId], upsellProductId: merchant.upsellProductId });
-      const pageB = await insertPage(db, merchant, { gateway: 'gateway_b', products: [merchant.productId], plans: [merchant.cardPlanId, merchant.pixPlanId] });
-      const pageC = await insertPage(db, merchant, { gateway: 'gateway_c', products: [merchant.productId], plans: [merchant.cardPlanId] });
+      const pageA = await insertPage(db, merchant, {
+        gateway: 'gateway_a',
+        products: [merchant.productId],
+        plans: [merchant.cardPlanId, merchant.pixPlanId],
+        upsellProductId: merchant.upsellProductId,
+      });
+      const pageB = await insertPage(db, merchant, {
+        gateway: 'gateway_b',
+        products: [merchant.productId],
+        plans: [merchant.cardPlanId, merchant.pixPlanId],
+      });
+      const pageC = await insertPage(db, merchant, {
+        gateway: 'gateway_c',
+        products: [merchant.productId],
+        plans: [merchant.cardPlanId],
+      });
       const pay = (page: string, fields: Record<string, unknown>) =>
-        send({ method: 'POST', url: '/api/v1/payments', headers: ORIGIN, payload: { checkout_page_id: page, products: [{ id: merchant.productId, quantity: 1 }], customer_email: 'logs@example.com', payment_plan_id: `${merchant.cardPlanId}-1`, ...fields } });
+        send({
+          method: 'POST',
+          url: '/api/v1/payments',
+          headers: ORIGIN,
+          payload: {
+            checkout_page_id: page,
+            products: [{ id: merchant.productId, quantity: 1 }],
+            customer_email: 'logs@example.com',
+            payment_plan_id: `${merchant.cardPlanId}-1`,
+            ...fields,
+          },
+        });
 
       // API keys: valid, invalid, in the query string and in an X-Api-Key header.
       assert.equal((await send({ url: '/api/v1/products', headers: bearer(key) })).statusCode, 200);
-      const wrongKey = use('invalid API key', `ck_${randomBytes(8).toString('hex')}_${randomBytes(32).toString('base64url')}`);
+      const wrongKey = use(
+        'invalid API key',
+        `ck_${randomBytes(8).toString('hex')}_${randomBytes(32).toString('base64url')}`,
+      );
       assert.equal((await send({ url: '/api/v1/orders', headers: bearer(wrongKey) })).statusCode, 401);
-      assert.equal((await send({ url: `/api/v1/orders?api_key=${key}&token=${key}`, headers: { 'x-api-key': key } })).statusCode, 401);
+      assert.equal(
+        (await send({ url: `/api/v1/orders?api_key=${key}&token=${key}`, headers: { 'x-api-key': key } })).statusCode,
+        401,
+      );
       assert.equal((await send({ url: '/metrics', headers: bearer(config.metricsToken!) })).statusCode, 200);
 
       // Cards: a token per gateway, a gateway failure, a raw card number in the body and in the URL.
@@ -122,36 +169,99 @@ for (const engine of engines()) {
       assert.equal((await send({ url: `/api/v1/products?q=${CARDS.approved}`, headers: bearer(key) })).statusCode, 422);
 
       // Receivers: real deliveries from the sandboxes (Basic for gateway_a, a signature for gateway_b), and forged ones.
-      for (const [page, gateway] of [[pageA, 'gateway_a'], [pageB, 'gateway_b']] as const) {
+      for (const [page, gateway] of [
+        [pageA, 'gateway_a'],
+        [pageB, 'gateway_b'],
+      ] as const) {
         const pix = await pay(page, { payment_plan_id: `${merchant.pixPlanId}-1` });
         const gatewayId = pix.json().payments[0] as string;
-        assert.equal((await fetch(`${sandboxes.urls[gateway]}/sandbox/charges/${gatewayId}/confirm`, { method: 'POST' })).status, 200);
+        assert.equal(
+          (await fetch(`${sandboxes.urls[gateway]}/sandbox/charges/${gatewayId}/confirm`, { method: 'POST' })).status,
+          200,
+        );
         await waitFor(async () => {
-          const row = await db.selectFrom('payments as p').innerJoin('orders as o', 'o.id', 'p.order_id').select('o.status').where('p.gateway_id', '=', gatewayId).executeTakeFirstOrThrow();
+          const row = await db
+            .selectFrom('payments as p')
+            .innerJoin('orders as o', 'o.id', 'p.order_id')
+            .select('o.status')
+            .where('p.gateway_id', '=', gatewayId)
+            .executeTakeFirstOrThrow();
           return row.status === 'paid' ? true : undefined;
         });
       }
-      const gatewayBBody = JSON.stringify({ id: 'evt_logs_b', object: 'event', type: 'customer.created', created: 1, data: { object: { id: 'cus_1', object: 'customer' } } });
+      const gatewayBBody = JSON.stringify({
+        id: 'evt_logs_b',
+        object: 'event',
+        type: 'customer.created',
+        created: 1,
+        data: { object: { id: 'cus_1', object: 'customer' } },
+      });
       const signed = signatureHeader(credentials.gatewayB, gatewayBBody, Math.floor(Date.now() / 1000));
-      assert.equal((await send({ method: 'POST', url: `/api/v1/webhooks/${merchant.companyId}/gateway_b`, headers: { 'content-type': 'application/json', 'gateway-b-signature': signed }, payload: gatewayBBody })).statusCode, 200);
+      assert.equal(
+        (
+          await send({
+            method: 'POST',
+            url: `/api/v1/webhooks/${merchant.companyId}/gateway_b`,
+            headers: { 'content-type': 'application/json', 'gateway-b-signature': signed },
+            payload: gatewayBBody,
+          })
+        ).statusCode,
+        200,
+      );
       use('gateway_b signature header', signed);
       const bankAuth = basic(credentials.bank.username, credentials.bank.password);
       use('bank Basic header', bankAuth.authorization.slice('Basic '.length));
-      assert.equal((await send({ method: 'POST', url: `/api/v1/webhooks/${merchant.companyId}/bank`, headers: bankAuth, payload: { id: 'evt_logs_bank', type: 'statement.ready', data: {} } })).statusCode, 200);
+      assert.equal(
+        (
+          await send({
+            method: 'POST',
+            url: `/api/v1/webhooks/${merchant.companyId}/bank`,
+            headers: bankAuth,
+            payload: { id: 'evt_logs_bank', type: 'statement.ready', data: {} },
+          })
+        ).statusCode,
+        200,
+      );
       const invoicing = basic(credentials.invoicing.username, credentials.invoicing.password);
-      assert.equal((await send({ method: 'POST', url: '/api/v1/webhooks/invoicing', headers: invoicing, payload: { id: 'evt_logs_nf', type: 'invoice.other', data: {} } })).statusCode, 200);
+      assert.equal(
+        (
+          await send({
+            method: 'POST',
+            url: '/api/v1/webhooks/invoicing',
+            headers: invoicing,
+            payload: { id: 'evt_logs_nf', type: 'invoice.other', data: {} },
+          })
+        ).statusCode,
+        200,
+      );
       const guessed = use('guessed webhook password', `guess-${randomBytes(8).toString('hex')}`);
-      assert.equal((await send({ method: 'POST', url: '/api/v1/webhooks', headers: basic(credentials.gatewayA.username, guessed), payload: { id: 'e', type: 'charge.paid', data: { metadata: { company_id: String(merchant.companyId) } } } })).statusCode, 401);
+      assert.equal(
+        (
+          await send({
+            method: 'POST',
+            url: '/api/v1/webhooks',
+            headers: basic(credentials.gatewayA.username, guessed),
+            payload: { id: 'e', type: 'charge.paid', data: { metadata: { company_id: String(merchant.companyId) } } },
+          })
+        ).statusCode,
+        401,
+      );
 
       // The worker has run the queued jobs (webhook processing, notifications) with the same logger.
       await waitFor(async () => {
-        const pending = await db.selectFrom('jobs').select('id').where('status', 'in', ['queued', 'running']).where('run_at', '<=', new Date()).execute();
+        const pending = await db
+          .selectFrom('jobs')
+          .select('id')
+          .where('status', 'in', ['queued', 'running'])
+          .where('run_at', '<=', new Date())
+          .execute();
         return pending.length === 0 ? true : undefined;
       }, 20_000);
     });
 
     test('not one log line holds any of those values, nor any secret sealed in the database', async () => {
-      for (const secret of await sealedSecrets(database, config.masterKey)) if (!handled.has(secret)) handled.set(secret, 'a secret sealed in the database');
+      for (const secret of await sealedSecrets(database, config.masterKey))
+        if (!handled.has(secret)) handled.set(secret, 'a secret sealed in the database');
       assert.ok(handled.size >= 20, `${handled.size} secrets`);
       const text = logs.text;
       for (const [secret, what] of handled) {

@@ -13,7 +13,11 @@ import type { EngineCase } from './engines.ts';
 import { generateKey, storeKey } from '../../src/modules/accounts/api-keys.ts';
 
 /** Limits high enough that no ordinary test is throttled; pass RATE_LIMIT_* overrides to test the limiter. */
-export const TEST_RATE_LIMITS = { RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000', RATE_LIMIT_KEY_PER_MINUTE: '100000000', RATE_LIMIT_IP_PER_MINUTE: '100000000' };
+export const TEST_RATE_LIMITS = {
+  RATE_LIMIT_PUBLIC_PER_MINUTE: '100000000',
+  RATE_LIMIT_KEY_PER_MINUTE: '100000000',
+  RATE_LIMIT_IP_PER_MINUTE: '100000000',
+};
 
 export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
   return loadConfig({
@@ -40,7 +44,10 @@ export class LogCapture extends Writable {
   }
 }
 
-export async function startTestApp(database: Database, env: NodeJS.ProcessEnv = {}): Promise<{ app: FastifyInstance; config: Config; logs: LogCapture }> {
+export async function startTestApp(
+  database: Database,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ app: FastifyInstance; config: Config; logs: LogCapture }> {
   const config = testConfig(env);
   const logs = new LogCapture();
   const app = await buildApp({ config, database, logger: createLogger('info', logs) });
@@ -54,7 +61,10 @@ export type Tenant = { accountId: string; companyId: number; apiKey: string; slu
 export async function createTenant(database: Database, options: { allowedHosts?: string[] } = {}): Promise<Tenant> {
   const accountId = randomUUID();
   const slug = `t-${randomBytes(5).toString('hex')}`;
-  await database.db.insertInto('accounts').values({ id: accountId, name: `Tenant ${slug}`, slug, allowed_hosts: options.allowedHosts ?? [] }).execute();
+  await database.db
+    .insertInto('accounts')
+    .values({ id: accountId, name: `Tenant ${slug}`, slug, allowed_hosts: options.allowedHosts ?? [] })
+    .execute();
   const company = await database.db
     .insertInto('companies')
     .values({ account_id: accountId, name: `Company ${slug}`, slug, is_primary: true })
@@ -80,7 +90,12 @@ export function useTwoShops(engine: EngineCase, ready: (setup: TwoShops) => unkn
   before(async () => {
     const database = await engine.open();
     const { app } = await startTestApp(database);
-    setup = { database, app, shop: await createTenant(database, { allowedHosts: ['shop.example'] }), other: await createTenant(database, { allowedHosts: ['other.example'] }) };
+    setup = {
+      database,
+      app,
+      shop: await createTenant(database, { allowedHosts: ['shop.example'] }),
+      other: await createTenant(database, { allowedHosts: ['other.example'] }),
+    };
     await ready(setup);
   });
   after(async () => {

@@ -12,7 +12,12 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { buildApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
-import { sandboxGatewayUrls, startSandboxes, type RunningSandboxes, type WebhookTarget } from '../../src/gateways/sandbox/server.ts';
+import {
+  sandboxGatewayUrls,
+  startSandboxes,
+  type RunningSandboxes,
+  type WebhookTarget,
+} from '../../src/gateways/sandbox/server.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { ensureDemoCharges, type DemoCharges } from '../../src/modules/accounts/demo-charges.ts';
 import { demoMerchantDocument } from '../../src/modules/accounts/demo-merchant.ts';
@@ -24,24 +29,42 @@ import type { EngineCase } from './engines.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
-export const TEST_CARDS = { approved: '4111111111111111', declined: '4000000000000002', insufficientFunds: '4000000000009995' } as const;
+export const TEST_CARDS = {
+  approved: '4111111111111111',
+  declined: '4000000000000002',
+  insufficientFunds: '4000000000009995',
+} as const;
 // A 1×1 PNG served for the merchant's logo and product images (the tests have no internet).
-const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const PIXEL = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /** One Chromium per test file, in a fresh profile; a missing binary fails the run, never skips it. */
 export async function launchChromium(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium) to run the browser tests${process.env.CI === 'true' ? ' (CI=true)' : ''}`);
+    throw new Error(
+      `Chromium is missing at ${CHROMIUM}: install Debian's chromium package (apt-get install chromium) to run the browser tests${process.env.CI === 'true' ? ' (CI=true)' : ''}`,
+    );
   }
   const profile = mkdtempSync(join(tmpdir(), 'checkout-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
     viewport: { width: 412, height: 915 },
     locale: 'pt-BR',
   });
-  await context.route(/^https:\/\/images\.example\.com\//, (route) => route.fulfill({ status: 200, contentType: 'image/png', body: PIXEL }));
+  await context.route(/^https:\/\/images\.example\.com\//, (route) =>
+    route.fulfill({ status: 200, contentType: 'image/png', body: PIXEL }),
+  );
   return {
     context,
     close: async () => {
@@ -78,7 +101,11 @@ export type CheckoutSuite = { database: Database; server: CheckoutServer };
  * A suite's database of `engine` and a checkout server on it, closed after the suite; with `worker`, also the
  * worker `checkout serve` runs beside the API (see startServerWorker).
  */
-export function useCheckoutServer(engine: EngineCase, ready: (setup: CheckoutSuite) => void, options: { worker?: boolean } = {}): void {
+export function useCheckoutServer(
+  engine: EngineCase,
+  ready: (setup: CheckoutSuite) => void,
+  options: { worker?: boolean } = {},
+): void {
   let setup: CheckoutSuite | undefined;
   let worker: Worker | undefined;
   before(async () => {
@@ -101,7 +128,12 @@ export function useCheckoutServer(engine: EngineCase, ready: (setup: CheckoutSui
  */
 export function startServerWorker(database: Database, server: CheckoutServer): Worker {
   const gatewayUrls = sandboxGatewayUrls(server.sandboxes);
-  const worker = createWorker(database, createLogger('silent'), { masterKey: server.config.masterKey, gatewayUrls, clock: () => new Date(), notifications: { publicUrl: server.origin, allowPrivateNetworks: false } });
+  const worker = createWorker(database, createLogger('silent'), {
+    masterKey: server.config.masterKey,
+    gatewayUrls,
+    clock: () => new Date(),
+    notifications: { publicUrl: server.origin, allowPrivateNetworks: false },
+  });
   worker.start();
   return worker;
 }
@@ -111,7 +143,12 @@ export async function startCheckoutServer(database: Database): Promise<CheckoutS
   const origin = `http://127.0.0.1:${port}`;
   // Like a gateway dashboard: gateway_a posts its events to the service with the company's Basic credentials.
   const webhookTargets = (gateway: string): WebhookTarget | undefined =>
-    gateway === 'gateway_a' ? { url: `${origin}/api/v1/webhooks`, basicAuth: { username: 'loja-demo-gateway-a', password: secret('webhook.gateway_a') } } : undefined;
+    gateway === 'gateway_a'
+      ? {
+          url: `${origin}/api/v1/webhooks`,
+          basicAuth: { username: 'loja-demo-gateway-a', password: secret('webhook.gateway_a') },
+        }
+      : undefined;
   const sandboxes = await startSandboxes({ port: 0, webhookTargets, webhookRetryDelaysMs: [200, 1000] });
   const config = testConfig({ PUBLIC_URL: origin });
   const app = await buildApp({
@@ -124,10 +161,28 @@ export async function startCheckoutServer(database: Database): Promise<CheckoutS
   const document = demoMerchantDocument(secret);
   const company = document.companies[0]!;
   const ebook = company.checkout_pages![0]!;
-  company.checkout_pages!.push({ ...ebook, slug: 'gateway-b', page_title: 'E-book (gateway B)', gateway: 'gateway_b', enable_coupons: false });
-  company.checkout_pages!.push({ ...ebook, slug: 'custom-code', page_title: 'Com código do vendedor', custom_code: '<script>document.title = "merchant"</script>', index_on_search_engines: true });
+  company.checkout_pages!.push({
+    ...ebook,
+    slug: 'gateway-b',
+    page_title: 'E-book (gateway B)',
+    gateway: 'gateway_b',
+    enable_coupons: false,
+  });
+  company.checkout_pages!.push({
+    ...ebook,
+    slug: 'custom-code',
+    page_title: 'Com código do vendedor',
+    custom_code: '<script>document.title = "merchant"</script>',
+    index_on_search_engines: true,
+  });
   const merchant = await applyMerchant(database, config.masterKey, document);
-  const charges = await ensureDemoCharges(database, config.masterKey, merchant.account_id, merchant.companies['loja-demo']!, merchant.products);
+  const charges = await ensureDemoCharges(
+    database,
+    config.masterKey,
+    merchant.account_id,
+    merchant.companies['loja-demo']!,
+    merchant.products,
+  );
   return {
     app,
     config,
@@ -148,11 +203,15 @@ export async function startCheckoutServer(database: Database): Promise<CheckoutS
 export type ServiceRequest = { method: string; url: string; body: string };
 
 /** A new tab that records every request it sends to the service's origin (URL and body). */
-export async function openTab(context: BrowserContext, origin: string): Promise<{ page: Page; requests: ServiceRequest[] }> {
+export async function openTab(
+  context: BrowserContext,
+  origin: string,
+): Promise<{ page: Page; requests: ServiceRequest[] }> {
   const page = await context.newPage();
   const requests: ServiceRequest[] = [];
   page.on('request', (request) => {
-    if (request.url().startsWith(origin)) requests.push({ method: request.method(), url: request.url(), body: request.postData() ?? '' });
+    if (request.url().startsWith(origin))
+      requests.push({ method: request.method(), url: request.url(), body: request.postData() ?? '' });
   });
   return { page, requests };
 }
@@ -162,7 +221,8 @@ export function assertNoCardNumbers(requests: ServiceRequest[]): void {
   assert.ok(requests.length > 0, 'the page sent requests to the service');
   for (const request of requests) {
     const text = `${decodeURIComponent(request.url)} ${request.body}`.replace(/[\s.-]/g, '');
-    for (const card of Object.values(TEST_CARDS)) assert.ok(!text.includes(card), `${request.method} ${request.url} carries a card number`);
+    for (const card of Object.values(TEST_CARDS))
+      assert.ok(!text.includes(card), `${request.method} ${request.url} carries a card number`);
   }
 }
 

@@ -9,7 +9,10 @@ import { createLogger } from '../../src/lib/logger.ts';
 import { LogCapture, testConfig, type Tenant } from './app.ts';
 
 /** gateway_c credentials as the sandbox accepts them: an encryption key (`ek_`) and an api key (`ak_`). */
-export const GATEWAY_C_KEYS = { encryptionKey: 'ek_test_card-hash_0123456789', apiKey: 'ak_test_card-hash_0123456789abcdef' };
+export const GATEWAY_C_KEYS = {
+  encryptionKey: 'ek_test_card-hash_0123456789',
+  apiKey: 'ak_test_card-hash_0123456789abcdef',
+};
 
 export const SHOP_ORIGIN = { origin: 'https://shop.example' };
 export const STRANGER_ORIGIN = { origin: 'https://stranger.example' };
@@ -36,10 +39,20 @@ export async function startCardHashApp(
   return { app, config };
 }
 
-type IntegrationOptions = { companyId?: number; enabled?: boolean; encryptionKey?: string | null; apiKey?: string | null };
+type IntegrationOptions = {
+  companyId?: number;
+  enabled?: boolean;
+  encryptionKey?: string | null;
+  apiKey?: string | null;
+};
 
 /** The company's gateway_c integration, with the api key sealed under the app's master key. */
-export async function addGatewayC(database: Database, tenant: Tenant, masterKey: Buffer, options: IntegrationOptions = {}): Promise<void> {
+export async function addGatewayC(
+  database: Database,
+  tenant: Tenant,
+  masterKey: Buffer,
+  options: IntegrationOptions = {},
+): Promise<void> {
   const apiKey = options.apiKey === undefined ? GATEWAY_C_KEYS.apiKey : options.apiKey;
   await database.db
     .insertInto('company_gateways')

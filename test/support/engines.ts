@@ -11,7 +11,8 @@ export type EngineCase = { name: Engine; open(): Promise<Database> };
  */
 export function engines(): EngineCase[] {
   const url = process.env.DATABASE_URL;
-  if (!url && process.env.CI === 'true') throw new Error('CI=true but DATABASE_URL is not set: the PostgreSQL run cannot be skipped');
+  if (!url && process.env.CI === 'true')
+    throw new Error('CI=true but DATABASE_URL is not set: the PostgreSQL run cannot be skipped');
   const cases: EngineCase[] = [{ name: 'pglite', open: openMigratedPGlite }];
   if (url) cases.push({ name: 'postgres', open: () => openFreshPostgres(url) });
   return cases;

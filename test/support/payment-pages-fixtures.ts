@@ -11,22 +11,41 @@ let sequence = 0;
 /** A dynamic BR Code as a gateway issues it: the amount lives at the location, the code carries `***`. */
 export function gatewayPixCode(): string {
   sequence += 1;
-  return buildPixBrCode({ locationUrl: `pix.gateway.example/qr/${pixTxid(`test:${sequence}`)}`, merchantName: 'Loja Exemplo', merchantCity: 'SAO PAULO', txid: '***' });
+  return buildPixBrCode({
+    locationUrl: `pix.gateway.example/qr/${pixTxid(`test:${sequence}`)}`,
+    merchantName: 'Loja Exemplo',
+    merchantCity: 'SAO PAULO',
+    txid: '***',
+  });
 }
 
 /** A Banco do Brasil boleto (carteira 17) for `amountCents` due on `dueDate`. */
 export function gatewayBoleto(amountCents: number, dueDate: string) {
   sequence += 1;
-  return buildBoleto({ bankCode: '001', dueDate, amountCents, freeField: boletoFreeField({ agreement: '3000003', ourNumber: String(sequence), carteira: '17' }) });
+  return buildBoleto({
+    bankCode: '001',
+    dueDate,
+    amountCents,
+    freeField: boletoFreeField({ agreement: '3000003', ourNumber: String(sequence), carteira: '17' }),
+  });
 }
 
 type PaymentOptions = { customerId?: number | null; companyId?: number; row?: Partial<Insertable<Payments>> };
 
 async function orderFor(database: Database, tenant: Tenant, options: PaymentOptions) {
-  return insertOrder(database, tenant, { customer_id: options.customerId ?? null, company_id: options.companyId ?? tenant.companyId });
+  return insertOrder(database, tenant, {
+    customer_id: options.customerId ?? null,
+    company_id: options.companyId ?? tenant.companyId,
+  });
 }
 
-export async function insertPixPayment(database: Database, tenant: Tenant, amountCents: number, expiresAt: Date, options: PaymentOptions = {}) {
+export async function insertPixPayment(
+  database: Database,
+  tenant: Tenant,
+  amountCents: number,
+  expiresAt: Date,
+  options: PaymentOptions = {},
+) {
   const order = await orderFor(database, tenant, options);
   return insertPayment(database, tenant, order.id, {
     company_id: options.companyId ?? tenant.companyId,
@@ -41,7 +60,13 @@ export async function insertPixPayment(database: Database, tenant: Tenant, amoun
   });
 }
 
-export async function insertBoletoPayment(database: Database, tenant: Tenant, amountCents: number, dueDate: string, options: PaymentOptions = {}) {
+export async function insertBoletoPayment(
+  database: Database,
+  tenant: Tenant,
+  amountCents: number,
+  dueDate: string,
+  options: PaymentOptions = {},
+) {
   const order = await orderFor(database, tenant, options);
   const boleto = gatewayBoleto(amountCents, dueDate);
   const payment = await insertPayment(database, tenant, order.id, {

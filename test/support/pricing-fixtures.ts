@@ -20,7 +20,12 @@ export async function startPricingApp(
   return { app, config, setNow: (next) => (now = next) };
 }
 
-export async function insertProduct(db: Db, tenant: Tenant, valueCents: number, options: { companyId?: number; deleted?: boolean } = {}): Promise<number> {
+export async function insertProduct(
+  db: Db,
+  tenant: Tenant,
+  valueCents: number,
+  options: { companyId?: number; deleted?: boolean } = {},
+): Promise<number> {
   const row = await db
     .insertInto('products')
     .values({
@@ -73,7 +78,13 @@ export async function insertPlan(db: Db, tenant: Tenant, plan: PlanInput): Promi
   for (const tax of plan.taxes ?? []) {
     await db
       .insertInto('payment_plan_taxes')
-      .values({ account_id: tenant.accountId, payment_plan_id: row.id, installments: tax.installments, fixed_cents: tax.fixedCents ?? 0, percentage: tax.percentage ?? 0 })
+      .values({
+        account_id: tenant.accountId,
+        payment_plan_id: row.id,
+        installments: tax.installments,
+        fixed_cents: tax.fixedCents ?? 0,
+        percentage: tax.percentage ?? 0,
+      })
       .execute();
   }
   return row.id;
@@ -108,7 +119,10 @@ export async function insertCoupon(db: Db, tenant: Tenant, coupon: CouponInput):
     .returning('id')
     .executeTakeFirstOrThrow();
   for (const productId of coupon.productIds ?? []) {
-    await db.insertInto('coupon_products').values({ account_id: tenant.accountId, coupon_id: row.id, product_id: productId }).execute();
+    await db
+      .insertInto('coupon_products')
+      .values({ account_id: tenant.accountId, coupon_id: row.id, product_id: productId })
+      .execute();
   }
   return row.id;
 }
@@ -118,7 +132,13 @@ export type PageProduct = { id: number; allowQuantity?: boolean; maxQuantity?: n
 export async function insertCheckoutPage(
   db: Db,
   tenant: Tenant,
-  page: { products: PageProduct[]; planIds: number[]; enableCoupons?: boolean; defaultPlanId?: number; deleted?: boolean },
+  page: {
+    products: PageProduct[];
+    planIds: number[];
+    enableCoupons?: boolean;
+    defaultPlanId?: number;
+    deleted?: boolean;
+  },
 ): Promise<string> {
   const id = randomUUID();
   await db
@@ -146,12 +166,19 @@ export async function insertCheckoutPage(
       .execute();
   }
   for (const planId of page.planIds) {
-    await db.insertInto('checkout_page_payment_plans').values({ account_id: tenant.accountId, checkout_page_id: id, payment_plan_id: planId }).execute();
+    await db
+      .insertInto('checkout_page_payment_plans')
+      .values({ account_id: tenant.accountId, checkout_page_id: id, payment_plan_id: planId })
+      .execute();
   }
   return id;
 }
 
-export async function insertCartPage(db: Db, tenant: Tenant, page: { planIds: number[]; enableCoupons?: boolean; defaultPlanId?: number }): Promise<string> {
+export async function insertCartPage(
+  db: Db,
+  tenant: Tenant,
+  page: { planIds: number[]; enableCoupons?: boolean; defaultPlanId?: number },
+): Promise<string> {
   const id = randomUUID();
   await db
     .insertInto('cart_pages')
@@ -166,7 +193,10 @@ export async function insertCartPage(db: Db, tenant: Tenant, page: { planIds: nu
     })
     .execute();
   for (const planId of page.planIds) {
-    await db.insertInto('cart_page_payment_plans').values({ account_id: tenant.accountId, cart_page_id: id, payment_plan_id: planId }).execute();
+    await db
+      .insertInto('cart_page_payment_plans')
+      .values({ account_id: tenant.accountId, cart_page_id: id, payment_plan_id: planId })
+      .execute();
   }
   return id;
 }
@@ -237,7 +267,12 @@ export async function insertOrder(
 }
 
 export async function setTimeZone(db: Db, tenant: Tenant, timeZone: string): Promise<void> {
-  await db.updateTable('companies').set({ time_zone: timeZone }).where('id', '=', tenant.companyId).returning('id').execute();
+  await db
+    .updateTable('companies')
+    .set({ time_zone: timeZone })
+    .where('id', '=', tenant.companyId)
+    .returning('id')
+    .execute();
 }
 
 /** A second company of the tenant's account, as a tenant-shaped handle. */
@@ -285,13 +320,29 @@ export async function createPricingMerchant(database: Database, allowedHosts: st
     restricted: await insertCoupon(db, tenant, { code: 'EBOOKONLY', amountCents: 500, productIds: [ebook] }),
   };
   const page = await insertCheckoutPage(db, tenant, {
-    products: [{ id: course, allowQuantity: true, maxQuantity: 3 }, { id: ebook }, { id: sticker, allowQuantity: false }],
+    products: [
+      { id: course, allowQuantity: true, maxQuantity: 3 },
+      { id: ebook },
+      { id: sticker, allowQuantity: false },
+    ],
     planIds: [card, pix, boleto, deletedPlan],
     defaultPlanId: pix,
   });
-  const cardOnlyPage = await insertCheckoutPage(db, tenant, { products: [{ id: course }], planIds: [card], enableCoupons: false });
+  const cardOnlyPage = await insertCheckoutPage(db, tenant, {
+    products: [{ id: course }],
+    planIds: [card],
+    enableCoupons: false,
+  });
   const cartPage = await insertCartPage(db, tenant, { planIds: [card, boleto] });
-  return { tenant, plans: { card, pix, boleto, deletedPlan }, products: { course, ebook, sticker, offPage }, coupons, page, cardOnlyPage, cartPage };
+  return {
+    tenant,
+    plans: { card, pix, boleto, deletedPlan },
+    products: { course, ebook, sticker, offPage },
+    coupons,
+    page,
+    cardOnlyPage,
+    cartPage,
+  };
 }
 
 export type PricingMerchant = Awaited<ReturnType<typeof createPricingMerchant>>;

@@ -20,7 +20,12 @@ export async function startRecordsApp(
 ): Promise<{ app: FastifyInstance; config: Config; logs: LogCapture }> {
   const config = testConfig(options.env);
   const logs = new LogCapture();
-  const app = await buildApp({ config, database, logger: createLogger('info', logs), ...(options.clock ? { clock: options.clock } : {}) });
+  const app = await buildApp({
+    config,
+    database,
+    logger: createLogger('info', logs),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   await app.ready();
   return { app, config, logs };
 }
@@ -64,23 +69,47 @@ export async function insertProduct(database: Database, tenant: Tenant, options:
   return row.id;
 }
 
-export async function insertPaymentPlan(database: Database, tenant: Tenant, method = 'credit_card', name = 'Cartão'): Promise<number> {
+export async function insertPaymentPlan(
+  database: Database,
+  tenant: Tenant,
+  method = 'credit_card',
+  name = 'Cartão',
+): Promise<number> {
   const row = await database.db
     .insertInto('payment_plans')
-    .values({ account_id: tenant.accountId, company_id: tenant.companyId, name, payment_method: method, max_installments: 12 })
+    .values({
+      account_id: tenant.accountId,
+      company_id: tenant.companyId,
+      name,
+      payment_method: method,
+      max_installments: 12,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
 }
 
-export async function insertGateway(database: Database, tenant: Tenant, gateway: string, publicKey: string | null): Promise<void> {
+export async function insertGateway(
+  database: Database,
+  tenant: Tenant,
+  gateway: string,
+  publicKey: string | null,
+): Promise<void> {
   await database.db
     .insertInto('company_gateways')
     .values({ account_id: tenant.accountId, company_id: tenant.companyId, gateway, public_key: publicKey })
     .execute();
 }
 
-type CouponOptions = { code: string; percentage?: number; amountCents?: number; expiresAt?: Date; usageLimit?: number; usedCount?: number; productIds?: number[] };
+type CouponOptions = {
+  code: string;
+  percentage?: number;
+  amountCents?: number;
+  expiresAt?: Date;
+  usageLimit?: number;
+  usedCount?: number;
+  productIds?: number[];
+};
 
 export async function insertCoupon(database: Database, tenant: Tenant, options: CouponOptions): Promise<number> {
   const row = await database.db
@@ -99,7 +128,10 @@ export async function insertCoupon(database: Database, tenant: Tenant, options: 
     .returning('id')
     .executeTakeFirstOrThrow();
   for (const productId of options.productIds ?? []) {
-    await database.db.insertInto('coupon_products').values({ account_id: tenant.accountId, coupon_id: row.id, product_id: productId }).execute();
+    await database.db
+      .insertInto('coupon_products')
+      .values({ account_id: tenant.accountId, coupon_id: row.id, product_id: productId })
+      .execute();
   }
   return row.id;
 }
@@ -136,21 +168,49 @@ function pageColumns(tenant: Tenant, options: PageOptions) {
   };
 }
 
-export async function insertCartPage(database: Database, tenant: Tenant, options: PageOptions & { name?: string } = {}): Promise<string> {
+export async function insertCartPage(
+  database: Database,
+  tenant: Tenant,
+  options: PageOptions & { name?: string } = {},
+): Promise<string> {
   const id = randomUUID();
-  await database.db.insertInto('cart_pages').values({ id, name: options.name ?? 'Cart page', ...pageColumns(tenant, options) }).execute();
+  await database.db
+    .insertInto('cart_pages')
+    .values({ id, name: options.name ?? 'Cart page', ...pageColumns(tenant, options) })
+    .execute();
   return id;
 }
 
-export async function insertCheckoutPage(database: Database, tenant: Tenant, options: PageOptions = {}): Promise<string> {
+export async function insertCheckoutPage(
+  database: Database,
+  tenant: Tenant,
+  options: PageOptions = {},
+): Promise<string> {
   const id = randomUUID();
-  await database.db.insertInto('checkout_pages').values({ id, ...pageColumns(tenant, options) }).execute();
+  await database.db
+    .insertInto('checkout_pages')
+    .values({ id, ...pageColumns(tenant, options) })
+    .execute();
   return id;
 }
 
-type CustomerOptions = { email?: string; name?: string; identification?: string; phone?: string; foreign?: boolean; socialReason?: string; city?: string; street?: string; minimumRetentionCents?: number };
+type CustomerOptions = {
+  email?: string;
+  name?: string;
+  identification?: string;
+  phone?: string;
+  foreign?: boolean;
+  socialReason?: string;
+  city?: string;
+  street?: string;
+  minimumRetentionCents?: number;
+};
 
-export async function insertCustomer(database: Database, tenant: Tenant, options: CustomerOptions = {}): Promise<number> {
+export async function insertCustomer(
+  database: Database,
+  tenant: Tenant,
+  options: CustomerOptions = {},
+): Promise<number> {
   const row = await database.db
     .insertInto('customers')
     .values({
@@ -171,10 +231,16 @@ export async function insertCustomer(database: Database, tenant: Tenant, options
   return row.id;
 }
 
-export type OrderOptions = Partial<Insertable<Orders>> & { items?: Array<{ productId?: number; name?: string; quantity?: number; unitCents?: number }> };
+export type OrderOptions = Partial<Insertable<Orders>> & {
+  items?: Array<{ productId?: number; name?: string; quantity?: number; unitCents?: number }>;
+};
 
 /** An order inserted directly (with its items), for list and read tests. */
-export async function insertOrder(database: Database, tenant: Tenant, options: OrderOptions = {}): Promise<{ id: number; uid: string }> {
+export async function insertOrder(
+  database: Database,
+  tenant: Tenant,
+  options: OrderOptions = {},
+): Promise<{ id: number; uid: string }> {
   const { items = [], ...columns } = options;
   const uid = randomUUID();
   const total = items.reduce((sum, item) => sum + (item.unitCents ?? 1000) * (item.quantity ?? 1), 0);
@@ -210,7 +276,12 @@ export async function insertOrder(database: Database, tenant: Tenant, options: O
 }
 
 export async function orderEvents(database: Database, orderId: number) {
-  return database.db.selectFrom('order_events').select(['type', 'from_status', 'to_status', 'cause', 'payment_id']).where('order_id', '=', orderId).orderBy('id').execute();
+  return database.db
+    .selectFrom('order_events')
+    .select(['type', 'from_status', 'to_status', 'cause', 'payment_id'])
+    .where('order_id', '=', orderId)
+    .orderBy('id')
+    .execute();
 }
 
 export function json(headers: Record<string, string> = {}): Record<string, string> {

@@ -15,7 +15,12 @@ import { startLocalSandboxes, type LocalSandboxes } from '../../src/sandbox-runt
 import { testConfig } from './app.ts';
 import { createMerchant, type Merchant } from './pay-fixtures.ts';
 
-export type WebhookCredentials = { gatewayA: { username: string; password: string }; gatewayB: string; bank: { username: string; password: string }; invoicing: { username: string; password: string } };
+export type WebhookCredentials = {
+  gatewayA: { username: string; password: string };
+  gatewayB: string;
+  bank: { username: string; password: string };
+  invoicing: { username: string; password: string };
+};
 
 export function credentialsFor(merchant: Merchant): WebhookCredentials {
   return {
@@ -26,7 +31,12 @@ export function credentialsFor(merchant: Merchant): WebhookCredentials {
   };
 }
 
-export async function storeCredentials(database: Database, config: Config, merchant: Merchant, previousGatewayB?: string): Promise<WebhookCredentials> {
+export async function storeCredentials(
+  database: Database,
+  config: Config,
+  merchant: Merchant,
+  previousGatewayB?: string,
+): Promise<WebhookCredentials> {
   const credentials = credentialsFor(merchant);
   const rows = [
     { receiver: 'gateway_a', username: credentials.gatewayA.username, secret: credentials.gatewayA.password },
@@ -37,13 +47,30 @@ export async function storeCredentials(database: Database, config: Config, merch
   for (const row of rows) {
     await database.db
       .insertInto('company_webhook_credentials')
-      .values({ account_id: merchant.accountId, company_id: merchant.companyId, receiver: row.receiver, username: row.username, secret_encrypted: seal(config.masterKey, row.secret), previous_secret_encrypted: row.receiver === 'gateway_b' && previousGatewayB ? seal(config.masterKey, previousGatewayB) : null })
+      .values({
+        account_id: merchant.accountId,
+        company_id: merchant.companyId,
+        receiver: row.receiver,
+        username: row.username,
+        secret_encrypted: seal(config.masterKey, row.secret),
+        previous_secret_encrypted:
+          row.receiver === 'gateway_b' && previousGatewayB ? seal(config.masterKey, previousGatewayB) : null,
+      })
       .execute();
   }
   return credentials;
 }
 
-export type WebhookApp = { app: FastifyInstance; config: Config; url: string; merchant: Merchant; other: Merchant; credentials: WebhookCredentials; sandboxes: LocalSandboxes; close(): Promise<void> };
+export type WebhookApp = {
+  app: FastifyInstance;
+  config: Config;
+  url: string;
+  merchant: Merchant;
+  other: Merchant;
+  credentials: WebhookCredentials;
+  sandboxes: LocalSandboxes;
+  close(): Promise<void>;
+};
 
 /** Two merchants with webhook credentials, sandboxes delivering to the app listening on a real port. */
 export async function startWebhookApp(database: Database, options: Partial<WebhookOptions> = {}): Promise<WebhookApp> {
@@ -95,9 +122,18 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs 
  * `masterKey` is the app's, for a paid event whose card is kept (sealed with it, charged later by the app);
  * without one a throwaway key stands in. Returns how many job runs were made.
  */
-export async function runWebhookJobs(database: Database, options: { clock?: () => Date; masterKey?: Buffer } = {}): Promise<number> {
+export async function runWebhookJobs(
+  database: Database,
+  options: { clock?: () => Date; masterKey?: Buffer } = {},
+): Promise<number> {
   const handlers = webhookJobHandlers({ masterKey: options.masterKey ?? randomBytes(32) });
-  const worker = new Worker({ database, handlers, types: [PROCESS_EVENT_JOB], logger: createLogger('silent'), ...(options.clock ? { clock: options.clock } : {}) });
+  const worker = new Worker({
+    database,
+    handlers,
+    types: [PROCESS_EVENT_JOB],
+    logger: createLogger('silent'),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   let runs = 0;
   for (let batch = 0; batch < 100; batch++) {
     const ran = await worker.runOnce();

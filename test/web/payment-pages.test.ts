@@ -15,14 +15,22 @@ const NOW = new Date('2030-03-01T12:00:00.000Z');
 const IN_30_MINUTES = new Date(NOW.getTime() + 30 * 60_000);
 const HOSTILE_NAME = 'Loja <script>alert("x")</script> & Cia';
 const ESCAPED_NAME = 'Loja &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; Cia';
-const brl = (cents: number) => new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' }).format(cents / 100);
+const brl = (cents: number) =>
+  new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' }).format(cents / 100);
 
 /** The headers and document shape every hosted page has. */
 function assertHostedDocument(res: LightMyRequestResponse, status: number): void {
   assert.equal(res.statusCode, status);
   assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
   const csp = String(res.headers['content-security-policy']);
-  for (const directive of ["default-src 'none'", "img-src 'self' data:", "style-src 'unsafe-inline'", "frame-ancestors 'none'", "base-uri 'none'"]) assert.ok(csp.includes(directive), directive);
+  for (const directive of [
+    "default-src 'none'",
+    "img-src 'self' data:",
+    "style-src 'unsafe-inline'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ])
+    assert.ok(csp.includes(directive), directive);
   assert.equal(res.headers['x-content-type-options'], 'nosniff');
   assert.equal(res.headers['referrer-policy'], 'no-referrer');
   assert.equal(res.headers['cache-control'], 'no-store');
@@ -42,7 +50,8 @@ function assertNonceScript(res: LightMyRequestResponse): void {
   assert.ok(res.body.includes('[hidden]{display:none!important}'));
 }
 
-const dataImage = (body: string, type: string) => new RegExp(`<img[^>]+src="data:${type};base64,([A-Za-z0-9+/=]+)"[^>]*alt="([^"]+)"`).exec(body);
+const dataImage = (body: string, type: string) =>
+  new RegExp(`<img[^>]+src="data:${type};base64,([A-Za-z0-9+/=]+)"[^>]*alt="([^"]+)"`).exec(body);
 
 for (const engine of engines()) {
   describe(`hosted Pix and boleto pages on ${engine.name}`, { timeout: 60_000 }, () => {
@@ -55,7 +64,11 @@ for (const engine of engines()) {
       database = await engine.open();
       app = await startAppAt(database, NOW);
       shop = await createTenant(database);
-      await database.db.updateTable('companies').set({ name: HOSTILE_NAME, document: '11222333000181' }).where('id', '=', shop.companyId).execute();
+      await database.db
+        .updateTable('companies')
+        .set({ name: HOSTILE_NAME, document: '11222333000181' })
+        .where('id', '=', shop.companyId)
+        .execute();
       customerId = await insertCustomer(database, shop, { name: 'Zé <b>Pagador</b>', identification: '52998224725' });
     });
     after(async () => {
@@ -66,7 +79,13 @@ for (const engine of engines()) {
     describe('GET /pay/pix/{uid}', () => {
       test('an open Pix shows the QR code, the copy-and-paste code, the BRL amount, the expiry on the company clock and the status', async () => {
         const payment = await insertPixPayment(database, shop, 123_456, IN_30_MINUTES);
-        const code = (await database.db.selectFrom('payments').select('pix_code').where('uid', '=', payment.uid).executeTakeFirstOrThrow()).pix_code!;
+        const code = (
+          await database.db
+            .selectFrom('payments')
+            .select('pix_code')
+            .where('uid', '=', payment.uid)
+            .executeTakeFirstOrThrow()
+        ).pix_code!;
         const res = await app.inject({ url: `/pay/pix/${payment.uid}` });
         assertHostedDocument(res, 200);
         assertNonceScript(res);
@@ -78,7 +97,10 @@ for (const engine of engines()) {
         assert.ok(qr, 'a data: PNG QR code with alt text');
         assert.equal(qr[1], await pixQrPngBase64(code));
         assert.match(qr[2]!, /^QR Code Pix para pagar R\$\u00a01\.234,56 a /);
-        assert.match(res.body, /<label for="pix-code">Código Pix copia e cola<\/label>\s*<textarea id="pix-code"[^>]*readonly[^>]*>([^<]+)<\/textarea>/);
+        assert.match(
+          res.body,
+          /<label for="pix-code">Código Pix copia e cola<\/label>\s*<textarea id="pix-code"[^>]*readonly[^>]*>([^<]+)<\/textarea>/,
+        );
         assert.ok(res.body.includes(`>${code}</textarea>`));
         assert.match(res.body, /<button type="button" data-copy="pix-code" hidden>Copiar código<\/button>/);
       });
@@ -92,7 +114,9 @@ for (const engine of engines()) {
       });
 
       test('a stored code that is not a BR Code still shows the code to copy, without a QR image', async () => {
-        const payment = await insertPixPayment(database, shop, 1_000, IN_30_MINUTES, { row: { pix_code: 'not-a-br-code' } });
+        const payment = await insertPixPayment(database, shop, 1_000, IN_30_MINUTES, {
+          row: { pix_code: 'not-a-br-code' },
+        });
         const res = await app.inject({ url: `/pay/pix/${payment.uid}` });
         assertHostedDocument(res, 200);
         assert.ok(!res.body.includes('<img'));
@@ -121,7 +145,10 @@ for (const engine of engines()) {
           const res = await app.inject({ url: `/pay/pix/${payment.uid}` });
           assertHostedDocument(res, 200);
           assert.ok(res.body.includes(`Situação: ${label}`), `${status} → ${label}`);
-          assert.ok(!res.body.includes('<img') && !res.body.includes('<textarea') && !res.body.includes('<script'), status);
+          assert.ok(
+            !res.body.includes('<img') && !res.body.includes('<textarea') && !res.body.includes('<script'),
+            status,
+          );
           assert.ok(!String(res.headers['content-security-policy']).includes('script-src'));
           assert.ok(res.body.includes(brl(5_000)));
         }
@@ -142,7 +169,11 @@ for (const engine of engines()) {
 
     describe('GET /pay/boleto/{uid} and its PDF', () => {
       test('the page shows the formatted digitable line, the barcode, amount, due date, beneficiary, payer and the PDF link', async () => {
-        await database.db.updateTable('companies').set({ legal_name: 'Exemplo Comércio <Ltda>' }).where('id', '=', shop.companyId).execute();
+        await database.db
+          .updateTable('companies')
+          .set({ legal_name: 'Exemplo Comércio <Ltda>' })
+          .where('id', '=', shop.companyId)
+          .execute();
         try {
           const payment = await insertBoletoPayment(database, shop, 102_656, '2030-03-05', { customerId });
           const res = await app.inject({ url: `/pay/boleto/${payment.uid}` });
@@ -160,7 +191,11 @@ for (const engine of engines()) {
           assert.ok(res.body.includes(`href="${payment.uid}.pdf"`));
           assert.ok(res.body.includes('Situação: Aguardando pagamento'));
         } finally {
-          await database.db.updateTable('companies').set({ legal_name: null }).where('id', '=', shop.companyId).execute();
+          await database.db
+            .updateTable('companies')
+            .set({ legal_name: null })
+            .where('id', '=', shop.companyId)
+            .execute();
         }
       });
 

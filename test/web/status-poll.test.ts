@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { BOLETO_POLL, nextWait, PIX_POLL, watchPayment, type PaymentEvents, type PollSchedule } from '../../src/web/client/status-poll.ts';
+import {
+  BOLETO_POLL,
+  nextWait,
+  PIX_POLL,
+  watchPayment,
+  type PaymentEvents,
+  type PollSchedule,
+} from '../../src/web/client/status-poll.ts';
 
 /**
  * The status poll shared by the hosted page's pix and boleto views, run in Node with `fetch` answered by a
@@ -57,7 +64,12 @@ describe('hosted page status poll', () => {
   });
 
   test('unpaid answers back off; once paid the poll asks every offerEveryMs until the offer comes, then stops', async () => {
-    answers = [{ status: 'waiting_payment' }, { status: 'waiting_payment' }, { status: 'paid', order_status: 'paid' }, { status: 'paid', order_status: 'paid', offer: 'tok' }];
+    answers = [
+      { status: 'waiting_payment' },
+      { status: 'waiting_payment' },
+      { status: 'paid', order_status: 'paid' },
+      { status: 'paid', order_status: 'paid', offer: 'tok' },
+    ];
     const outcome = await run(FAST, true);
     assert.deepEqual(outcome.events, ['paid', 'offer:tok']);
     assert.equal(asked.length, 4);
@@ -80,14 +92,18 @@ describe('hosted page status poll', () => {
   });
 
   test('a payment that lapses ends the poll; a failed request is one more unpaid answer', async () => {
-    answers = [new TypeError('network down'), { status: 'waiting_payment' }, { status: 'cancelled', order_status: 'cancelled' }];
+    answers = [
+      new TypeError('network down'),
+      { status: 'waiting_payment' },
+      { status: 'cancelled', order_status: 'cancelled' },
+    ];
     assert.deepEqual((await run(FAST, true)).events, ['lapsed']);
     assert.equal(asked.length, 3);
     await new Promise((resolve) => setTimeout(resolve, 60));
     assert.equal(asked.length, 3, 'no poll after it lapsed');
   });
 
-  test('a payment still unpaid when the schedule\'s time runs out: the poll gives up', async () => {
+  test("a payment still unpaid when the schedule's time runs out: the poll gives up", async () => {
     answers = [{ status: 'waiting_payment' }];
     const outcome = await run({ ...FAST, forMs: 100 }, true);
     assert.deepEqual(outcome.events, ['gaveUp']);

@@ -18,11 +18,20 @@ for (const engine of engines()) {
     before(async () => {
       database = await engine.open();
       let masterKey: Buffer;
-      ({ app, config: { masterKey } } = await startTestApp(database));
+      ({
+        app,
+        config: { masterKey },
+      } = await startTestApp(database));
       tenant = await createTenant(database);
       await database.db
         .insertInto('company_webhook_credentials')
-        .values({ account_id: tenant.accountId, company_id: tenant.companyId, receiver: 'bank', username: credentials.username, secret_encrypted: seal(masterKey, credentials.password) })
+        .values({
+          account_id: tenant.accountId,
+          company_id: tenant.companyId,
+          receiver: 'bank',
+          username: credentials.username,
+          secret_encrypted: seal(masterKey, credentials.password),
+        })
         .execute();
     });
     after(async () => {
@@ -31,7 +40,16 @@ for (const engine of engines()) {
     });
 
     const post = (path: string, headers: Record<string, string> = {}) =>
-      app.inject({ method: 'POST', url: `/api/v1/webhooks/${path}`, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify({ id: `evt-${randomUUID()}`, type: 'pix.received', data: { gateway_id: 'ch_unknown', amount: 100, paid_at: new Date().toISOString() } }) });
+      app.inject({
+        method: 'POST',
+        url: `/api/v1/webhooks/${path}`,
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: JSON.stringify({
+          id: `evt-${randomUUID()}`,
+          type: 'pix.received',
+          data: { gateway_id: 'ch_unknown', amount: 100, paid_at: new Date().toISOString() },
+        }),
+      });
 
     test('a company id that is not a positive integer is an unknown company: 401, as the specification says, never 404', async () => {
       for (const company of ['abc', '0', '-1', '1.5', '1e3', '00', '9'.repeat(16), '%20']) {

@@ -15,7 +15,15 @@ import { PROCESS_EVENT_JOB } from '../../src/modules/webhooks/webhooks.service.t
 import { startLocalSandboxes, type LocalSandboxes } from '../../src/sandbox-runtime.ts';
 import { testConfig } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
-import { confirmationTokenB, createMerchant, insertPage, KEYS, ORIGIN, tokenA, type Merchant } from '../support/pay-fixtures.ts';
+import {
+  confirmationTokenB,
+  createMerchant,
+  insertPage,
+  KEYS,
+  ORIGIN,
+  tokenA,
+  type Merchant,
+} from '../support/pay-fixtures.ts';
 import { runWebhookJobs, storeCredentials, waitFor } from '../support/webhooks-fixtures.ts';
 
 /**
@@ -42,7 +50,9 @@ for (const engine of engines()) {
       await storeCredentials(database, config, merchant);
       let relayUrl: string | undefined;
       // The relay runs the worker inside a delivery: the sandbox waits for that attempt however long a loaded machine takes.
-      const sandboxes = await startLocalSandboxes(database, config, () => relayUrl, { webhookAttemptTimeoutMs: 60_000 });
+      const sandboxes = await startLocalSandboxes(database, config, () => relayUrl, {
+        webhookAttemptTimeoutMs: 60_000,
+      });
       const app = await buildApp({ config, database, logger: createLogger('silent'), gatewayUrls: sandboxes.urls });
       const appUrl = await app.listen({ port: 0, host: '127.0.0.1' });
       relay = createServer((request, response) => {
@@ -50,17 +60,27 @@ for (const engine of engines()) {
         request.on('data', (chunk: Buffer) => chunks.push(chunk));
         request.on('end', () => {
           void (async () => {
-            const answer = await fetch(`${appUrl}${request.url}`, { method: request.method, headers: forwarded(request.headers), body: Buffer.concat(chunks) });
+            const answer = await fetch(`${appUrl}${request.url}`, {
+              method: request.method,
+              headers: forwarded(request.headers),
+              body: Buffer.concat(chunks),
+            });
             const body = await answer.text();
             if (workerInsideDelivery) await runWebhookJobs(database);
-            response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(body);
+            response
+              .writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' })
+              .end(body);
           })().catch(() => response.writeHead(502).end());
         });
       });
       await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
       relayUrl = `http://127.0.0.1:${(relay.address() as { port: number }).port}`;
       hooks = { app, config, merchant, sandboxes };
-      pageB = await insertPage(database.db, hooks.merchant, { gateway: 'gateway_b', products: [hooks.merchant.productId], plans: [hooks.merchant.cardPlanId] });
+      pageB = await insertPage(database.db, hooks.merchant, {
+        gateway: 'gateway_b',
+        products: [hooks.merchant.productId],
+        plans: [hooks.merchant.cardPlanId],
+      });
     });
     after(async () => {
       await hooks.sandboxes.close();
@@ -70,43 +90,99 @@ for (const engine of engines()) {
     });
 
     const sandboxes = () => ({ baseUrlFor: (name: GatewayName) => hooks.sandboxes.urls[name] }) as RunningSandboxes;
-    const account = (gateway: GatewayName) => ({ baseUrl: hooks.sandboxes.urls[gateway], publicKey: KEYS[gateway].publicKey, secretKey: KEYS[gateway].secretKey });
+    const account = (gateway: GatewayName) => ({
+      baseUrl: hooks.sandboxes.urls[gateway],
+      publicKey: KEYS[gateway].publicKey,
+      secretKey: KEYS[gateway].secretKey,
+    });
     const paidCard = async (gateway: 'gateway_a' | 'gateway_b') => {
-      const card = gateway === 'gateway_a' ? { credit_card_0_token: await tokenA(sandboxes()) } : { confirmation_token_id: await confirmationTokenB(sandboxes()) };
+      const card =
+        gateway === 'gateway_a'
+          ? { credit_card_0_token: await tokenA(sandboxes()) }
+          : { confirmation_token_id: await confirmationTokenB(sandboxes()) };
       const res = await hooks.app.inject({
-        method: 'POST', url: '/api/v1/payments', headers: ORIGIN,
-        payload: { checkout_page_id: gateway === 'gateway_a' ? hooks.merchant.pageId : pageB, products: [{ id: hooks.merchant.productId, quantity: 1 }], customer_email: 'race@example.com', payment_plan_id: `${hooks.merchant.cardPlanId}-1`, ...card },
+        method: 'POST',
+        url: '/api/v1/payments',
+        headers: ORIGIN,
+        payload: {
+          checkout_page_id: gateway === 'gateway_a' ? hooks.merchant.pageId : pageB,
+          products: [{ id: hooks.merchant.productId, quantity: 1 }],
+          customer_email: 'race@example.com',
+          payment_plan_id: `${hooks.merchant.cardPlanId}-1`,
+          ...card,
+        },
       });
       assert.equal(res.json().order_status, 'paid', res.body);
       const gatewayId = res.json().payments[0] as string;
-      const row = await database.db.selectFrom('payments').select(['id', 'order_id']).where('gateway_id', '=', gatewayId).executeTakeFirstOrThrow();
+      const row = await database.db
+        .selectFrom('payments')
+        .select(['id', 'order_id'])
+        .where('gateway_id', '=', gatewayId)
+        .executeTakeFirstOrThrow();
       return { gatewayId, paymentId: row.id, orderId: row.order_id };
     };
     const refund = (paymentId: number, payload: Record<string, unknown>) =>
-      hooks.app.inject({ method: 'POST', url: `/api/v1/payments/${paymentId}/refund`, headers: { authorization: `Bearer ${hooks.merchant.apiKey}` }, payload });
+      hooks.app.inject({
+        method: 'POST',
+        url: `/api/v1/payments/${paymentId}/refund`,
+        headers: { authorization: `Bearer ${hooks.merchant.apiKey}` },
+        payload,
+      });
     const totals = async (paymentId: number, orderId: number) => {
-      const payment = await database.db.selectFrom('payments').select(['status', 'refunded_cents']).where('id', '=', paymentId).executeTakeFirstOrThrow();
-      const order = await database.db.selectFrom('orders').select(['status', 'refunded_cents']).where('id', '=', orderId).executeTakeFirstOrThrow();
-      const rows = await database.db.selectFrom('refunds').select(['status', 'amount_cents', 'gateway_refund_id', 'type']).where('payment_id', '=', paymentId).orderBy('id').execute();
+      const payment = await database.db
+        .selectFrom('payments')
+        .select(['status', 'refunded_cents'])
+        .where('id', '=', paymentId)
+        .executeTakeFirstOrThrow();
+      const order = await database.db
+        .selectFrom('orders')
+        .select(['status', 'refunded_cents'])
+        .where('id', '=', orderId)
+        .executeTakeFirstOrThrow();
+      const rows = await database.db
+        .selectFrom('refunds')
+        .select(['status', 'amount_cents', 'gateway_refund_id', 'type'])
+        .where('payment_id', '=', paymentId)
+        .orderBy('id')
+        .execute();
       return { payment, order, rows };
     };
     const eventOfRefund = (gatewayRefundId: string) =>
       waitFor(async () => {
-        const rows = await database.db.selectFrom('webhook_events').selectAll().where('account_id', '=', hooks.merchant.accountId).where('event_type', '=', 'charge.refunded').execute();
+        const rows = await database.db
+          .selectFrom('webhook_events')
+          .selectAll()
+          .where('account_id', '=', hooks.merchant.accountId)
+          .where('event_type', '=', 'charge.refunded')
+          .execute();
         return rows.find((row) => JSON.stringify(row.payload).includes(gatewayRefundId));
       });
-    const eventStatus = async (id: number) => (await database.db.selectFrom('webhook_events').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    const eventStatus = async (id: number) =>
+      (await database.db.selectFrom('webhook_events').select('status').where('id', '=', id).executeTakeFirstOrThrow())
+        .status;
     /** The worker's clock an hour ahead: a retry scheduled with backoff is due. */
     const later = () => new Date(Date.now() + 60 * 60_000);
     const runJob = async (eventRowId: number) => {
-      const job = await database.db.selectFrom('jobs').selectAll().where('type', '=', PROCESS_EVENT_JOB).where('dedup_key', '=', `${PROCESS_EVENT_JOB}:${eventRowId}`).executeTakeFirstOrThrow();
-      await webhookJobHandlers({ masterKey: hooks.config.masterKey })[PROCESS_EVENT_JOB]!({ id: job.id, type: job.type, payload: job.payload, accountId: job.account_id, attempts: 1 }, { database });
+      const job = await database.db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('type', '=', PROCESS_EVENT_JOB)
+        .where('dedup_key', '=', `${PROCESS_EVENT_JOB}:${eventRowId}`)
+        .executeTakeFirstOrThrow();
+      await webhookJobHandlers({ masterKey: hooks.config.masterKey })[PROCESS_EVENT_JOB]!(
+        { id: job.id, type: job.type, payload: job.payload, accountId: job.account_id, attempts: 1 },
+        { database },
+      );
     };
 
     for (const gateway of ['gateway_a', 'gateway_b'] as const) {
       test(`${gateway}: the refund webhook applied by the worker before the refund's commit waits, and the refund counts once`, async () => {
         const paid = await paidCard(gateway);
-        const armed = await fetch(`${hooks.sandboxes.urls[gateway]}/sandbox/charges/${paid.gatewayId}/next_refund`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ behaviour: 'webhook_first' }) });
+        const armed = await fetch(`${hooks.sandboxes.urls[gateway]}/sandbox/charges/${paid.gatewayId}/next_refund`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ behaviour: 'webhook_first' }),
+        });
         assert.equal(armed.status, 200);
         workerInsideDelivery = true;
         let res;
@@ -138,14 +214,24 @@ for (const engine of engines()) {
         // The rest, without any race, also counts once, whenever its webhook lands.
         assert.equal((await refund(paid.paymentId, {})).statusCode, 200);
         await waitFor(async () => {
-          const rows = await database.db.selectFrom('webhook_events').select(['id', 'status', 'payload']).where('account_id', '=', hooks.merchant.accountId).where('event_type', '=', 'charge.refunded').execute();
-          return rows.filter((item) => JSON.stringify(item.payload).includes(paid.gatewayId)).length >= 2 ? true : undefined;
+          const rows = await database.db
+            .selectFrom('webhook_events')
+            .select(['id', 'status', 'payload'])
+            .where('account_id', '=', hooks.merchant.accountId)
+            .where('event_type', '=', 'charge.refunded')
+            .execute();
+          return rows.filter((item) => JSON.stringify(item.payload).includes(paid.gatewayId)).length >= 2
+            ? true
+            : undefined;
         });
         await runWebhookJobs(database);
         const done = await totals(paid.paymentId, paid.orderId);
         assert.deepEqual(done.payment, { status: 'refunded', refunded_cents: 10_000 });
         assert.deepEqual(done.order, { status: 'refunded', refunded_cents: 10_000 });
-        assert.deepEqual(done.rows.map((item) => item.amount_cents), [3_000, 7_000]);
+        assert.deepEqual(
+          done.rows.map((item) => item.amount_cents),
+          [3_000, 7_000],
+        );
       });
     }
 
@@ -154,28 +240,54 @@ for (const engine of engines()) {
       const longAgo = new Date(Date.now() - 20 * 60_000);
       const uid = crypto.randomUUID();
       // The request reserved R$ 40 and called the gateway, then its process died before the commit.
-      await database.db.transaction().execute((trx) => reserveRefund(trx, { uid, accountId: hooks.merchant.accountId, paymentId: paid.paymentId, orderId: paid.orderId, amountCents: 4_000, type: 'duplicate', transactionId: null, refundedAt: longAgo, now: longAgo }));
+      await database.db.transaction().execute((trx) =>
+        reserveRefund(trx, {
+          uid,
+          accountId: hooks.merchant.accountId,
+          paymentId: paid.paymentId,
+          orderId: paid.orderId,
+          amountCents: 4_000,
+          type: 'duplicate',
+          transactionId: null,
+          refundedAt: longAgo,
+          now: longAgo,
+        }),
+      );
       await database.db.updateTable('refunds').set({ created_at: longAgo }).where('uid', '=', uid).execute();
-      const made = await createGateway('gateway_a', { timeoutMs: 5_000 }).refund(account('gateway_a'), paid.gatewayId, 4_000, `refund:${uid}`);
+      const made = await createGateway('gateway_a', { timeoutMs: 5_000 }).refund(
+        account('gateway_a'),
+        paid.gatewayId,
+        4_000,
+        `refund:${uid}`,
+      );
       const event = await eventOfRefund(made.refundId);
       await runWebhookJobs(database);
       assert.equal(await eventStatus(event.id), 'processed');
       const after = await totals(paid.paymentId, paid.orderId);
       assert.deepEqual(after.payment, { status: 'partially_refunded', refunded_cents: 4_000 });
       assert.deepEqual(after.order, { status: 'partially_refunded', refunded_cents: 4_000 });
-      assert.deepEqual(after.rows, [{ status: 'succeeded', amount_cents: 4_000, gateway_refund_id: made.refundId, type: 'duplicate' }]);
+      assert.deepEqual(after.rows, [
+        { status: 'succeeded', amount_cents: 4_000, gateway_refund_id: made.refundId, type: 'duplicate' },
+      ]);
     });
 
     test('a refund made outside the API (the gateway dashboard) is recorded from its webhook and added once', async () => {
       const paid = await paidCard('gateway_a');
-      const made = await createGateway('gateway_a', { timeoutMs: 5_000 }).refund(account('gateway_a'), paid.gatewayId, 2_500, `dashboard:${paid.gatewayId}`);
+      const made = await createGateway('gateway_a', { timeoutMs: 5_000 }).refund(
+        account('gateway_a'),
+        paid.gatewayId,
+        2_500,
+        `dashboard:${paid.gatewayId}`,
+      );
       const event = await eventOfRefund(made.refundId);
       await runWebhookJobs(database);
       assert.equal(await eventStatus(event.id), 'processed');
       await runJob(event.id);
       const after = await totals(paid.paymentId, paid.orderId);
       assert.deepEqual(after.payment, { status: 'partially_refunded', refunded_cents: 2_500 });
-      assert.deepEqual(after.rows, [{ status: 'succeeded', amount_cents: 2_500, gateway_refund_id: made.refundId, type: 'gateway' }]);
+      assert.deepEqual(after.rows, [
+        { status: 'succeeded', amount_cents: 2_500, gateway_refund_id: made.refundId, type: 'gateway' },
+      ]);
       // The API then refunds only what remains.
       const over = await refund(paid.paymentId, { amount: 80 });
       assert.equal(over.statusCode, 422);
@@ -188,7 +300,11 @@ for (const engine of engines()) {
 function forwarded(headers: IncomingHttpHeaders): Record<string, string> {
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive'].includes(name) || value === undefined) continue;
+    if (
+      ['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive'].includes(name) ||
+      value === undefined
+    )
+      continue;
     kept[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return kept;

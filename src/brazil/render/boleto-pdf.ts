@@ -1,7 +1,13 @@
 /** A one-page printable boleto (A4): "Recibo do Pagador" on top, "Ficha de Compensação" with the barcode below. */
 
 import PDFDocument from 'pdfkit';
-import { bankCodeCheckDigit, boletoDueFactor, digitableLineToBarcode, formatDigitableLine, readBoletoBarcode } from '../boleto.ts';
+import {
+  bankCodeCheckDigit,
+  boletoDueFactor,
+  digitableLineToBarcode,
+  formatDigitableLine,
+  readBoletoBarcode,
+} from '../boleto.ts';
 import { boletoBarcodePng } from './boleto-barcode.ts';
 import { formatBrDate, formatBrl, formatTaxId } from './boleto-pdf-text.ts';
 
@@ -50,7 +56,12 @@ export async function boletoPdf(input: BoletoPdfInput, options: BoletoPdfOptions
   assertConsistent(input);
   const barcodePng = await boletoBarcodePng(input.barcode);
   // Margin 0 so pdfkit never flows text onto a second page; every position below is explicit.
-  const doc = new PDFDocument({ size: 'A4', margin: 0, compress: options.compress ?? true, info: { Title: 'Boleto bancário' } });
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: 0,
+    compress: options.compress ?? true,
+    info: { Title: 'Boleto bancário' },
+  });
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
   const finished = new Promise<Buffer>((resolve, reject) => {
@@ -71,31 +82,63 @@ function assertConsistent(input: BoletoPdfInput): void {
     throw new RangeError('digitableLine and barcode describe different boletos');
   }
   const fields = readBoletoBarcode(input.barcode);
-  if (fields.amountCents !== input.amountCents) throw new RangeError(`amountCents ${input.amountCents} differs from the barcode's ${fields.amountCents}`);
-  if (fields.dueFactor !== boletoDueFactor(input.dueDate)) throw new RangeError(`dueDate ${input.dueDate} differs from the barcode's due factor ${fields.dueFactor}`);
+  if (fields.amountCents !== input.amountCents)
+    throw new RangeError(`amountCents ${input.amountCents} differs from the barcode's ${fields.amountCents}`);
+  if (fields.dueFactor !== boletoDueFactor(input.dueDate))
+    throw new RangeError(`dueDate ${input.dueDate} differs from the barcode's due factor ${fields.dueFactor}`);
 }
 
 function drawPayerReceipt(doc: Doc, input: BoletoPdfInput, top: number): void {
   drawHeader(doc, input, top);
-  doc.font('Helvetica-Bold').fontSize(8).text('Recibo do Pagador', LEFT, top + ROW + 4);
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(8)
+    .text('Recibo do Pagador', LEFT, top + ROW + 4);
   const y = top + ROW + 16;
   const middle = 130;
   const wide = WIDTH - RIGHT_COLUMN - middle;
   field(doc, LEFT, y, wide, ROW, 'Beneficiário', input.beneficiary.name);
   field(doc, LEFT + wide, y, middle, ROW, 'CPF/CNPJ do beneficiário', taxIdOf(input.beneficiary));
-  field(doc, LEFT + wide + middle, y, RIGHT_COLUMN, ROW, 'Vencimento', formatBrDate(input.dueDate), { bold: true, align: 'right' });
+  field(doc, LEFT + wide + middle, y, RIGHT_COLUMN, ROW, 'Vencimento', formatBrDate(input.dueDate), {
+    bold: true,
+    align: 'right',
+  });
   field(doc, LEFT, y + ROW, wide, ROW, 'Pagador', input.payer.name);
   field(doc, LEFT + wide, y + ROW, middle, ROW, 'Nosso número', input.ourNumber ?? '');
-  field(doc, LEFT + wide + middle, y + ROW, RIGHT_COLUMN, ROW, 'Valor do documento', formatBrl(input.amountCents), { bold: true, align: 'right' });
+  field(doc, LEFT + wide + middle, y + ROW, RIGHT_COLUMN, ROW, 'Valor do documento', formatBrl(input.amountCents), {
+    bold: true,
+    align: 'right',
+  });
   field(doc, LEFT, y + 2 * ROW, wide, ROW, 'Nº do documento', input.documentNumber ?? '');
-  field(doc, LEFT + wide, y + 2 * ROW, middle, ROW, 'Data do documento', input.issueDate ? formatBrDate(input.issueDate) : '');
+  field(
+    doc,
+    LEFT + wide,
+    y + 2 * ROW,
+    middle,
+    ROW,
+    'Data do documento',
+    input.issueDate ? formatBrDate(input.issueDate) : '',
+  );
   field(doc, LEFT + wide + middle, y + 2 * ROW, RIGHT_COLUMN, ROW, 'Espécie', 'R$', { align: 'right' });
-  doc.font('Helvetica').fontSize(6.5).text('Autenticação mecânica', LEFT, y + 3 * ROW + 4, { width: WIDTH, align: 'right' });
+  doc
+    .font('Helvetica')
+    .fontSize(6.5)
+    .text('Autenticação mecânica', LEFT, y + 3 * ROW + 4, { width: WIDTH, align: 'right' });
 }
 
 function drawCutLine(doc: Doc, y: number): void {
-  doc.save().moveTo(LEFT, y).lineTo(LEFT + WIDTH, y).lineWidth(0.5).dash(3, { space: 3 }).stroke().restore();
-  doc.font('Helvetica').fontSize(6).text('Corte na linha pontilhada', LEFT, y - 9, { width: WIDTH, align: 'right' });
+  doc
+    .save()
+    .moveTo(LEFT, y)
+    .lineTo(LEFT + WIDTH, y)
+    .lineWidth(0.5)
+    .dash(3, { space: 3 })
+    .stroke()
+    .restore();
+  doc
+    .font('Helvetica')
+    .fontSize(6)
+    .text('Corte na linha pontilhada', LEFT, y - 9, { width: WIDTH, align: 'right' });
 }
 
 function drawCompensationSlip(doc: Doc, input: BoletoPdfInput, top: number, barcodePng: Buffer): void {
@@ -103,7 +146,15 @@ function drawCompensationSlip(doc: Doc, input: BoletoPdfInput, top: number, barc
   const left = WIDTH - RIGHT_COLUMN;
   const right = LEFT + left;
   let y = top + ROW;
-  field(doc, LEFT, y, left, ROW, 'Local de pagamento', input.paymentPlace ?? 'Pagável em qualquer banco ou app de banco até o vencimento');
+  field(
+    doc,
+    LEFT,
+    y,
+    left,
+    ROW,
+    'Local de pagamento',
+    input.paymentPlace ?? 'Pagável em qualquer banco ou app de banco até o vencimento',
+  );
   field(doc, right, y, RIGHT_COLUMN, ROW, 'Vencimento', formatBrDate(input.dueDate), { bold: true, align: 'right' });
   y += ROW;
   const beneficiary = [input.beneficiary.name, taxIdOf(input.beneficiary)].filter(Boolean).join(' — ');
@@ -114,7 +165,10 @@ function drawCompensationSlip(doc: Doc, input: BoletoPdfInput, top: number, barc
   field(doc, LEFT, y, third, ROW, 'Data do documento', input.issueDate ? formatBrDate(input.issueDate) : '');
   field(doc, LEFT + third, y, third, ROW, 'Nº do documento', input.documentNumber ?? '');
   field(doc, LEFT + 2 * third, y, third, ROW, 'Espécie', 'R$');
-  field(doc, right, y, RIGHT_COLUMN, ROW, '(=) Valor do documento', formatBrl(input.amountCents), { bold: true, align: 'right' });
+  field(doc, right, y, RIGHT_COLUMN, ROW, '(=) Valor do documento', formatBrl(input.amountCents), {
+    bold: true,
+    align: 'right',
+  });
   y += ROW;
   const instructions = (input.instructions ?? []).join('\n');
   field(doc, LEFT, y, left, 3 * ROW, 'Instruções (texto de responsabilidade do beneficiário)', instructions);
@@ -122,10 +176,15 @@ function drawCompensationSlip(doc: Doc, input: BoletoPdfInput, top: number, barc
   field(doc, right, y + ROW, RIGHT_COLUMN, ROW, '(+) Juros / Multa', '');
   field(doc, right, y + 2 * ROW, RIGHT_COLUMN, ROW, '(=) Valor cobrado', '');
   y += 3 * ROW;
-  const payer = [[input.payer.name, taxIdOf(input.payer)].filter(Boolean).join(' — '), input.payer.address ?? ''].join('\n');
+  const payer = [[input.payer.name, taxIdOf(input.payer)].filter(Boolean).join(' — '), input.payer.address ?? ''].join(
+    '\n',
+  );
   field(doc, LEFT, y, WIDTH, 1.6 * ROW, 'Pagador', payer);
   y += 1.6 * ROW;
-  doc.font('Helvetica').fontSize(6.5).text('Autenticação mecânica — Ficha de Compensação', LEFT, y + 3, { width: WIDTH, align: 'right' });
+  doc
+    .font('Helvetica')
+    .fontSize(6.5)
+    .text('Autenticação mecânica — Ficha de Compensação', LEFT, y + 3, { width: WIDTH, align: 'right' });
   doc.image(barcodePng, LEFT, y + 14, { width: BARCODE_WIDTH, height: BARCODE_HEIGHT });
 }
 
@@ -133,21 +192,65 @@ function drawCompensationSlip(doc: Doc, input: BoletoPdfInput, top: number, barc
 function drawHeader(doc: Doc, input: BoletoPdfInput, top: number): void {
   const bankCode = input.barcode.slice(0, 3);
   const bankName = input.bankName ?? `Banco ${bankCode}`;
-  doc.font('Helvetica-Bold').fontSize(11).text(bankName, LEFT, top + 9, { width: 150, height: 14, ellipsis: true, lineBreak: false });
-  doc.moveTo(LEFT + 152, top + 4).lineTo(LEFT + 152, top + ROW).moveTo(LEFT + 212, top + 4).lineTo(LEFT + 212, top + ROW).lineWidth(1).stroke();
-  doc.fontSize(14).text(`${bankCode}-${bankCodeCheckDigit(bankCode)}`, LEFT + 152, top + 8, { width: 60, align: 'center' });
-  doc.font('Helvetica').fontSize(6.5).fillColor('#444444').text('Linha digitável', LEFT + 220, top, { width: WIDTH - 220, align: 'right' });
-  doc.font('Helvetica-Bold').fontSize(10.5).fillColor('black').text(formatDigitableLine(input.digitableLine), LEFT + 220, top + 9.5, { width: WIDTH - 220, align: 'right' });
-  doc.moveTo(LEFT, top + ROW).lineTo(LEFT + WIDTH, top + ROW).lineWidth(1).stroke();
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(11)
+    .text(bankName, LEFT, top + 9, { width: 150, height: 14, ellipsis: true, lineBreak: false });
+  doc
+    .moveTo(LEFT + 152, top + 4)
+    .lineTo(LEFT + 152, top + ROW)
+    .moveTo(LEFT + 212, top + 4)
+    .lineTo(LEFT + 212, top + ROW)
+    .lineWidth(1)
+    .stroke();
+  doc
+    .fontSize(14)
+    .text(`${bankCode}-${bankCodeCheckDigit(bankCode)}`, LEFT + 152, top + 8, { width: 60, align: 'center' });
+  doc
+    .font('Helvetica')
+    .fontSize(6.5)
+    .fillColor('#444444')
+    .text('Linha digitável', LEFT + 220, top, { width: WIDTH - 220, align: 'right' });
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(10.5)
+    .fillColor('black')
+    .text(formatDigitableLine(input.digitableLine), LEFT + 220, top + 9.5, { width: WIDTH - 220, align: 'right' });
+  doc
+    .moveTo(LEFT, top + ROW)
+    .lineTo(LEFT + WIDTH, top + ROW)
+    .lineWidth(1)
+    .stroke();
 }
 
 /** A labelled box: small grey label on top, value below, cut with an ellipsis when it does not fit. */
-function field(doc: Doc, x: number, y: number, width: number, height: number, label: string, value: string, style: { bold?: boolean; align?: 'left' | 'right' } = {}): void {
+function field(
+  doc: Doc,
+  x: number,
+  y: number,
+  width: number,
+  height: number,
+  label: string,
+  value: string,
+  style: { bold?: boolean; align?: 'left' | 'right' } = {},
+): void {
   doc.rect(x, y, width, height).lineWidth(0.5).stroke();
-  doc.font('Helvetica').fontSize(6.5).fillColor('#444444').text(label, x + 3, y + 2.5, { width: width - 6, lineBreak: false });
+  doc
+    .font('Helvetica')
+    .fontSize(6.5)
+    .fillColor('#444444')
+    .text(label, x + 3, y + 2.5, { width: width - 6, lineBreak: false });
   if (value === '') return;
-  doc.font(style.bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(9).fillColor('black');
-  doc.text(value, x + 3, y + 11, { width: width - 6, height: height - 12, align: style.align ?? 'left', ellipsis: true });
+  doc
+    .font(style.bold ? 'Helvetica-Bold' : 'Helvetica')
+    .fontSize(9)
+    .fillColor('black');
+  doc.text(value, x + 3, y + 11, {
+    width: width - 6,
+    height: height - 12,
+    align: style.align ?? 'left',
+    ellipsis: true,
+  });
 }
 
 function taxIdOf(party: BoletoParty): string {

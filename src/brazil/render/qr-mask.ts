@@ -68,7 +68,8 @@ function packLines(modules: Uint8Array, size: number, words: number, lineStep: n
     for (let word = 0; word < words; word++) {
       const count = Math.min(32, size - 32 * word);
       let bits = 0;
-      for (let bit = 0, at = line * lineStep + 32 * word * step; bit < count; bit++, at += step) bits |= modules[at]! << bit;
+      for (let bit = 0, at = line * lineStep + 32 * word * step; bit < count; bit++, at += step)
+        bits |= modules[at]! << bit;
       packed[line * words + word] = bits;
     }
   }
@@ -88,9 +89,17 @@ function lowBits(count: number): number {
 
 /** Lanes where 11 lines from `at` read dark-light-dark-dark-dark-light-dark beside 4 light, either way round (N3). */
 function finderLikeLanes(lines: Int32Array, at: number, step: number): number {
-  const l0 = lines[at]!, l1 = lines[at + step]!, l2 = lines[at + 2 * step]!, l3 = lines[at + 3 * step]!;
-  const l4 = lines[at + 4 * step]!, l5 = lines[at + 5 * step]!, l6 = lines[at + 6 * step]!, l7 = lines[at + 7 * step]!;
-  const l8 = lines[at + 8 * step]!, l9 = lines[at + 9 * step]!, l10 = lines[at + 10 * step]!;
+  const l0 = lines[at]!,
+    l1 = lines[at + step]!,
+    l2 = lines[at + 2 * step]!,
+    l3 = lines[at + 3 * step]!;
+  const l4 = lines[at + 4 * step]!,
+    l5 = lines[at + 5 * step]!,
+    l6 = lines[at + 6 * step]!,
+    l7 = lines[at + 7 * step]!;
+  const l8 = lines[at + 8 * step]!,
+    l9 = lines[at + 9 * step]!,
+    l10 = lines[at + 10 * step]!;
   const finderFirst = l0 & ~l1 & l2 & l3 & l4 & ~l5 & l6 & ~(l7 | l8 | l9 | l10);
   const finderLast = ~(l0 | l1 | l2 | l3) & l4 & ~l5 & l6 & l7 & l8 & ~l9 & l10;
   return finderFirst | finderLast;
@@ -103,7 +112,11 @@ function linePenalty(lines: Int32Array, size: number, words: number): number {
     const lanes = lowBits(size - 32 * word);
     // A run of n ≥ 5 costs N1 + n - 5: one point per window of five equal modules, N1 - 1 more for its first.
     // sameK: lanes where the line K steps back equals the one before it.
-    let same1 = 0, same2 = 0, same3 = 0, same4 = 0, same5 = 0;
+    let same1 = 0,
+      same2 = 0,
+      same3 = 0,
+      same4 = 0,
+      same5 = 0;
     for (let at = word + words; at < size * words; at += words) {
       same5 = same4;
       same4 = same3;
@@ -153,13 +166,19 @@ function penalty(candidate: Packed, size: number, words: number): number {
  */
 const patternsBySymbol = new Map<number, { bytes: Uint8Array[]; packed: Packed[] }>();
 
-function maskPatterns(size: number, reservedBit: Uint8Array, levelBits: number): { bytes: Uint8Array[]; packed: Packed[] } {
+function maskPatterns(
+  size: number,
+  reservedBit: Uint8Array,
+  levelBits: number,
+): { bytes: Uint8Array[]; packed: Packed[] } {
   const key = size * 4 + levelBits;
   let patterns = patternsBySymbol.get(key);
   if (!patterns) {
     const bytes = MASKS.map((applies, mask) => {
       const pattern = new Uint8Array(size * size);
-      for (let row = 0; row < size; row++) for (let col = 0; col < size; col++) pattern[row * size + col] = !reservedBit[row * size + col] && applies(row, col) ? 1 : 0;
+      for (let row = 0; row < size; row++)
+        for (let col = 0; col < size; col++)
+          pattern[row * size + col] = !reservedBit[row * size + col] && applies(row, col) ? 1 : 0;
       placeFormat(pattern, size, formatBits(levelBits, mask));
       return pattern;
     });

@@ -26,18 +26,24 @@ export function qrSymbolPng(modules: QrModules, scale: number, margin: number): 
     raw.fill(0xff, start + 1, start + stride); // filter 0 (none), all white
     const row = y / scale - margin;
     if (row < 0 || row >= modules.size) continue;
-    for (let col = 0; col < modules.size; col++) if (modules.get(row, col)) darken(raw, start + 1, (col + margin) * scale, (col + margin + 1) * scale);
+    for (let col = 0; col < modules.size; col++)
+      if (modules.get(row, col)) darken(raw, start + 1, (col + margin) * scale, (col + margin + 1) * scale);
   }
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(width, 4);
   header.set([1, 0, 0, 0, 0], 8); // bit depth 1, grayscale, deflate, adaptive filtering, no interlace
-  return Buffer.concat([SIGNATURE, chunk('IHDR', header), chunk('IDAT', deflateSync(raw, { level: 9, strategy: constants.Z_RLE })), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    SIGNATURE,
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(raw, { level: 9, strategy: constants.Z_RLE })),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** Clears pixels `from` to `to` (exclusive) of the row at `start`, most significant bit first, a byte at a time. */
 function darken(raw: Buffer, start: number, from: number, to: number): void {
-  for (let x = from; x < to; ) {
+  for (let x = from; x < to;) {
     const count = Math.min(8 - (x & 7), to - x);
     raw[start + (x >> 3)]! &= ~(((0xff00 >> count) & 0xff) >> (x & 7));
     x += count;

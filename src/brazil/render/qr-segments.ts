@@ -14,8 +14,15 @@ type RawSegment = { mode: Mode; getLength(): number; getBitsLength(): number };
 
 // qrcode's own tables, for the version it estimates first: that version sets the header sizes the search weighs.
 const require = createRequire(import.meta.url);
-const QrMode = require('qrcode/lib/core/mode.js') as { NUMERIC: Mode; ALPHANUMERIC: Mode; BYTE: Mode; getCharCountIndicator(mode: Mode, version: number): number };
-const QrVersion = require('qrcode/lib/core/version.js') as { getBestVersionForData(segments: RawSegment[], level: string): number | undefined };
+const QrMode = require('qrcode/lib/core/mode.js') as {
+  NUMERIC: Mode;
+  ALPHANUMERIC: Mode;
+  BYTE: Mode;
+  getCharCountIndicator(mode: Mode, version: number): number;
+};
+const QrVersion = require('qrcode/lib/core/version.js') as {
+  getBestVersionForData(segments: RawSegment[], level: string): number | undefined;
+};
 
 // Mode numbers below: 0 numeric, 1 alphanumeric, 2 byte. A run of kind k can be written in modes k…2.
 const MODES = [QrMode.NUMERIC, QrMode.ALPHANUMERIC, QrMode.BYTE];
@@ -34,7 +41,11 @@ function bitsLength(mode: number, length: number): number {
 
 /** A run of one kind of character, shaped like the segments qrcode estimates the version from. */
 class Run implements RawSegment {
-  constructor(readonly kind: number, readonly start: number, readonly length: number) {}
+  constructor(
+    readonly kind: number,
+    readonly start: number,
+    readonly length: number,
+  ) {}
   get mode(): Mode {
     return MODES[this.kind]!;
   }
@@ -67,14 +78,20 @@ export function qrcodeSegments(text: string, level: 'L' | 'M' | 'Q' | 'H'): QRCo
   if (text === '' || !/^[\x00-\x7f]*$/.test(text)) return text;
   const runs = runsOf(text);
   const version = QrVersion.getBestVersionForData(runs, level) ?? 40;
-  const modes = pathModes(runs, MODES.map((mode) => 4 + QrMode.getCharCountIndicator(mode, version)));
+  const modes = pathModes(
+    runs,
+    MODES.map((mode) => 4 + QrMode.getCharCountIndicator(mode, version)),
+  );
   // Adjacent runs in the same mode make one segment, as qrcode merges them.
   const segments: QRCodeSegment[] = [];
-  for (let i = 0; i < runs.length; ) {
+  for (let i = 0; i < runs.length;) {
     let end = i + 1;
     while (end < runs.length && modes[end] === modes[i]) end++;
     const last = runs[end - 1]!;
-    segments.push({ mode: MODE_NAMES[modes[i]!]!, data: text.slice(runs[i]!.start, last.start + last.length) } as QRCodeSegment);
+    segments.push({
+      mode: MODE_NAMES[modes[i]!]!,
+      data: text.slice(runs[i]!.start, last.start + last.length),
+    } as QRCodeSegment);
     i = end;
   }
   return segments;
@@ -102,7 +119,10 @@ function pathModes(runs: Run[], header: number[]): Int8Array {
           weight = bitsLength(mode, length) + header[mode]!;
         }
         const at = i * 3 + mode;
-        if (base + weight < cost[at]! || (base + weight === cost[at] && dequeuedFirst(cost, from, i - 1, previous, from[at]!))) {
+        if (
+          base + weight < cost[at]! ||
+          (base + weight === cost[at] && dequeuedFirst(cost, from, i - 1, previous, from[at]!))
+        ) {
           cost[at] = base + weight;
           from[at] = previous;
         }

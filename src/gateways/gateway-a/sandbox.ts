@@ -17,7 +17,12 @@ const MAX_PIX_SECONDS = 30 * 86_400;
 /** gateway_a's sandbox: tokens, orders and charges in its own JSON, webhooks with HTTP Basic. */
 export function createGatewayASandbox(context: SandboxContext): GatewaySandbox {
   const router = new SandboxRouter(renderError);
-  const sandbox: GatewaySandbox = { context, router, notify: (charge, event) => notify(context, charge, event), view: chargeView };
+  const sandbox: GatewaySandbox = {
+    context,
+    router,
+    notify: (charge, event) => notify(context, charge, event),
+    view: chargeView,
+  };
   const { store } = context;
 
   router.add('POST', '/tokens', (request) => ({ status: 200, body: createToken(context, request) }), { cors: true });
@@ -25,7 +30,8 @@ export function createGatewayASandbox(context: SandboxContext): GatewaySandbox {
     const owner = secretKeyOf(request);
     return store.idempotent(owner, headerValue(request.headers, 'idempotency-key'), async () => {
       const charge = await createOrder(context, request, owner);
-      if (charge.method === 'credit_card') sandbox.notify(charge, { kind: charge.state === 'paid' ? 'paid' : 'failed' });
+      if (charge.method === 'credit_card')
+        sandbox.notify(charge, { kind: charge.state === 'paid' ? 'paid' : 'failed' });
       return { status: 200, body: orderView(charge) };
     });
   });
@@ -33,7 +39,9 @@ export function createGatewayASandbox(context: SandboxContext): GatewaySandbox {
   router.add('GET', '/orders', (request) => {
     const owner = secretKeyOf(request);
     const code = typeof request.query.code === 'string' ? request.query.code : undefined;
-    const orders = [...store.charges.values()].filter((charge) => charge.owner === owner && (code === undefined || charge.refs.code === code)).map(orderView);
+    const orders = [...store.charges.values()]
+      .filter((charge) => charge.owner === owner && (code === undefined || charge.refs.code === code))
+      .map(orderView);
     return { status: 200, body: { data: orders, paging: { total: orders.length } } };
   });
   router.add('GET', '/charges/:id', (request) => ({ status: 200, body: chargeView(chargeOf(context, request)) }));
@@ -50,7 +58,8 @@ export function createGatewayASandbox(context: SandboxContext): GatewaySandbox {
     const charge = chargeOf(context, request);
     return store.idempotent(charge.owner, headerValue(request.headers, 'idempotency-key'), async () => {
       const amount = integerAt(request.body, 'amount');
-      if (amount === undefined) throw new SandboxError(422, 'invalid_field', 'The amount is required (cents)', 'amount');
+      if (amount === undefined)
+        throw new SandboxError(422, 'invalid_field', 'The amount is required (cents)', 'amount');
       const answer = await takeRefundBehaviour(context, request, charge);
       const event = refundPart(charge, amount, context.now(), stringAt(request.body, 'code') ?? null);
       if (event.kind !== 'refunded') throw new SandboxError(500, 'internal_error', 'A refund produced no refund');
@@ -71,7 +80,8 @@ function renderError(error: SandboxError): GatewayAError {
 function secretKeyOf(request: SandboxRequest): string {
   const match = /^Basic +([A-Za-z0-9+/]+={0,2})$/i.exec(headerValue(request.headers, 'authorization') ?? '');
   const username = match ? Buffer.from(match[1]!, 'base64').toString('utf8').split(':')[0]! : '';
-  if (!/^sk_[A-Za-z0-9_-]{8,}$/.test(username)) throw new SandboxError(401, 'unauthorized', 'A secret key (sk_…) is required as the Basic user name');
+  if (!/^sk_[A-Za-z0-9_-]{8,}$/.test(username))
+    throw new SandboxError(401, 'unauthorized', 'A secret key (sk_…) is required as the Basic user name');
   return username;
 }
 
@@ -83,9 +93,19 @@ function chargeOf(context: SandboxContext, request: SandboxRequest): SandboxChar
 
 function createToken(context: SandboxContext, request: SandboxRequest): GatewayAToken {
   const appId = typeof request.query.appId === 'string' ? request.query.appId : '';
-  if (!/^pk_[A-Za-z0-9_-]{8,}$/.test(appId)) throw new SandboxError(401, 'unauthorized', 'A publishable key (pk_…) is required as appId');
+  if (!/^pk_[A-Za-z0-9_-]{8,}$/.test(appId))
+    throw new SandboxError(401, 'unauthorized', 'A publishable key (pk_…) is required as appId');
   const card = objectAt(request.body, 'card');
-  const reading = readTestCard({ number: card?.number, holderName: card?.holder_name, expMonth: card?.exp_month, expYear: card?.exp_year, cvv: card?.cvv }, context.now());
+  const reading = readTestCard(
+    {
+      number: card?.number,
+      holderName: card?.holder_name,
+      expMonth: card?.exp_month,
+      expYear: card?.exp_year,
+      cvv: card?.cvv,
+    },
+    context.now(),
+  );
   if ('field' in reading) throw new SandboxError(422, 'invalid_field', reading.message, `card.${reading.field}`);
   const now = context.now();
   const id = sandboxId('tok_');
@@ -96,7 +116,14 @@ function createToken(context: SandboxContext, request: SandboxRequest): GatewayA
     type: 'card',
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + TOKEN_LIFETIME_MS).toISOString(),
-    card: { first_six_digits: known.firstSix, last_four_digits: known.lastFour, brand: known.brand, holder_name: known.holderName, exp_month: known.expMonth, exp_year: known.expYear },
+    card: {
+      first_six_digits: known.firstSix,
+      last_four_digits: known.lastFour,
+      brand: known.brand,
+      holder_name: known.holderName,
+      exp_month: known.expMonth,
+      exp_year: known.expYear,
+    },
   };
 }
 
@@ -104,10 +131,17 @@ async function createOrder(context: SandboxContext, request: SandboxRequest, own
   const { body } = request;
   const payment = arrayAt(body, 'payments')[0];
   const customer = objectAt(body, 'customer');
-  if (!stringAt(customer, 'name') || !stringAt(customer, 'email')) throw new SandboxError(422, 'invalid_field', 'The customer name and email are required', 'customer');
+  if (!stringAt(customer, 'name') || !stringAt(customer, 'email'))
+    throw new SandboxError(422, 'invalid_field', 'The customer name and email are required', 'customer');
   if (!isObject(payment)) throw new SandboxError(422, 'invalid_field', 'One payment is required', 'payments');
   const amount = integerAt(payment, 'amount');
-  if (amount === undefined || amount < 1) throw new SandboxError(422, 'invalid_field', 'The amount must be a positive integer of cents', 'payments[0].amount');
+  if (amount === undefined || amount < 1)
+    throw new SandboxError(
+      422,
+      'invalid_field',
+      'The amount must be a positive integer of cents',
+      'payments[0].amount',
+    );
   const draft = {
     id: sandboxId('ch_'),
     owner,
@@ -120,21 +154,42 @@ async function createOrder(context: SandboxContext, request: SandboxRequest, own
   if (method === 'credit_card') {
     const details = objectAt(payment, 'credit_card');
     const installments = integerAt(details, 'installments') ?? 1;
-    if (installments < 1 || installments > 12) throw new SandboxError(422, 'invalid_field', 'Installments go from 1 to 12', 'payments[0].credit_card.installments');
+    if (installments < 1 || installments > 12)
+      throw new SandboxError(
+        422,
+        'invalid_field',
+        'Installments go from 1 to 12',
+        'payments[0].credit_card.installments',
+      );
     const card = cardFor(context, owner, details);
-    return chargeTestCard(context, request, { ...draft, method, installments }, card, { save: details?.save_card === true, savedPrefix: 'card_' });
+    return chargeTestCard(context, request, { ...draft, method, installments }, card, {
+      save: details?.save_card === true,
+      savedPrefix: 'card_',
+    });
   }
   const charge = newCharge({ ...draft, method: method === 'pix' ? 'pix' : 'boleto' }, context.now());
   if (method === 'pix') {
     const expiresIn = integerAt(objectAt(payment, 'pix'), 'expires_in');
-    if (expiresIn === undefined || expiresIn < 1 || expiresIn > MAX_PIX_SECONDS) throw new SandboxError(422, 'invalid_field', 'expires_in must be 1 to 2592000 seconds', 'payments[0].pix.expires_in');
+    if (expiresIn === undefined || expiresIn < 1 || expiresIn > MAX_PIX_SECONDS)
+      throw new SandboxError(
+        422,
+        'invalid_field',
+        'expires_in must be 1 to 2592000 seconds',
+        'payments[0].pix.expires_in',
+      );
     charge.pix = issuePix(context, charge.id, new Date(context.now().getTime() + expiresIn * 1000));
   } else if (method === 'boleto') {
     const dueAt = stringAt(objectAt(payment, 'boleto'), 'due_at') ?? '';
-    if (!/^\d{4}-\d{2}-\d{2}/.test(dueAt)) throw new SandboxError(422, 'invalid_field', 'due_at must be an ISO 8601 date', 'payments[0].boleto.due_at');
+    if (!/^\d{4}-\d{2}-\d{2}/.test(dueAt))
+      throw new SandboxError(422, 'invalid_field', 'due_at must be an ISO 8601 date', 'payments[0].boleto.due_at');
     charge.boleto = issueBoleto(context, amount, dueAt.slice(0, 10));
   } else {
-    throw new SandboxError(422, 'invalid_field', 'payment_method must be credit_card, pix or boleto', 'payments[0].payment_method');
+    throw new SandboxError(
+      422,
+      'invalid_field',
+      'payment_method must be credit_card, pix or boleto',
+      'payments[0].payment_method',
+    );
   }
   context.store.charges.set(charge.id, charge);
   return charge;
@@ -148,9 +203,21 @@ function cardFor(context: SandboxContext, owner: string, details: Record<string,
     return card;
   }
   const token = stringAt(details, 'card_token');
-  if (!token) throw new SandboxError(422, 'invalid_field', 'card_token or card_id is required', 'payments[0].credit_card.card_token');
+  if (!token)
+    throw new SandboxError(
+      422,
+      'invalid_field',
+      'card_token or card_id is required',
+      'payments[0].credit_card.card_token',
+    );
   const card = consumeToken(context, token);
-  if (typeof card === 'string') throw new SandboxError(422, 'invalid_field', `The card token is ${card === 'unknown' ? 'unknown' : card}`, 'payments[0].credit_card.card_token');
+  if (typeof card === 'string')
+    throw new SandboxError(
+      422,
+      'invalid_field',
+      `The card token is ${card === 'unknown' ? 'unknown' : card}`,
+      'payments[0].credit_card.card_token',
+    );
   return card;
 }
 
@@ -161,7 +228,10 @@ function notify(context: SandboxContext, charge: SandboxCharge, event: ChargeEve
       eventType: hook.type,
       contentType: 'application/json',
       body: JSON.stringify(hook),
-      headers: (target): Record<string, string> => (target.basicAuth ? { authorization: basicAuthorization(target.basicAuth.username, target.basicAuth.password) } : {}),
+      headers: (target): Record<string, string> =>
+        target.basicAuth
+          ? { authorization: basicAuthorization(target.basicAuth.username, target.basicAuth.password) }
+          : {},
     }),
   );
   return deliveries[0]!;

@@ -15,8 +15,24 @@ import type {
   SavedMethod,
   SavedMethodCharge,
 } from '../port.ts';
-import { arrayAt, assertStorableEventKey, eventCentsAt, eventDateAt, integerAt, isObject, objectAt, ourReference, stringAt } from '../wire.ts';
-import type { GatewayACharge, GatewayACustomer, GatewayAOrder, GatewayAOrderRequest, GatewayAPayment } from './types.ts';
+import {
+  arrayAt,
+  assertStorableEventKey,
+  eventCentsAt,
+  eventDateAt,
+  integerAt,
+  isObject,
+  objectAt,
+  ourReference,
+  stringAt,
+} from '../wire.ts';
+import type {
+  GatewayACharge,
+  GatewayACustomer,
+  GatewayAOrder,
+  GatewayAOrderRequest,
+  GatewayAPayment,
+} from './types.ts';
 
 /** Metadata travels as text: gateway_a keeps string values only. */
 export function metadataToWire(metadata: PaymentMetadata): Record<string, string> {
@@ -25,17 +41,27 @@ export function metadataToWire(metadata: PaymentMetadata): Record<string, string
 
 function customerToWire(buyer: Buyer): GatewayACustomer {
   const document = buyer.document?.replace(/\D/g, '') || undefined;
-  const customer: GatewayACustomer = { name: buyer.name, email: buyer.email, type: document?.length === 14 ? 'company' : 'individual' };
+  const customer: GatewayACustomer = {
+    name: buyer.name,
+    email: buyer.email,
+    type: document?.length === 14 ? 'company' : 'individual',
+  };
   if (document) customer.document = document;
   const phone = buyer.phone?.replace(/\D/g, '');
-  if (phone && phone.length >= 10) customer.phones = { mobile_phone: { country_code: '55', area_code: phone.slice(0, 2), number: phone.slice(2) } };
+  if (phone && phone.length >= 10)
+    customer.phones = { mobile_phone: { country_code: '55', area_code: phone.slice(0, 2), number: phone.slice(2) } };
   return customer;
 }
 
-function orderRequest(charge: { amountCents: number; description: string; buyer: Buyer; metadata: PaymentMetadata }, payment: GatewayAPayment): GatewayAOrderRequest {
+function orderRequest(
+  charge: { amountCents: number; description: string; buyer: Buyer; metadata: PaymentMetadata },
+  payment: GatewayAPayment,
+): GatewayAOrderRequest {
   return {
     code: charge.metadata.paymentUid,
-    items: [{ amount: charge.amountCents, description: charge.description, quantity: 1, code: charge.metadata.orderUid }],
+    items: [
+      { amount: charge.amountCents, description: charge.description, quantity: 1, code: charge.metadata.orderUid },
+    ],
     customer: customerToWire(charge.buyer),
     payments: [payment],
     metadata: metadataToWire(charge.metadata),
@@ -43,12 +69,20 @@ function orderRequest(charge: { amountCents: number; description: string; buyer:
 }
 
 export function cardOrderRequest(charge: CardCharge): GatewayAOrderRequest {
-  const creditCard = { installments: charge.installments, card_token: charge.cardToken, save_card: charge.saveForLater };
+  const creditCard = {
+    installments: charge.installments,
+    card_token: charge.cardToken,
+    save_card: charge.saveForLater,
+  };
   return orderRequest(charge, { payment_method: 'credit_card', amount: charge.amountCents, credit_card: creditCard });
 }
 
 export function savedMethodOrderRequest(charge: SavedMethodCharge): GatewayAOrderRequest {
-  return orderRequest(charge, { payment_method: 'credit_card', amount: charge.amountCents, credit_card: { installments: charge.installments, card_id: charge.methodReference } });
+  return orderRequest(charge, {
+    payment_method: 'credit_card',
+    amount: charge.amountCents,
+    credit_card: { installments: charge.installments, card_id: charge.methodReference },
+  });
 }
 
 export function pixOrderRequest(charge: PixCharge, now: Date): GatewayAOrderRequest {
@@ -57,7 +91,11 @@ export function pixOrderRequest(charge: PixCharge, now: Date): GatewayAOrderRequ
 }
 
 export function boletoOrderRequest(charge: BoletoCharge): GatewayAOrderRequest {
-  return orderRequest(charge, { payment_method: 'boleto', amount: charge.amountCents, boleto: { due_at: `${charge.dueDate}T00:00:00Z` } });
+  return orderRequest(charge, {
+    payment_method: 'boleto',
+    amount: charge.amountCents,
+    boleto: { due_at: `${charge.dueDate}T00:00:00Z` },
+  });
 }
 
 export function firstCharge(order: GatewayAOrder): GatewayACharge {
@@ -71,7 +109,13 @@ export function savedMethodFrom(transaction: unknown): SavedMethod | undefined {
   const card = objectAt(transaction, 'card');
   const reference = stringAt(card, 'id');
   if (!reference) return undefined;
-  return { reference, brand: stringAt(card, 'brand') ?? null, last4: stringAt(card, 'last_four_digits') ?? null, expMonth: integerAt(card, 'exp_month') ?? null, expYear: integerAt(card, 'exp_year') ?? null };
+  return {
+    reference,
+    brand: stringAt(card, 'brand') ?? null,
+    last4: stringAt(card, 'last_four_digits') ?? null,
+    expMonth: integerAt(card, 'exp_month') ?? null,
+    expYear: integerAt(card, 'exp_year') ?? null,
+  };
 }
 
 export function cardOutcomeFrom(order: GatewayAOrder): CardOutcome {
@@ -79,10 +123,17 @@ export function cardOutcomeFrom(order: GatewayAOrder): CardOutcome {
   const transaction = charge.last_transaction;
   if (charge.status === 'paid') {
     const savedMethod = savedMethodFrom(transaction);
-    return savedMethod ? { status: 'paid', gatewayId: charge.id, savedMethod } : { status: 'paid', gatewayId: charge.id };
+    return savedMethod
+      ? { status: 'paid', gatewayId: charge.id, savedMethod }
+      : { status: 'paid', gatewayId: charge.id };
   }
   const code = transaction.acquirer_return_code === '51' ? 'insufficient_funds' : 'declined';
-  return { status: 'declined', gatewayId: charge.id, code, message: transaction.acquirer_message ?? 'The card was not authorised' };
+  return {
+    status: 'declined',
+    gatewayId: charge.id,
+    code,
+    message: transaction.acquirer_message ?? 'The card was not authorised',
+  };
 }
 
 export function pixIssuedFrom(order: GatewayAOrder): PixIssued {
@@ -130,7 +181,8 @@ export function inboundEventFrom(body: unknown): InboundEvent {
   const data = objectAt(body, 'data');
   if (!eventId || !type || !data) throw new WebhookPayloadError('gateway_a', 'expected { id, type, data }');
   assertStorableEventKey('gateway_a', eventId, type);
-  if (!type.startsWith('charge.')) return { eventId, type, actions: [{ kind: 'ignored', reason: `${type}: the charge events carry the effect` }] };
+  if (!type.startsWith('charge.'))
+    return { eventId, type, actions: [{ kind: 'ignored', reason: `${type}: the charge events carry the effect` }] };
   const gatewayId = stringAt(data, 'id');
   if (!gatewayId) throw new WebhookPayloadError('gateway_a', 'a charge event without data.id');
   return { eventId, type, actions: [chargeAction(type, gatewayId, data)] };
@@ -142,24 +194,42 @@ function chargeAction(type: string, gatewayId: string, data: Record<string, unkn
     case 'charge.paid': {
       // The event carries the whole charge: a card saved with it comes with its id, brand, last digits and expiry.
       const savedMethod = savedMethodFrom(transaction);
-      const paidAt = eventDateAt('gateway_a', data, 'paid_at') ?? eventDateAt('gateway_a', data, 'updated_at') ?? new Date();
-      return { kind: 'payment_paid', gatewayId, paidAt, amountCents: eventCentsAt('gateway_a', data, 'paid_amount') ?? eventCentsAt('gateway_a', data, 'amount'), ...ourReference(objectAt(data, 'metadata')), ...(savedMethod ? { savedMethod } : {}) };
+      const paidAt =
+        eventDateAt('gateway_a', data, 'paid_at') ?? eventDateAt('gateway_a', data, 'updated_at') ?? new Date();
+      return {
+        kind: 'payment_paid',
+        gatewayId,
+        paidAt,
+        amountCents: eventCentsAt('gateway_a', data, 'paid_amount') ?? eventCentsAt('gateway_a', data, 'amount'),
+        ...ourReference(objectAt(data, 'metadata')),
+        ...(savedMethod ? { savedMethod } : {}),
+      };
     }
     case 'charge.payment_failed':
       if (stringAt(transaction, 'status') === 'expired') return { kind: 'payment_expired', gatewayId };
-      return { kind: 'payment_failed', gatewayId, reason: stringAt(transaction, 'acquirer_message') ?? 'payment failed' };
+      return {
+        kind: 'payment_failed',
+        gatewayId,
+        reason: stringAt(transaction, 'acquirer_message') ?? 'payment failed',
+      };
     case 'charge.canceled':
       return { kind: 'payment_cancelled', gatewayId };
     case 'charge.refunded': {
       const refund = arrayAt(data, 'refunds').at(-1);
       const refundId = stringAt(refund, 'id');
       const amountCents = eventCentsAt('gateway_a', refund, 'amount');
-      if (!isObject(refund) || !refundId || amountCents === undefined) throw new WebhookPayloadError('gateway_a', 'charge.refunded without its refund');
+      if (!isObject(refund) || !refundId || amountCents === undefined)
+        throw new WebhookPayloadError('gateway_a', 'charge.refunded without its refund');
       return { kind: 'payment_refunded', gatewayId, amountCents, refundId };
     }
     case 'charge.chargedback': {
       const chargeback = objectAt(data, 'chargeback');
-      return { kind: 'payment_disputed', gatewayId, disputeId: stringAt(chargeback, 'id') ?? gatewayId, amountCents: eventCentsAt('gateway_a', chargeback, 'amount') ?? eventCentsAt('gateway_a', data, 'amount') ?? 0 };
+      return {
+        kind: 'payment_disputed',
+        gatewayId,
+        disputeId: stringAt(chargeback, 'id') ?? gatewayId,
+        amountCents: eventCentsAt('gateway_a', chargeback, 'amount') ?? eventCentsAt('gateway_a', data, 'amount') ?? 0,
+      };
     }
     default:
       return { kind: 'ignored', reason: `${type} has no effect on a payment` };

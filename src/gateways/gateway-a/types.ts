@@ -7,7 +7,8 @@ export type GatewayAPaymentMethod = 'credit_card' | 'pix' | 'boleto';
 export type GatewayAChargeStatus = 'pending' | 'paid' | 'failed' | 'canceled' | 'refunded' | 'chargedback';
 export type GatewayAOrderStatus = 'pending' | 'paid' | 'failed' | 'canceled';
 /** `captured` and `not_authorized` for cards; pix and boleto go `waiting_payment` → `paid` | `expired`. */
-export type GatewayATransactionStatus = 'captured' | 'not_authorized' | 'waiting_payment' | 'paid' | 'expired' | 'canceled';
+export type GatewayATransactionStatus =
+  'captured' | 'not_authorized' | 'waiting_payment' | 'paid' | 'expired' | 'canceled';
 
 export type GatewayACard = {
   id?: string;
@@ -74,10 +75,26 @@ export type GatewayAOrder = {
   charges: GatewayACharge[];
 };
 
-export type GatewayACustomer = { name: string; email: string; document?: string; type: 'individual' | 'company'; phones?: { mobile_phone: { country_code: string; area_code: string; number: string } } };
+export type GatewayACustomer = {
+  name: string;
+  email: string;
+  document?: string;
+  type: 'individual' | 'company';
+  phones?: { mobile_phone: { country_code: string; area_code: string; number: string } };
+};
 
 export type GatewayAPayment =
-  | { payment_method: 'credit_card'; amount: number; credit_card: { installments: number; statement_descriptor?: string; card_token?: string; card_id?: string; save_card?: boolean } }
+  | {
+      payment_method: 'credit_card';
+      amount: number;
+      credit_card: {
+        installments: number;
+        statement_descriptor?: string;
+        card_token?: string;
+        card_id?: string;
+        save_card?: boolean;
+      };
+    }
   | { payment_method: 'pix'; amount: number; pix: { expires_in: number } }
   | { payment_method: 'boleto'; amount: number; boleto: { due_at: string; instructions?: string } };
 
@@ -89,7 +106,13 @@ export type GatewayAOrderRequest = {
   metadata: Record<string, string>;
 };
 
-export type GatewayAToken = { id: string; type: 'card'; created_at: string; expires_at: string; card: Omit<GatewayACard, 'id'> };
+export type GatewayAToken = {
+  id: string;
+  type: 'card';
+  created_at: string;
+  expires_at: string;
+  card: Omit<GatewayACard, 'id'>;
+};
 
 /** Answer of `POST /charges/{id}/refund`. */
 export type GatewayARefundResult = GatewayARefund & { charge: GatewayACharge };
@@ -104,7 +127,12 @@ export type GatewayAWebhookType =
   | 'order.payment_failed'
   | 'order.canceled';
 
-export type GatewayAWebhook = { id: string; type: GatewayAWebhookType; created_at: string; data: GatewayACharge | GatewayAOrder };
+export type GatewayAWebhook = {
+  id: string;
+  type: GatewayAWebhookType;
+  created_at: string;
+  data: GatewayACharge | GatewayAOrder;
+};
 
 /** Error body: a message and, for invalid fields, messages per field path. */
 export type GatewayAError = { message: string; errors?: Record<string, string[]> };

@@ -1,6 +1,15 @@
 import type { ChargeEvent } from '../sandbox/lifecycle.ts';
 import { refundedCents, sandboxId, type SandboxCharge, type SandboxRefund } from '../sandbox/store.ts';
-import type { GatewayACharge, GatewayARefund, GatewayAChargeStatus, GatewayAOrder, GatewayATransaction, GatewayATransactionStatus, GatewayAWebhook, GatewayAWebhookType } from './types.ts';
+import type {
+  GatewayACharge,
+  GatewayARefund,
+  GatewayAChargeStatus,
+  GatewayAOrder,
+  GatewayATransaction,
+  GatewayATransactionStatus,
+  GatewayAWebhook,
+  GatewayAWebhookType,
+} from './types.ts';
 
 /** Marks a charge whose full refund came from `POST /charges/{id}/cancel` (shown as canceled, not refunded). */
 export const CANCELED_BY_MERCHANT = 'canceled_by_merchant';
@@ -44,17 +53,41 @@ function transactionOf(charge: SandboxCharge): GatewayATransaction {
     transaction.installments = charge.installments;
     transaction.acquirer_return_code = charge.failure ? RETURN_CODES[charge.failure.code] : '00';
     transaction.acquirer_message = charge.failure?.message ?? 'Transação aprovada';
-    transaction.card = { first_six_digits: card.firstSix, last_four_digits: card.lastFour, brand: card.brand, holder_name: card.holderName, exp_month: card.expMonth, exp_year: card.expYear };
+    transaction.card = {
+      first_six_digits: card.firstSix,
+      last_four_digits: card.lastFour,
+      brand: card.brand,
+      holder_name: card.holderName,
+      exp_month: card.expMonth,
+      exp_year: card.expYear,
+    };
     if (card.savedMethodId) transaction.card.id = card.savedMethodId;
   }
-  if (charge.pix) Object.assign(transaction, { qr_code: charge.pix.brCode, qr_code_url: charge.pix.locationUrl, expires_at: charge.pix.expiresAt.toISOString() });
-  if (charge.boleto) Object.assign(transaction, { line: charge.boleto.digitableLine, barcode: charge.boleto.barcode, due_at: `${charge.boleto.dueDate}T00:00:00Z`, pdf: charge.boleto.url });
+  if (charge.pix)
+    Object.assign(transaction, {
+      qr_code: charge.pix.brCode,
+      qr_code_url: charge.pix.locationUrl,
+      expires_at: charge.pix.expiresAt.toISOString(),
+    });
+  if (charge.boleto)
+    Object.assign(transaction, {
+      line: charge.boleto.digitableLine,
+      barcode: charge.boleto.barcode,
+      due_at: `${charge.boleto.dueDate}T00:00:00Z`,
+      pdf: charge.boleto.url,
+    });
   if (charge.failure?.code === 'expired') transaction.acquirer_message = charge.failure.message;
   return transaction;
 }
 
 export function refundView(refund: SandboxRefund): GatewayARefund {
-  return { id: refund.id, amount: refund.amountCents, status: 'refunded', created_at: refund.createdAt.toISOString(), ...(refund.reference ? { code: refund.reference } : {}) };
+  return {
+    id: refund.id,
+    amount: refund.amountCents,
+    status: 'refunded',
+    created_at: refund.createdAt.toISOString(),
+    ...(refund.reference ? { code: refund.reference } : {}),
+  };
 }
 
 export function chargeView(charge: SandboxCharge): GatewayACharge {
@@ -75,7 +108,12 @@ export function chargeView(charge: SandboxCharge): GatewayACharge {
   };
   if (charge.paidAt) view.paid_at = charge.paidAt.toISOString();
   if (charge.cancelledAt) view.canceled_at = charge.cancelledAt.toISOString();
-  if (charge.dispute) view.chargeback = { id: charge.dispute.id, amount: charge.dispute.amountCents, created_at: charge.dispute.createdAt.toISOString() };
+  if (charge.dispute)
+    view.chargeback = {
+      id: charge.dispute.id,
+      amount: charge.dispute.amountCents,
+      created_at: charge.dispute.createdAt.toISOString(),
+    };
   return view;
 }
 
@@ -106,8 +144,12 @@ const EVENT_TYPES: Record<ChargeEvent['kind'], GatewayAWebhookType> = {
 /** The webhooks one event produces: the charge's, and the order's when the order is settled by it. */
 export function webhooksFor(charge: SandboxCharge, event: ChargeEvent, now: Date): GatewayAWebhook[] {
   const created = now.toISOString();
-  const hooks: GatewayAWebhook[] = [{ id: sandboxId('hook_'), type: EVENT_TYPES[event.kind], created_at: created, data: chargeView(charge) }];
-  if (event.kind === 'paid') hooks.push({ id: sandboxId('hook_'), type: 'order.paid', created_at: created, data: orderView(charge) });
-  if (event.kind === 'failed') hooks.push({ id: sandboxId('hook_'), type: 'order.payment_failed', created_at: created, data: orderView(charge) });
+  const hooks: GatewayAWebhook[] = [
+    { id: sandboxId('hook_'), type: EVENT_TYPES[event.kind], created_at: created, data: chargeView(charge) },
+  ];
+  if (event.kind === 'paid')
+    hooks.push({ id: sandboxId('hook_'), type: 'order.paid', created_at: created, data: orderView(charge) });
+  if (event.kind === 'failed')
+    hooks.push({ id: sandboxId('hook_'), type: 'order.payment_failed', created_at: created, data: orderView(charge) });
   return hooks;
 }

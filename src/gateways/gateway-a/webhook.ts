@@ -8,7 +8,11 @@ export type GatewayAWebhookCredentials = { username: string; password: string };
  * True when the webhook carries the company's HTTP Basic credentials. gateway_a does not sign bodies, so
  * `rawBody` is not read; both parts are always compared so the answer time says nothing about which failed.
  */
-export function verifyWebhook(headers: WebhookHeaders, _rawBody: string | Buffer, credentials: GatewayAWebhookCredentials): boolean {
+export function verifyWebhook(
+  headers: WebhookHeaders,
+  _rawBody: string | Buffer,
+  credentials: GatewayAWebhookCredentials,
+): boolean {
   const match = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(headerValue(headers, 'authorization') ?? '');
   if (!match) return false;
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');

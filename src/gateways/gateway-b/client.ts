@@ -1,6 +1,12 @@
 import qs from 'qs';
 import { GatewayRequestError, requestErrorCode } from '../errors.ts';
-import { callGateway, DEFAULT_GATEWAY_TIMEOUT_MS, gatewayUrl, type GatewayClientOptions, type GatewayResponse } from '../http.ts';
+import {
+  callGateway,
+  DEFAULT_GATEWAY_TIMEOUT_MS,
+  gatewayUrl,
+  type GatewayClientOptions,
+  type GatewayResponse,
+} from '../http.ts';
 import {
   GatewayUnavailableError,
   type BoletoCharge,
@@ -54,26 +60,55 @@ export class GatewayBClient implements PaymentGateway {
   }
 
   async createPix(account: GatewayAccount, charge: PixCharge): Promise<PixIssued> {
-    return pixIssuedFrom(this.#intent(await this.#send(account, 'POST', '/v1/payment_intents', pixIntentForm(charge), charge.idempotencyKey)));
+    return pixIssuedFrom(
+      this.#intent(
+        await this.#send(account, 'POST', '/v1/payment_intents', pixIntentForm(charge), charge.idempotencyKey),
+      ),
+    );
   }
 
   async createBoleto(account: GatewayAccount, charge: BoletoCharge): Promise<BoletoIssued> {
-    return boletoIssuedFrom(this.#intent(await this.#send(account, 'POST', '/v1/payment_intents', boletoIntentForm(charge), charge.idempotencyKey)));
+    return boletoIssuedFrom(
+      this.#intent(
+        await this.#send(account, 'POST', '/v1/payment_intents', boletoIntentForm(charge), charge.idempotencyKey),
+      ),
+    );
   }
 
   /** Cancels an unpaid intent; a succeeded one cannot be cancelled, so it is refunded in full instead. */
   async voidCharge(account: GatewayAccount, gatewayId: string, idempotencyKey: string): Promise<void> {
-    const response = await this.#send(account, 'POST', `/v1/payment_intents/${encodeURIComponent(gatewayId)}/cancel`, {}, idempotencyKey);
+    const response = await this.#send(
+      account,
+      'POST',
+      `/v1/payment_intents/${encodeURIComponent(gatewayId)}/cancel`,
+      {},
+      idempotencyKey,
+    );
     const failure = failureOf(response);
     if (failure?.code === 'payment_intent_unexpected_state' && failure.payment_intent?.status === 'succeeded') {
-      this.#refund(await this.#send(account, 'POST', '/v1/refunds', { payment_intent: gatewayId }, `${idempotencyKey}:refund`));
+      this.#refund(
+        await this.#send(account, 'POST', '/v1/refunds', { payment_intent: gatewayId }, `${idempotencyKey}:refund`),
+      );
       return;
     }
     this.#intent(response);
   }
 
-  async refund(account: GatewayAccount, gatewayId: string, amountCents: number, idempotencyKey: string): Promise<{ refundId: string }> {
-    const refund = this.#refund(await this.#send(account, 'POST', '/v1/refunds', { payment_intent: gatewayId, amount: amountCents, metadata: { reference: idempotencyKey } }, idempotencyKey));
+  async refund(
+    account: GatewayAccount,
+    gatewayId: string,
+    amountCents: number,
+    idempotencyKey: string,
+  ): Promise<{ refundId: string }> {
+    const refund = this.#refund(
+      await this.#send(
+        account,
+        'POST',
+        '/v1/refunds',
+        { payment_intent: gatewayId, amount: amountCents, metadata: { reference: idempotencyKey } },
+        idempotencyKey,
+      ),
+    );
     return { refundId: refund.id };
   }
 
@@ -93,19 +128,41 @@ export class GatewayBClient implements PaymentGateway {
     const path = `/v1/payment_intents/search?${qs.stringify({ query, expand: ['data.latest_charge', 'data.payment_method'] }, { arrayFormat: 'brackets' })}`;
     const response = await this.#send(account, 'GET', path);
     const failure = failureOf(response);
-    if (response.status >= 400 || failure) throw new GatewayRequestError(this.name, response.status, requestErrorCode(response.status), failure?.message ?? `gateway_b answered ${response.status}`);
-    if (stringAt(response.body, 'object') !== 'search_result') throw new GatewayUnavailableError(this.name, 'error', 'gateway_b answered without a search_result');
-    const intent = (response.body as { data: GatewayBPaymentIntent[] }).data.find((item) => item.metadata?.payment_uid === reference.paymentUid);
+    if (response.status >= 400 || failure)
+      throw new GatewayRequestError(
+        this.name,
+        response.status,
+        requestErrorCode(response.status),
+        failure?.message ?? `gateway_b answered ${response.status}`,
+      );
+    if (stringAt(response.body, 'object') !== 'search_result')
+      throw new GatewayUnavailableError(this.name, 'error', 'gateway_b answered without a search_result');
+    const intent = (response.body as { data: GatewayBPaymentIntent[] }).data.find(
+      (item) => item.metadata?.payment_uid === reference.paymentUid,
+    );
     return intent ? foundChargeFrom(intent) : undefined;
   }
 
   /** The refunds of the intent, each with the reference it was made under in its metadata. */
   async findRefund(account: GatewayAccount, gatewayId: string, reference: string): Promise<FoundRefund | undefined> {
-    const response = await this.#send(account, 'GET', `/v1/refunds?${qs.stringify({ payment_intent: gatewayId, limit: 100 })}`);
+    const response = await this.#send(
+      account,
+      'GET',
+      `/v1/refunds?${qs.stringify({ payment_intent: gatewayId, limit: 100 })}`,
+    );
     const failure = failureOf(response);
-    if (response.status >= 400 || failure) throw new GatewayRequestError(this.name, response.status, requestErrorCode(response.status), failure?.message ?? `gateway_b answered ${response.status}`);
-    if (stringAt(response.body, 'object') !== 'list') throw new GatewayUnavailableError(this.name, 'error', 'gateway_b answered without a list of refunds');
-    const refund = (response.body as { data: GatewayBRefund[] }).data.find((item) => item.metadata?.reference === reference);
+    if (response.status >= 400 || failure)
+      throw new GatewayRequestError(
+        this.name,
+        response.status,
+        requestErrorCode(response.status),
+        failure?.message ?? `gateway_b answered ${response.status}`,
+      );
+    if (stringAt(response.body, 'object') !== 'list')
+      throw new GatewayUnavailableError(this.name, 'error', 'gateway_b answered without a list of refunds');
+    const refund = (response.body as { data: GatewayBRefund[] }).data.find(
+      (item) => item.metadata?.reference === reference,
+    );
     return refund ? { refundId: refund.id, amountCents: refund.amount } : undefined;
   }
 
@@ -118,15 +175,29 @@ export class GatewayBClient implements PaymentGateway {
     const failure = failureOf(response);
     if (failure?.type === 'card_error') return declinedFrom(failure.payment_intent?.id ?? null, failure);
     if (failure?.code === 'parameter_missing' && failure.param === 'confirmation_token') {
-      throw new GatewayRequestError(this.name, response.status, 'confirmation_token_required', 'gateway_b needs the confirmation token its browser library made (confirmation_token_id) to charge a card');
+      throw new GatewayRequestError(
+        this.name,
+        response.status,
+        'confirmation_token_required',
+        'gateway_b needs the confirmation token its browser library made (confirmation_token_id) to charge a card',
+      );
     }
-    if (failure?.code === 'resource_missing' && (failure.param === 'confirmation_token' || failure.param === 'payment_method')) {
+    if (
+      failure?.code === 'resource_missing' &&
+      (failure.param === 'confirmation_token' || failure.param === 'payment_method')
+    ) {
       return { status: 'declined', gatewayId: null, code: 'invalid_token', message: failure.message };
     }
     return cardOutcomeFrom(this.#intent(response));
   }
 
-  #send(account: GatewayAccount, method: 'GET' | 'POST', path: string, form?: IntentForm, idempotencyKey?: string): Promise<GatewayResponse> {
+  #send(
+    account: GatewayAccount,
+    method: 'GET' | 'POST',
+    path: string,
+    form?: IntentForm,
+    idempotencyKey?: string,
+  ): Promise<GatewayResponse> {
     const headers: Record<string, string> = { authorization: `Bearer ${account.secretKey}` };
     if (form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
@@ -145,10 +216,19 @@ export class GatewayBClient implements PaymentGateway {
   #expect<T>(response: GatewayResponse, object: string): T {
     const failure = failureOf(response);
     if (response.status >= 400 || failure) {
-      const code = failure?.code === 'payment_intent_unexpected_state' || failure?.code === 'charge_already_refunded' ? 'invalid_state' : requestErrorCode(response.status);
-      throw new GatewayRequestError(this.name, response.status, code, failure?.message ?? `gateway_b answered ${response.status}`);
+      const code =
+        failure?.code === 'payment_intent_unexpected_state' || failure?.code === 'charge_already_refunded'
+          ? 'invalid_state'
+          : requestErrorCode(response.status);
+      throw new GatewayRequestError(
+        this.name,
+        response.status,
+        code,
+        failure?.message ?? `gateway_b answered ${response.status}`,
+      );
     }
-    if (stringAt(response.body, 'object') !== object || !stringAt(response.body, 'id')) throw new GatewayUnavailableError(this.name, 'error', `gateway_b answered without a ${object}`);
+    if (stringAt(response.body, 'object') !== object || !stringAt(response.body, 'id'))
+      throw new GatewayUnavailableError(this.name, 'error', `gateway_b answered without a ${object}`);
     return response.body as T;
   }
 }

@@ -15,14 +15,31 @@ const FIELD_PARAMS = {
 } as const;
 
 /** `POST /v1/confirmation_tokens` with a publishable key: what the browser library does with the card form. */
-export function issueConfirmationToken(context: SandboxContext, request: SandboxRequest, _publishableKey: string): GatewayBConfirmationToken {
+export function issueConfirmationToken(
+  context: SandboxContext,
+  request: SandboxRequest,
+  _publishableKey: string,
+): GatewayBConfirmationToken {
   const data = objectAt(request.body, 'payment_method_data');
-  if (stringAt(data, 'type') !== 'card') throw new SandboxError(400, 'parameter_invalid_string', 'payment_method_data[type] must be card.', 'payment_method_data[type]');
+  if (stringAt(data, 'type') !== 'card')
+    throw new SandboxError(
+      400,
+      'parameter_invalid_string',
+      'payment_method_data[type] must be card.',
+      'payment_method_data[type]',
+    );
   const card = objectAt(data, 'card');
   const name = stringAt(objectAt(data, 'billing_details'), 'name');
-  const reading = readTestCard({ number: card?.number, holderName: name, expMonth: card?.exp_month, expYear: card?.exp_year, cvv: card?.cvc }, context.now());
+  const reading = readTestCard(
+    { number: card?.number, holderName: name, expMonth: card?.exp_month, expYear: card?.exp_year, cvv: card?.cvc },
+    context.now(),
+  );
   if ('field' in reading) {
-    const code = reading.message.includes('expired') ? 'expired_card' : reading.field === 'number' ? 'incorrect_number' : 'parameter_invalid_string';
+    const code = reading.message.includes('expired')
+      ? 'expired_card'
+      : reading.field === 'number'
+        ? 'incorrect_number'
+        : 'parameter_invalid_string';
     throw new SandboxError(402, code, reading.message, FIELD_PARAMS[reading.field]);
   }
   const now = context.now();
@@ -35,6 +52,16 @@ export function issueConfirmationToken(context: SandboxContext, request: Sandbox
     created: Math.floor(now.getTime() / 1000),
     expires_at: Math.floor((now.getTime() + TOKEN_LIFETIME_MS) / 1000),
     livemode: false,
-    payment_method_preview: { type: 'card', card: { brand: known.brand, last4: known.lastFour, exp_month: known.expMonth, exp_year: known.expYear, funding: 'credit' }, billing_details: { name: known.holderName } },
+    payment_method_preview: {
+      type: 'card',
+      card: {
+        brand: known.brand,
+        last4: known.lastFour,
+        exp_month: known.expMonth,
+        exp_year: known.expYear,
+        funding: 'credit',
+      },
+      billing_details: { name: known.holderName },
+    },
   };
 }

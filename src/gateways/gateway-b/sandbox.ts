@@ -14,16 +14,30 @@ import { eventFor, intentView, paymentErrorOf, refundView } from './views.ts';
 import { signatureHeader } from './webhook.ts';
 
 const DAY_SECONDS = 86_400;
-const ERROR_CODES: Record<string, string> = { invalid_state: 'payment_intent_unexpected_state', already_refunded: 'charge_already_refunded', invalid_amount: 'parameter_invalid_integer' };
+const ERROR_CODES: Record<string, string> = {
+  invalid_state: 'payment_intent_unexpected_state',
+  already_refunded: 'charge_already_refunded',
+  invalid_amount: 'parameter_invalid_integer',
+};
 
 /** gateway_b's sandbox: confirmation tokens, payment intents and refunds, webhooks signed `t=…,v1=…`. */
 export function createGatewayBSandbox(context: SandboxContext): GatewaySandbox {
   const router = new SandboxRouter(renderError);
-  const sandbox: GatewaySandbox = { context, router, notify: (charge, event) => notify(context, charge, event), view: (charge) => intentView(charge) };
+  const sandbox: GatewaySandbox = {
+    context,
+    router,
+    notify: (charge, event) => notify(context, charge, event),
+    view: (charge) => intentView(charge),
+  };
   const { store } = context;
   const idempotencyKey = (request: SandboxRequest) => headerValue(request.headers, 'idempotency-key');
 
-  router.add('POST', '/v1/confirmation_tokens', (request) => ({ status: 200, body: issueConfirmationToken(context, request, keyOf(request, 'pk_')) }), { cors: true });
+  router.add(
+    'POST',
+    '/v1/confirmation_tokens',
+    (request) => ({ status: 200, body: issueConfirmationToken(context, request, keyOf(request, 'pk_')) }),
+    { cors: true },
+  );
   router.add('POST', '/v1/payment_intents', (request) => {
     const owner = keyOf(request, 'sk_');
     return store.idempotent(owner, idempotencyKey(request), () => createIntent(sandbox, request, owner));
@@ -31,19 +45,44 @@ export function createGatewayBSandbox(context: SandboxContext): GatewaySandbox {
   // Registered before `/:id`, which would otherwise take `search` for an id.
   router.add('GET', '/v1/payment_intents/search', (request) => {
     const owner = keyOf(request, 'sk_');
-    const query = /^metadata\['([A-Za-z0-9_]{1,40})'\]:'([^']{0,500})'$/.exec(typeof request.query.query === 'string' ? request.query.query : '');
-    if (!query) throw new SandboxError(400, 'parameter_invalid_string', "This sandbox searches by one metadata field: query=metadata['key']:'value'.", 'query');
-    const expand = new Set([...expansions(request.query)].filter((path) => path.startsWith('data.')).map((path) => path.slice(5)));
-    const found = [...store.charges.values()].filter((charge) => charge.owner === owner && charge.metadata[query[1]!] === query[2]);
-    return { status: 200, body: { object: 'search_result', url: '/v1/payment_intents/search', has_more: false, data: found.map((charge) => intentView(charge, expand)) } };
+    const query = /^metadata\['([A-Za-z0-9_]{1,40})'\]:'([^']{0,500})'$/.exec(
+      typeof request.query.query === 'string' ? request.query.query : '',
+    );
+    if (!query)
+      throw new SandboxError(
+        400,
+        'parameter_invalid_string',
+        "This sandbox searches by one metadata field: query=metadata['key']:'value'.",
+        'query',
+      );
+    const expand = new Set(
+      [...expansions(request.query)].filter((path) => path.startsWith('data.')).map((path) => path.slice(5)),
+    );
+    const found = [...store.charges.values()].filter(
+      (charge) => charge.owner === owner && charge.metadata[query[1]!] === query[2],
+    );
+    return {
+      status: 200,
+      body: {
+        object: 'search_result',
+        url: '/v1/payment_intents/search',
+        has_more: false,
+        data: found.map((charge) => intentView(charge, expand)),
+      },
+    };
   });
-  router.add('GET', '/v1/payment_intents/:id', (request) => ({ status: 200, body: intentView(intentOf(context, request), expansions(request.query)) }));
+  router.add('GET', '/v1/payment_intents/:id', (request) => ({
+    status: 200,
+    body: intentView(intentOf(context, request), expansions(request.query)),
+  }));
   router.add('POST', '/v1/payment_intents/:id/cancel', (request) => {
     const charge = intentOf(context, request);
     return store.idempotent(charge.owner, idempotencyKey(request), async () => {
       if (charge.state === 'paid') {
         const message = 'This PaymentIntent could not be canceled because it has a status of succeeded.';
-        throw new SandboxError(400, 'payment_intent_unexpected_state', message, undefined, { payment_intent: intentView(charge) });
+        throw new SandboxError(400, 'payment_intent_unexpected_state', message, undefined, {
+          payment_intent: intentView(charge),
+        });
       }
       if (charge.state === 'waiting_payment') sandbox.notify(charge, cancelOrRefundAll(charge, context.now()));
       else if (charge.state !== 'cancelled') {
@@ -57,12 +96,19 @@ export function createGatewayBSandbox(context: SandboxContext): GatewaySandbox {
     const owner = keyOf(request, 'sk_');
     return store.idempotent(owner, idempotencyKey(request), async () => {
       const intentId = stringAt(request.body, 'payment_intent');
-      if (!intentId) throw new SandboxError(400, 'parameter_missing', 'Missing required param: payment_intent.', 'payment_intent');
+      if (!intentId)
+        throw new SandboxError(400, 'parameter_missing', 'Missing required param: payment_intent.', 'payment_intent');
       const charge = store.chargeOf(owner, intentId);
-      if (!charge) throw new SandboxError(404, 'resource_missing', `No such payment_intent: '${intentId}'`, 'payment_intent');
+      if (!charge)
+        throw new SandboxError(404, 'resource_missing', `No such payment_intent: '${intentId}'`, 'payment_intent');
       const amount = integerAt(request.body, 'amount') ?? charge.amountCents - refundedCents(charge);
       const answer = await takeRefundBehaviour(context, request, charge);
-      const event = refundPart(charge, amount, context.now(), metadataFrom(objectAt(request.body, 'metadata')).reference ?? null);
+      const event = refundPart(
+        charge,
+        amount,
+        context.now(),
+        metadataFrom(objectAt(request.body, 'metadata')).reference ?? null,
+      );
       if (event.kind !== 'refunded') throw new SandboxError(500, 'api_error', 'A refund produced no refund');
       await answerRefund(context, request, answer, sandbox.notify(charge, event));
       return { status: 200, body: refundView(charge, event.refund) };
@@ -72,15 +118,33 @@ export function createGatewayBSandbox(context: SandboxContext): GatewaySandbox {
   router.add('GET', '/v1/refunds', (request) => {
     const intentId = typeof request.query.payment_intent === 'string' ? request.query.payment_intent : '';
     const charge = store.chargeOf(keyOf(request, 'sk_'), intentId);
-    if (!charge) throw new SandboxError(404, 'resource_missing', `No such payment_intent: '${intentId}'`, 'payment_intent');
-    return { status: 200, body: { object: 'list', url: '/v1/refunds', has_more: false, data: [...charge.refunds].reverse().map((refund) => refundView(charge, refund)) } };
+    if (!charge)
+      throw new SandboxError(404, 'resource_missing', `No such payment_intent: '${intentId}'`, 'payment_intent');
+    return {
+      status: 200,
+      body: {
+        object: 'list',
+        url: '/v1/refunds',
+        has_more: false,
+        data: [...charge.refunds].reverse().map((refund) => refundView(charge, refund)),
+      },
+    };
   });
   return sandbox;
 }
 
 function renderError(error: SandboxError): GatewayBError {
-  const type = error.status === 401 ? 'authentication_error' : error.status === 402 ? 'card_error' : error.status >= 500 ? 'api_error' : 'invalid_request_error';
-  const body: GatewayBError = { error: { type, code: ERROR_CODES[error.code] ?? error.code, message: error.message, ...error.extra } };
+  const type =
+    error.status === 401
+      ? 'authentication_error'
+      : error.status === 402
+        ? 'card_error'
+        : error.status >= 500
+          ? 'api_error'
+          : 'invalid_request_error';
+  const body: GatewayBError = {
+    error: { type, code: ERROR_CODES[error.code] ?? error.code, message: error.message, ...error.extra },
+  };
   if (error.param) body.error.param = error.param;
   return body;
 }
@@ -89,7 +153,10 @@ function renderError(error: SandboxError): GatewayBError {
 function keyOf(request: SandboxRequest, prefix: 'pk_' | 'sk_'): string {
   const key = /^Bearer +(\S+)$/i.exec(headerValue(request.headers, 'authorization') ?? '')?.[1] ?? '';
   if (!key.startsWith(prefix) || key.length < 11) {
-    const message = prefix === 'sk_' && key.startsWith('pk_') ? 'This API call cannot be made with a publishable API key.' : `Invalid API Key provided: expected a ${prefix}… key.`;
+    const message =
+      prefix === 'sk_' && key.startsWith('pk_')
+        ? 'This API call cannot be made with a publishable API key.'
+        : `Invalid API Key provided: expected a ${prefix}… key.`;
     throw new SandboxError(401, 'invalid_api_key', message);
   }
   return key;
@@ -97,7 +164,8 @@ function keyOf(request: SandboxRequest, prefix: 'pk_' | 'sk_'): string {
 
 function intentOf(context: SandboxContext, request: SandboxRequest): SandboxCharge {
   const charge = context.store.chargeOf(keyOf(request, 'sk_'), request.params.id!);
-  if (!charge) throw new SandboxError(404, 'resource_missing', `No such payment_intent: '${request.params.id}'`, 'intent');
+  if (!charge)
+    throw new SandboxError(404, 'resource_missing', `No such payment_intent: '${request.params.id}'`, 'intent');
   return charge;
 }
 
@@ -109,35 +177,79 @@ async function createIntent(sandbox: GatewaySandbox, request: SandboxRequest, ow
   const { context } = sandbox;
   const { body } = request;
   const amount = integerAt(body, 'amount');
-  if (amount === undefined || amount < 1) throw new SandboxError(400, 'parameter_invalid_integer', 'amount must be a positive integer of cents.', 'amount');
-  if (stringAt(body, 'currency') !== 'brl') throw new SandboxError(400, 'parameter_invalid_string', 'This sandbox charges in brl only.', 'currency');
+  if (amount === undefined || amount < 1)
+    throw new SandboxError(400, 'parameter_invalid_integer', 'amount must be a positive integer of cents.', 'amount');
+  if (stringAt(body, 'currency') !== 'brl')
+    throw new SandboxError(400, 'parameter_invalid_string', 'This sandbox charges in brl only.', 'currency');
   const types = arrayAt(body, 'payment_method_types');
   const method = types.length === 1 ? types[0] : undefined;
   const options = objectAt(body, 'payment_method_options');
-  const draft = { id: sandboxId('pi_'), owner, amountCents: amount, description: stringAt(body, 'description') ?? '', metadata: metadataFrom(objectAt(body, 'metadata')), refs: { charge_id: sandboxId('ch_') } };
+  const draft = {
+    id: sandboxId('pi_'),
+    owner,
+    amountCents: amount,
+    description: stringAt(body, 'description') ?? '',
+    metadata: metadataFrom(objectAt(body, 'metadata')),
+    refs: { charge_id: sandboxId('ch_') },
+  };
   if (method === 'card') {
     const card = cardOf(context, body, owner);
     const installments = integerAt(objectAt(objectAt(objectAt(options, 'card'), 'installments'), 'plan'), 'count') ?? 1;
     const save = stringAt(body, 'setup_future_usage') === 'off_session';
-    const charge = await chargeTestCard(context, request, { ...draft, method: 'credit_card', installments }, card, { save, savedPrefix: 'pm_' });
+    const charge = await chargeTestCard(context, request, { ...draft, method: 'credit_card', installments }, card, {
+      save,
+      savedPrefix: 'pm_',
+    });
     charge.refs.payment_method_id = charge.card?.savedMethodId ?? stringAt(body, 'payment_method') ?? sandboxId('pm_');
     const paid = charge.state === 'paid';
     sandbox.notify(charge, { kind: paid ? 'paid' : 'failed' });
     if (paid) return { status: 200, body: intentView(charge, expansions(body)) };
     const error = paymentErrorOf(charge)!;
-    return { status: 402, body: renderError(new SandboxError(402, error.code, error.message, undefined, { decline_code: error.decline_code, charge: charge.refs.charge_id, payment_intent: intentView(charge) })) };
+    return {
+      status: 402,
+      body: renderError(
+        new SandboxError(402, error.code, error.message, undefined, {
+          decline_code: error.decline_code,
+          charge: charge.refs.charge_id,
+          payment_intent: intentView(charge),
+        }),
+      ),
+    };
   }
-  if (method !== 'pix' && method !== 'boleto') throw new SandboxError(400, 'parameter_invalid_string', 'payment_method_types must hold one of card, pix, boleto.', 'payment_method_types');
-  const charge = newCharge({ ...draft, method, refs: { ...draft.refs, payment_method_id: sandboxId('pm_') } }, context.now());
+  if (method !== 'pix' && method !== 'boleto')
+    throw new SandboxError(
+      400,
+      'parameter_invalid_string',
+      'payment_method_types must hold one of card, pix, boleto.',
+      'payment_method_types',
+    );
+  const charge = newCharge(
+    { ...draft, method, refs: { ...draft.refs, payment_method_id: sandboxId('pm_') } },
+    context.now(),
+  );
   const now = context.now().getTime();
   if (method === 'pix') {
     const expiresAt = integerAt(objectAt(options, 'pix'), 'expires_at') ?? Math.floor(now / 1000) + DAY_SECONDS;
-    if (expiresAt * 1000 <= now || expiresAt * 1000 > now + 30 * DAY_SECONDS * 1000) throw new SandboxError(400, 'parameter_invalid_integer', 'expires_at must be within the next 30 days.', 'payment_method_options[pix][expires_at]');
+    if (expiresAt * 1000 <= now || expiresAt * 1000 > now + 30 * DAY_SECONDS * 1000)
+      throw new SandboxError(
+        400,
+        'parameter_invalid_integer',
+        'expires_at must be within the next 30 days.',
+        'payment_method_options[pix][expires_at]',
+      );
     charge.pix = issuePix(context, charge.id, new Date(expiresAt * 1000));
   } else {
     const taxId = stringAt(objectAt(objectAt(body, 'payment_method_data'), 'boleto'), 'tax_id');
-    if (taxId !== undefined && !/^(\d{11}|\d{14})$/.test(taxId)) throw new SandboxError(400, 'parameter_invalid_string', 'tax_id must be a CPF or CNPJ (digits).', 'payment_method_data[boleto][tax_id]');
-    const dueDate = stringAt(objectAt(options, 'boleto'), 'due_date') ?? new Date(now + 3 * DAY_SECONDS * 1000).toISOString().slice(0, 10);
+    if (taxId !== undefined && !/^(\d{11}|\d{14})$/.test(taxId))
+      throw new SandboxError(
+        400,
+        'parameter_invalid_string',
+        'tax_id must be a CPF or CNPJ (digits).',
+        'payment_method_data[boleto][tax_id]',
+      );
+    const dueDate =
+      stringAt(objectAt(options, 'boleto'), 'due_date') ??
+      new Date(now + 3 * DAY_SECONDS * 1000).toISOString().slice(0, 10);
     charge.boleto = issueBoleto(context, amount, dueDate);
   }
   context.store.charges.set(charge.id, charge);
@@ -148,13 +260,26 @@ function cardOf(context: SandboxContext, body: unknown, owner: string): TestCard
   const methodId = stringAt(body, 'payment_method');
   if (methodId) {
     const card = savedCard(context, owner, methodId);
-    if (!card) throw new SandboxError(400, 'resource_missing', `No such PaymentMethod: '${methodId}'`, 'payment_method');
+    if (!card)
+      throw new SandboxError(400, 'resource_missing', `No such PaymentMethod: '${methodId}'`, 'payment_method');
     return card;
   }
   const tokenId = stringAt(body, 'confirmation_token');
-  if (!tokenId) throw new SandboxError(400, 'parameter_missing', 'A card payment intent needs confirmation_token (made by the browser library) or a saved payment_method.', 'confirmation_token');
+  if (!tokenId)
+    throw new SandboxError(
+      400,
+      'parameter_missing',
+      'A card payment intent needs confirmation_token (made by the browser library) or a saved payment_method.',
+      'confirmation_token',
+    );
   const card = consumeToken(context, tokenId);
-  if (typeof card === 'string') throw new SandboxError(400, 'resource_missing', `No such confirmation_token: '${tokenId}' (${card})`, 'confirmation_token');
+  if (typeof card === 'string')
+    throw new SandboxError(
+      400,
+      'resource_missing',
+      `No such confirmation_token: '${tokenId}' (${card})`,
+      'confirmation_token',
+    );
   return card;
 }
 
@@ -166,6 +291,9 @@ function notify(context: SandboxContext, charge: SandboxCharge, event: ChargeEve
     eventType: payload.type,
     contentType: 'application/json',
     body,
-    headers: (target, sentAt): Record<string, string> => (target.signingSecret ? { 'gateway-b-signature': signatureHeader(target.signingSecret, body, Math.floor(sentAt.getTime() / 1000)) } : {}),
+    headers: (target, sentAt): Record<string, string> =>
+      target.signingSecret
+        ? { 'gateway-b-signature': signatureHeader(target.signingSecret, body, Math.floor(sentAt.getTime() / 1000)) }
+        : {},
   });
 }

@@ -1,6 +1,32 @@
 import { WebhookPayloadError } from '../errors.ts';
-import type { BoletoCharge, BoletoIssued, Buyer, CardCharge, CardOutcome, FoundCharge, InboundEvent, PaymentAction, PaymentMetadata, PixCharge, PixIssued, RemoteStatus, SavedMethod, SavedMethodCharge } from '../port.ts';
-import { arrayAt, assertStorableEventKey, eventCentsAt, eventDateAt, integerAt, isObject, objectAt, ourReference, stringAt, type JsonObject } from '../wire.ts';
+import type {
+  BoletoCharge,
+  BoletoIssued,
+  Buyer,
+  CardCharge,
+  CardOutcome,
+  FoundCharge,
+  InboundEvent,
+  PaymentAction,
+  PaymentMetadata,
+  PixCharge,
+  PixIssued,
+  RemoteStatus,
+  SavedMethod,
+  SavedMethodCharge,
+} from '../port.ts';
+import {
+  arrayAt,
+  assertStorableEventKey,
+  eventCentsAt,
+  eventDateAt,
+  integerAt,
+  isObject,
+  objectAt,
+  ourReference,
+  stringAt,
+  type JsonObject,
+} from '../wire.ts';
 import type { GatewayBCharge, GatewayBPaymentIntent } from './types.ts';
 
 /** The `code` of a pix or boleto that lapsed unpaid. */
@@ -15,13 +41,19 @@ function intentBase(charge: { amountCents: number; description: string; metadata
     currency: 'brl',
     confirm: 'true',
     description: charge.description,
-    metadata: { company_id: charge.metadata.companyId, order_uid: charge.metadata.orderUid, payment_uid: charge.metadata.paymentUid },
+    metadata: {
+      company_id: charge.metadata.companyId,
+      order_uid: charge.metadata.orderUid,
+      payment_uid: charge.metadata.paymentUid,
+    },
     expand: ['payment_method', 'latest_charge'],
   };
 }
 
 function installmentOptions(installments: number): IntentForm {
-  return installments > 1 ? { card: { installments: { plan: { count: installments, interval: 'month', type: 'fixed_count' } } } } : {};
+  return installments > 1
+    ? { card: { installments: { plan: { count: installments, interval: 'month', type: 'fixed_count' } } } }
+    : {};
 }
 
 function billingDetails(buyer: Buyer): IntentForm {
@@ -29,14 +61,24 @@ function billingDetails(buyer: Buyer): IntentForm {
 }
 
 export function cardIntentForm(charge: CardCharge): IntentForm {
-  const form: IntentForm = { ...intentBase(charge), payment_method_types: ['card'], payment_method_options: installmentOptions(charge.installments) };
+  const form: IntentForm = {
+    ...intentBase(charge),
+    payment_method_types: ['card'],
+    payment_method_options: installmentOptions(charge.installments),
+  };
   if (charge.confirmationTokenId) form.confirmation_token = charge.confirmationTokenId;
   if (charge.saveForLater) form.setup_future_usage = 'off_session';
   return form;
 }
 
 export function savedMethodIntentForm(charge: SavedMethodCharge): IntentForm {
-  return { ...intentBase(charge), payment_method_types: ['card'], payment_method: charge.methodReference, off_session: 'true', payment_method_options: installmentOptions(charge.installments) };
+  return {
+    ...intentBase(charge),
+    payment_method_types: ['card'],
+    payment_method: charge.methodReference,
+    off_session: 'true',
+    payment_method_options: installmentOptions(charge.installments),
+  };
 }
 
 export function pixIntentForm(charge: PixCharge): IntentForm {
@@ -53,7 +95,11 @@ export function boletoIntentForm(charge: BoletoCharge): IntentForm {
   return {
     ...intentBase(charge),
     payment_method_types: ['boleto'],
-    payment_method_data: { type: 'boleto', billing_details: billingDetails(charge.buyer), ...(taxId ? { boleto: { tax_id: taxId } } : {}) },
+    payment_method_data: {
+      type: 'boleto',
+      billing_details: billingDetails(charge.buyer),
+      ...(taxId ? { boleto: { tax_id: taxId } } : {}),
+    },
     payment_method_options: { boleto: { due_date: charge.dueDate } },
   };
 }
@@ -70,14 +116,22 @@ export function savedMethodFrom(intent: unknown): SavedMethod | undefined {
   if (!reference) return undefined;
   if (expanded && stringAt(expanded, 'type') !== 'card') return undefined;
   const card = objectAt(expanded, 'card');
-  return { reference, brand: stringAt(card, 'brand') ?? null, last4: stringAt(card, 'last4') ?? null, expMonth: integerAt(card, 'exp_month') ?? null, expYear: integerAt(card, 'exp_year') ?? null };
+  return {
+    reference,
+    brand: stringAt(card, 'brand') ?? null,
+    last4: stringAt(card, 'last4') ?? null,
+    expMonth: integerAt(card, 'exp_month') ?? null,
+    expYear: integerAt(card, 'exp_year') ?? null,
+  };
 }
 
 export function cardOutcomeFrom(intent: GatewayBPaymentIntent): CardOutcome {
   if (intent.status === 'succeeded') {
     const method = intent.payment_method;
     const savedMethod = isObject(method) && method.card ? savedMethodFrom(intent) : undefined;
-    return savedMethod ? { status: 'paid', gatewayId: intent.id, savedMethod } : { status: 'paid', gatewayId: intent.id };
+    return savedMethod
+      ? { status: 'paid', gatewayId: intent.id, savedMethod }
+      : { status: 'paid', gatewayId: intent.id };
   }
   return declinedFrom(intent.id, intent.last_payment_error);
 }
@@ -88,20 +142,29 @@ export function foundChargeFrom(intent: GatewayBPaymentIntent): FoundCharge {
   return { gatewayId: intent.id, status: remoteStatusFrom(intent), ...(savedMethod ? { savedMethod } : {}) };
 }
 
-export function declinedFrom(gatewayId: string | null, error: { decline_code?: string; message: string } | null): CardOutcome {
+export function declinedFrom(
+  gatewayId: string | null,
+  error: { decline_code?: string; message: string } | null,
+): CardOutcome {
   const code = error?.decline_code === 'insufficient_funds' ? 'insufficient_funds' : 'declined';
   return { status: 'declined', gatewayId, code, message: error?.message ?? 'The card was declined' };
 }
 
 export function pixIssuedFrom(intent: GatewayBPaymentIntent): PixIssued {
   const action = intent.next_action;
-  if (action?.type !== 'pix_display_qr_code') throw new TypeError('gateway_b answered a pix intent without its QR code');
-  return { gatewayId: intent.id, brCode: action.pix_display_qr_code.data, expiresAt: new Date(action.pix_display_qr_code.expires_at * 1000) };
+  if (action?.type !== 'pix_display_qr_code')
+    throw new TypeError('gateway_b answered a pix intent without its QR code');
+  return {
+    gatewayId: intent.id,
+    brCode: action.pix_display_qr_code.data,
+    expiresAt: new Date(action.pix_display_qr_code.expires_at * 1000),
+  };
 }
 
 export function boletoIssuedFrom(intent: GatewayBPaymentIntent): BoletoIssued {
   const action = intent.next_action;
-  if (action?.type !== 'boleto_display_details') throw new TypeError('gateway_b answered a boleto intent without its details');
+  if (action?.type !== 'boleto_display_details')
+    throw new TypeError('gateway_b answered a boleto intent without its details');
   const details = action.boleto_display_details;
   return { gatewayId: intent.id, barcode: details.barcode, digitableLine: details.number, dueDate: details.due_date };
 }
@@ -135,9 +198,14 @@ export function inboundEventFrom(body: unknown): InboundEvent {
   const eventId = stringAt(body, 'id');
   const type = stringAt(body, 'type');
   const object = objectAt(objectAt(body, 'data'), 'object');
-  if (!eventId || !type || !object) throw new WebhookPayloadError('gateway_b', 'expected an event { id, type, data: { object } }');
+  if (!eventId || !type || !object)
+    throw new WebhookPayloadError('gateway_b', 'expected an event { id, type, data: { object } }');
   assertStorableEventKey('gateway_b', eventId, type);
-  return { eventId, type, actions: [eventAction(type, object, eventDateAt('gateway_b', body, 'created') ?? new Date())] };
+  return {
+    eventId,
+    type,
+    actions: [eventAction(type, object, eventDateAt('gateway_b', body, 'created') ?? new Date())],
+  };
 }
 
 function eventAction(type: string, object: JsonObject, created: Date): PaymentAction {
@@ -146,8 +214,17 @@ function eventAction(type: string, object: JsonObject, created: Date): PaymentAc
   const error = objectAt(object, 'last_payment_error');
   switch (type) {
     case 'payment_intent.succeeded': {
-      const savedMethod = arrayAt(object, 'payment_method_types').includes('card') ? savedMethodFrom(object) : undefined;
-      return { kind: 'payment_paid', gatewayId: intentId, paidAt: created, amountCents: eventCentsAt('gateway_b', object, 'amount_received'), ...ourReference(objectAt(object, 'metadata')), ...(savedMethod ? { savedMethod } : {}) };
+      const savedMethod = arrayAt(object, 'payment_method_types').includes('card')
+        ? savedMethodFrom(object)
+        : undefined;
+      return {
+        kind: 'payment_paid',
+        gatewayId: intentId,
+        paidAt: created,
+        amountCents: eventCentsAt('gateway_b', object, 'amount_received'),
+        ...ourReference(objectAt(object, 'metadata')),
+        ...(savedMethod ? { savedMethod } : {}),
+      };
     }
     case 'payment_intent.payment_failed':
       if (stringAt(error, 'code') === ATTEMPT_EXPIRED) return { kind: 'payment_expired', gatewayId: intentId };
@@ -158,11 +235,17 @@ function eventAction(type: string, object: JsonObject, created: Date): PaymentAc
       const latest = arrayAt(objectAt(object, 'refunds'), 'data')[0];
       const refundId = stringAt(latest, 'id');
       const amountCents = eventCentsAt('gateway_b', latest, 'amount');
-      if (!refundId || amountCents === undefined) throw new WebhookPayloadError('gateway_b', 'charge.refunded without its refunds');
+      if (!refundId || amountCents === undefined)
+        throw new WebhookPayloadError('gateway_b', 'charge.refunded without its refunds');
       return { kind: 'payment_refunded', gatewayId: intentId, amountCents, refundId };
     }
     case 'charge.dispute.created':
-      return { kind: 'payment_disputed', gatewayId: intentId, disputeId: stringAt(object, 'id') ?? intentId, amountCents: eventCentsAt('gateway_b', object, 'amount') ?? 0 };
+      return {
+        kind: 'payment_disputed',
+        gatewayId: intentId,
+        disputeId: stringAt(object, 'id') ?? intentId,
+        amountCents: eventCentsAt('gateway_b', object, 'amount') ?? 0,
+      };
     default:
       return { kind: 'ignored', reason: `${type} has no effect on a payment` };
   }

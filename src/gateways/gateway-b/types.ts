@@ -4,13 +4,36 @@
  * The payment intent is the payment; its charge carries refunds and disputes.
  */
 
-export type GatewayBIntentStatus = 'requires_payment_method' | 'requires_confirmation' | 'requires_action' | 'processing' | 'succeeded' | 'canceled';
+export type GatewayBIntentStatus =
+  'requires_payment_method' | 'requires_confirmation' | 'requires_action' | 'processing' | 'succeeded' | 'canceled';
 export type GatewayBMethodType = 'card' | 'pix' | 'boleto';
 
-export type GatewayBCardDetails = { brand: string; last4: string; exp_month: number; exp_year: number; funding: 'credit' };
-export type GatewayBPaymentMethod = { id: string; object: 'payment_method'; type: GatewayBMethodType; card: GatewayBCardDetails | null; created: number };
+export type GatewayBCardDetails = {
+  brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+  funding: 'credit';
+};
+export type GatewayBPaymentMethod = {
+  id: string;
+  object: 'payment_method';
+  type: GatewayBMethodType;
+  card: GatewayBCardDetails | null;
+  created: number;
+};
 
-export type GatewayBRefund = { id: string; object: 'refund'; amount: number; currency: 'brl'; charge: string; payment_intent: string; status: 'succeeded'; created: number; metadata: Record<string, string> };
+export type GatewayBRefund = {
+  id: string;
+  object: 'refund';
+  amount: number;
+  currency: 'brl';
+  charge: string;
+  payment_intent: string;
+  status: 'succeeded';
+  created: number;
+  metadata: Record<string, string>;
+};
 
 export type GatewayBCharge = {
   id: string;
@@ -41,8 +64,20 @@ export type GatewayBPaymentError = {
 };
 
 export type GatewayBNextAction =
-  | { type: 'pix_display_qr_code'; pix_display_qr_code: { data: string; expires_at: number; hosted_instructions_url: string } }
-  | { type: 'boleto_display_details'; boleto_display_details: { number: string; barcode: string; expires_at: number; due_date: string; hosted_voucher_url: string } };
+  | {
+      type: 'pix_display_qr_code';
+      pix_display_qr_code: { data: string; expires_at: number; hosted_instructions_url: string };
+    }
+  | {
+      type: 'boleto_display_details';
+      boleto_display_details: {
+        number: string;
+        barcode: string;
+        expires_at: number;
+        due_date: string;
+        hosted_voucher_url: string;
+      };
+    };
 
 export type GatewayBPaymentIntent = {
   id: string;
@@ -76,9 +111,24 @@ export type GatewayBConfirmationToken = {
   payment_method_preview: { type: 'card'; card: GatewayBCardDetails; billing_details: { name: string } };
 };
 
-export type GatewayBDispute = { id: string; object: 'dispute'; amount: number; currency: 'brl'; charge: string; payment_intent: string; reason: 'fraudulent'; status: 'needs_response'; created: number };
+export type GatewayBDispute = {
+  id: string;
+  object: 'dispute';
+  amount: number;
+  currency: 'brl';
+  charge: string;
+  payment_intent: string;
+  reason: 'fraudulent';
+  status: 'needs_response';
+  created: number;
+};
 
-export type GatewayBEventType = 'payment_intent.succeeded' | 'payment_intent.payment_failed' | 'payment_intent.canceled' | 'charge.refunded' | 'charge.dispute.created';
+export type GatewayBEventType =
+  | 'payment_intent.succeeded'
+  | 'payment_intent.payment_failed'
+  | 'payment_intent.canceled'
+  | 'charge.refunded'
+  | 'charge.dispute.created';
 
 export type GatewayBEvent = {
   id: string;

@@ -1,7 +1,18 @@
 import type { ChargeEvent } from '../sandbox/lifecycle.ts';
 import { refundedCents, sandboxId, type SandboxCharge, type SandboxRefund } from '../sandbox/store.ts';
 import { ATTEMPT_EXPIRED } from './transformers.ts';
-import type { GatewayBCharge, GatewayBDispute, GatewayBRefund, GatewayBEvent, GatewayBEventType, GatewayBIntentStatus, GatewayBNextAction, GatewayBPaymentError, GatewayBPaymentIntent, GatewayBPaymentMethod } from './types.ts';
+import type {
+  GatewayBCharge,
+  GatewayBDispute,
+  GatewayBRefund,
+  GatewayBEvent,
+  GatewayBEventType,
+  GatewayBIntentStatus,
+  GatewayBNextAction,
+  GatewayBPaymentError,
+  GatewayBPaymentIntent,
+  GatewayBPaymentMethod,
+} from './types.ts';
 
 export const API_VERSION = '2024-06-20';
 
@@ -24,27 +35,61 @@ function intentStatusOf(charge: SandboxCharge): GatewayBIntentStatus {
 export function paymentErrorOf(charge: SandboxCharge): GatewayBPaymentError | null {
   const { failure } = charge;
   if (!failure) return null;
-  if (failure.code === 'expired') return { type: 'invalid_request_error', code: ATTEMPT_EXPIRED, message: failure.message };
+  if (failure.code === 'expired')
+    return { type: 'invalid_request_error', code: ATTEMPT_EXPIRED, message: failure.message };
   const declineCode = failure.code === 'insufficient_funds' ? 'insufficient_funds' : 'generic_decline';
-  return { type: 'card_error', code: 'card_declined', decline_code: declineCode, message: failure.code === 'insufficient_funds' ? 'Your card has insufficient funds.' : 'Your card was declined.' };
+  return {
+    type: 'card_error',
+    code: 'card_declined',
+    decline_code: declineCode,
+    message: failure.code === 'insufficient_funds' ? 'Your card has insufficient funds.' : 'Your card was declined.',
+  };
 }
 
 function nextActionOf(charge: SandboxCharge): GatewayBNextAction | null {
   if (charge.state !== 'waiting_payment') return null;
   if (charge.pix) {
-    return { type: 'pix_display_qr_code', pix_display_qr_code: { data: charge.pix.brCode, expires_at: seconds(charge.pix.expiresAt), hosted_instructions_url: charge.pix.locationUrl } };
+    return {
+      type: 'pix_display_qr_code',
+      pix_display_qr_code: {
+        data: charge.pix.brCode,
+        expires_at: seconds(charge.pix.expiresAt),
+        hosted_instructions_url: charge.pix.locationUrl,
+      },
+    };
   }
   if (charge.boleto) {
     const { boleto } = charge;
     const expiresAt = seconds(new Date(`${boleto.dueDate}T23:59:59-03:00`));
-    return { type: 'boleto_display_details', boleto_display_details: { number: boleto.digitableLine, barcode: boleto.barcode, expires_at: expiresAt, due_date: boleto.dueDate, hosted_voucher_url: boleto.url } };
+    return {
+      type: 'boleto_display_details',
+      boleto_display_details: {
+        number: boleto.digitableLine,
+        barcode: boleto.barcode,
+        expires_at: expiresAt,
+        due_date: boleto.dueDate,
+        hosted_voucher_url: boleto.url,
+      },
+    };
   }
   return null;
 }
 
 export function paymentMethodView(charge: SandboxCharge): GatewayBPaymentMethod {
-  const card = charge.card && { brand: charge.card.brand, last4: charge.card.lastFour, exp_month: charge.card.expMonth, exp_year: charge.card.expYear, funding: 'credit' as const };
-  return { id: charge.refs.payment_method_id!, object: 'payment_method', type: charge.method === 'credit_card' ? 'card' : charge.method, card: card ?? null, created: seconds(charge.createdAt) };
+  const card = charge.card && {
+    brand: charge.card.brand,
+    last4: charge.card.lastFour,
+    exp_month: charge.card.expMonth,
+    exp_year: charge.card.expYear,
+    funding: 'credit' as const,
+  };
+  return {
+    id: charge.refs.payment_method_id!,
+    object: 'payment_method',
+    type: charge.method === 'credit_card' ? 'card' : charge.method,
+    card: card ?? null,
+    created: seconds(charge.createdAt),
+  };
 }
 
 /** The charge exists once money moved or a card was tried; an unpaid pix or boleto has none yet. */
@@ -55,7 +100,17 @@ function hasCharge(charge: SandboxCharge): boolean {
 /** A refund object; the merchant's reference travels in its metadata. */
 export function refundView(charge: SandboxCharge, refund: SandboxRefund): GatewayBRefund {
   const metadata: Record<string, string> = refund.reference ? { reference: refund.reference } : {};
-  return { id: refund.id, object: 'refund', amount: refund.amountCents, currency: 'brl', charge: charge.refs.charge_id!, payment_intent: charge.id, status: 'succeeded', created: seconds(refund.createdAt), metadata };
+  return {
+    id: refund.id,
+    object: 'refund',
+    amount: refund.amountCents,
+    currency: 'brl',
+    charge: charge.refs.charge_id!,
+    payment_intent: charge.id,
+    status: 'succeeded',
+    created: seconds(refund.createdAt),
+    metadata,
+  };
 }
 
 export function chargeObjectView(charge: SandboxCharge): GatewayBCharge {
@@ -87,7 +142,9 @@ export function chargeObjectView(charge: SandboxCharge): GatewayBCharge {
 
 /** The payment intent; `expand` holds the fields asked for as objects (`payment_method`, `latest_charge`). */
 export function intentView(charge: SandboxCharge, expand: ReadonlySet<string> = new Set()): GatewayBPaymentIntent {
-  const methodTypes: GatewayBPaymentIntent['payment_method_types'] = [charge.method === 'credit_card' ? 'card' : charge.method];
+  const methodTypes: GatewayBPaymentIntent['payment_method_types'] = [
+    charge.method === 'credit_card' ? 'card' : charge.method,
+  ];
   return {
     id: charge.id,
     object: 'payment_intent',
@@ -99,7 +156,11 @@ export function intentView(charge: SandboxCharge, expand: ReadonlySet<string> = 
     metadata: charge.metadata,
     payment_method_types: methodTypes,
     payment_method: expand.has('payment_method') ? paymentMethodView(charge) : charge.refs.payment_method_id!,
-    latest_charge: hasCharge(charge) ? (expand.has('latest_charge') ? chargeObjectView(charge) : charge.refs.charge_id!) : null,
+    latest_charge: hasCharge(charge)
+      ? expand.has('latest_charge')
+        ? chargeObjectView(charge)
+        : charge.refs.charge_id!
+      : null,
     last_payment_error: paymentErrorOf(charge),
     next_action: nextActionOf(charge),
     setup_future_usage: charge.card?.savedMethodId ? 'off_session' : null,
@@ -112,7 +173,17 @@ export function intentView(charge: SandboxCharge, expand: ReadonlySet<string> = 
 
 function disputeView(charge: SandboxCharge): GatewayBDispute {
   const dispute = charge.dispute!;
-  return { id: dispute.id, object: 'dispute', amount: dispute.amountCents, currency: 'brl', charge: charge.refs.charge_id!, payment_intent: charge.id, reason: 'fraudulent', status: 'needs_response', created: seconds(dispute.createdAt) };
+  return {
+    id: dispute.id,
+    object: 'dispute',
+    amount: dispute.amountCents,
+    currency: 'brl',
+    charge: charge.refs.charge_id!,
+    payment_intent: charge.id,
+    reason: 'fraudulent',
+    status: 'needs_response',
+    created: seconds(dispute.createdAt),
+  };
 }
 
 const EVENT_TYPES: Record<ChargeEvent['kind'], GatewayBEventType> = {
@@ -126,6 +197,19 @@ const EVENT_TYPES: Record<ChargeEvent['kind'], GatewayBEventType> = {
 
 export function eventFor(charge: SandboxCharge, event: ChargeEvent, now: Date): GatewayBEvent {
   const type = EVENT_TYPES[event.kind];
-  const object = type.startsWith('payment_intent.') ? intentView(charge) : event.kind === 'disputed' ? disputeView(charge) : chargeObjectView(charge);
-  return { id: sandboxId('evt_'), object: 'event', api_version: API_VERSION, created: seconds(now), livemode: false, pending_webhooks: 1, type, data: { object } };
+  const object = type.startsWith('payment_intent.')
+    ? intentView(charge)
+    : event.kind === 'disputed'
+      ? disputeView(charge)
+      : chargeObjectView(charge);
+  return {
+    id: sandboxId('evt_'),
+    object: 'event',
+    api_version: API_VERSION,
+    created: seconds(now),
+    livemode: false,
+    pending_webhooks: 1,
+    type,
+    data: { object },
+  };
 }

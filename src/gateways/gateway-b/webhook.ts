@@ -19,6 +19,10 @@ export function signatureHeader(secret: string, rawBody: string | Buffer, timest
  * True when the `Gateway-B-Signature` header has a `v1` signature of the exact raw body by one of the
  * secrets, made within the tolerance (300 s by default). Several `v1` values may appear during a rotation.
  */
-export function verifyWebhook(headers: WebhookHeaders, rawBody: string | Buffer, credentials: GatewayBWebhookCredentials): boolean {
+export function verifyWebhook(
+  headers: WebhookHeaders,
+  rawBody: string | Buffer,
+  credentials: GatewayBWebhookCredentials,
+): boolean {
   return verifyTimestamped(headerValue(headers, SIGNATURE_HEADER) ?? '', rawBody, credentials);
 }

@@ -6,7 +6,13 @@ export const CARD_HASH_KEY_LIFETIME_MS = 5 * 60_000;
 // RSA-2048 with PKCS#1 v1.5 padding leaves 256 − 11 bytes for the message.
 const MAX_PLAINTEXT_BYTES = 245;
 
-export type CardHashFields = { number: string; holderName: string; expMonth: number | string; expYear: number | string; cvv: string };
+export type CardHashFields = {
+  number: string;
+  holderName: string;
+  expMonth: number | string;
+  expYear: number | string;
+  cvv: string;
+};
 
 /**
  * `card_number=…&card_holder_name=…&card_expiration_date=MMYY&card_cvv=…`, URL-encoded, number,
@@ -27,7 +33,8 @@ export function cardHashPlaintext(card: CardHashFields): string {
 /** What the browser library does: RSA PKCS#1 v1.5 under the served key, base64, prefixed by the key id. */
 export function encryptCardHash(key: { id: number; public_key: string }, plaintext: string): string {
   const message = Buffer.from(plaintext, 'utf8');
-  if (message.length > MAX_PLAINTEXT_BYTES) throw new RangeError(`a card hash holds at most ${MAX_PLAINTEXT_BYTES} bytes; shorten the holder name`);
+  if (message.length > MAX_PLAINTEXT_BYTES)
+    throw new RangeError(`a card hash holds at most ${MAX_PLAINTEXT_BYTES} bytes; shorten the holder name`);
   return `${key.id}_${publicEncrypt({ key: key.public_key, padding: constants.RSA_PKCS1_PADDING }, message).toString('base64')}`;
 }
 
@@ -44,7 +51,7 @@ export function decryptPkcs1v15(privateKey: KeyObject, ciphertext: Buffer): Buff
     const isFirstZero = block[index] === 0 && separator === 0;
     separator = isFirstZero ? index : separator;
   }
-  const wellFormed = (block[0] === 0) && (block[1] === 2) && separator >= 10;
+  const wellFormed = block[0] === 0 && block[1] === 2 && separator >= 10;
   if (!wellFormed) throw new Error('the card hash is not PKCS#1 v1.5 encrypted with this key');
   return block.subarray(separator + 1);
 }
@@ -58,13 +65,21 @@ export function parseCardHashPlaintext(plaintext: string): CardFromHash | undefi
   const expiration = fields.get('card_expiration_date') ?? '';
   const cvv = fields.get('card_cvv') ?? '';
   const holderName = fields.get('card_holder_name') ?? '';
-  if (!/^\d{13,19}$/.test(number) || !/^\d{4}$/.test(expiration) || !/^\d{3,4}$/.test(cvv) || holderName.trim() === '') return undefined;
-  return { number, holderName, expMonth: Number(expiration.slice(0, 2)), expYear: 2000 + Number(expiration.slice(2)), cvv };
+  if (!/^\d{13,19}$/.test(number) || !/^\d{4}$/.test(expiration) || !/^\d{3,4}$/.test(cvv) || holderName.trim() === '')
+    return undefined;
+  return {
+    number,
+    holderName,
+    expMonth: Number(expiration.slice(0, 2)),
+    expYear: 2000 + Number(expiration.slice(2)),
+    cvv,
+  };
 }
 
 type StoredKey = { privateKey: KeyObject; createdAt: Date; used: boolean };
 export type CardHashKeyRecord = { id: number; public_key: string; date_created: string };
-export type OpenedCardHash = { plaintext: string } | { refusal: 'malformed' | 'unknown_key' | 'used_key' | 'expired_key' | 'undecryptable' };
+export type OpenedCardHash =
+  { plaintext: string } | { refusal: 'malformed' | 'unknown_key' | 'used_key' | 'expired_key' | 'undecryptable' };
 
 const generateRsaKeyPair = promisify(generateKeyPair);
 
@@ -78,7 +93,11 @@ export class CardHashKeys {
     this.#forgetExpired(now);
     const id = this.#nextId++;
     this.#keys.set(id, { privateKey, createdAt: now, used: false });
-    return { id, public_key: publicKey.export({ type: 'spki', format: 'pem' }).toString(), date_created: now.toISOString() };
+    return {
+      id,
+      public_key: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      date_created: now.toISOString(),
+    };
   }
 
   /** Decrypts a `<key id>_<base64>` card hash, spending the key whatever the outcome. */

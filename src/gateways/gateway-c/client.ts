@@ -1,5 +1,11 @@
 import { GatewayRequestError, requestErrorCode } from '../errors.ts';
-import { callGateway, DEFAULT_GATEWAY_TIMEOUT_MS, gatewayUrl, type GatewayClientOptions, type GatewayResponse } from '../http.ts';
+import {
+  callGateway,
+  DEFAULT_GATEWAY_TIMEOUT_MS,
+  gatewayUrl,
+  type GatewayClientOptions,
+  type GatewayResponse,
+} from '../http.ts';
 import {
   GatewayUnavailableError,
   type BoletoCharge,
@@ -29,7 +35,12 @@ import {
   pixTransactionRequest,
   savedMethodTransactionRequest,
 } from './transformers.ts';
-import type { GatewayCCardHashKey, GatewayCRefundRequest, GatewayCTransaction, GatewayCTransactionRequest } from './types.ts';
+import type {
+  GatewayCCardHashKey,
+  GatewayCRefundRequest,
+  GatewayCTransaction,
+  GatewayCTransactionRequest,
+} from './types.ts';
 
 export type CardHashKey = { id: number; publicKey: string; dateCreated: Date };
 
@@ -44,14 +55,31 @@ export class GatewayCClient implements PaymentGateway {
 
   /** A single-use RSA key for the browser to encrypt the card with (asked with the publishable encryption key). */
   async createCardHashKey(account: GatewayAccount): Promise<CardHashKey> {
-    if (!account.publicKey) throw new GatewayRequestError(this.name, 400, 'invalid_request', 'gateway_c needs the encryption key (the publishable key) to issue card hash keys');
-    const response = await this.#send('POST', gatewayUrl(account.baseUrl, '/card_hash_keys'), { encryption_key: account.publicKey });
-    const key = this.#expect<GatewayCCardHashKey>(response, (body) => integerAt(body, 'id') !== undefined && stringAt(body, 'public_key') !== undefined);
+    if (!account.publicKey)
+      throw new GatewayRequestError(
+        this.name,
+        400,
+        'invalid_request',
+        'gateway_c needs the encryption key (the publishable key) to issue card hash keys',
+      );
+    const response = await this.#send('POST', gatewayUrl(account.baseUrl, '/card_hash_keys'), {
+      encryption_key: account.publicKey,
+    });
+    const key = this.#expect<GatewayCCardHashKey>(
+      response,
+      (body) => integerAt(body, 'id') !== undefined && stringAt(body, 'public_key') !== undefined,
+    );
     return { id: key.id, publicKey: key.public_key, dateCreated: new Date(key.date_created) };
   }
 
   async chargeCard(account: GatewayAccount, charge: CardCharge): Promise<CardOutcome> {
-    if (!charge.cardToken) throw new GatewayRequestError(this.name, 400, 'invalid_request', 'gateway_c needs the card hash made in the browser');
+    if (!charge.cardToken)
+      throw new GatewayRequestError(
+        this.name,
+        400,
+        'invalid_request',
+        'gateway_c needs the card hash made in the browser',
+      );
     return this.#chargeCard(account, cardTransactionRequest(account.secretKey, charge), charge.saveForLater);
   }
 
@@ -60,11 +88,27 @@ export class GatewayCClient implements PaymentGateway {
   }
 
   async createPix(account: GatewayAccount, charge: PixCharge): Promise<PixIssued> {
-    return pixIssuedFrom(this.#transaction(await this.#send('POST', gatewayUrl(account.baseUrl, '/transactions'), pixTransactionRequest(account.secretKey, charge))));
+    return pixIssuedFrom(
+      this.#transaction(
+        await this.#send(
+          'POST',
+          gatewayUrl(account.baseUrl, '/transactions'),
+          pixTransactionRequest(account.secretKey, charge),
+        ),
+      ),
+    );
   }
 
   async createBoleto(account: GatewayAccount, charge: BoletoCharge): Promise<BoletoIssued> {
-    return boletoIssuedFrom(this.#transaction(await this.#send('POST', gatewayUrl(account.baseUrl, '/transactions'), boletoTransactionRequest(account.secretKey, charge))));
+    return boletoIssuedFrom(
+      this.#transaction(
+        await this.#send(
+          'POST',
+          gatewayUrl(account.baseUrl, '/transactions'),
+          boletoTransactionRequest(account.secretKey, charge),
+        ),
+      ),
+    );
   }
 
   /** A refund without an amount: the whole of a paid transaction, or the cancellation of an unpaid one. */
@@ -73,9 +117,20 @@ export class GatewayCClient implements PaymentGateway {
     this.#transaction(await this.#send('POST', this.#transactionUrl(account, gatewayId, '/refund'), body));
   }
 
-  async refund(account: GatewayAccount, gatewayId: string, amountCents: number, idempotencyKey: string): Promise<{ refundId: string }> {
-    const body: GatewayCRefundRequest = { api_key: account.secretKey, reference_key: idempotencyKey, amount: amountCents };
-    const transaction = this.#transaction(await this.#send('POST', this.#transactionUrl(account, gatewayId, '/refund'), body));
+  async refund(
+    account: GatewayAccount,
+    gatewayId: string,
+    amountCents: number,
+    idempotencyKey: string,
+  ): Promise<{ refundId: string }> {
+    const body: GatewayCRefundRequest = {
+      api_key: account.secretKey,
+      reference_key: idempotencyKey,
+      amount: amountCents,
+    };
+    const transaction = this.#transaction(
+      await this.#send('POST', this.#transactionUrl(account, gatewayId, '/refund'), body),
+    );
     const refund = transaction.refunds.at(-1);
     if (!refund) throw new GatewayUnavailableError(this.name, 'error', 'gateway_c answered a refund without it');
     return { refundId: refund.id };
@@ -95,7 +150,10 @@ export class GatewayCClient implements PaymentGateway {
   async findCharge(account: GatewayAccount, reference: ChargeReference): Promise<FoundCharge | undefined> {
     const url = `${gatewayUrl(account.baseUrl, '/transactions')}?${new URLSearchParams({ api_key: account.secretKey, reference_key: reference.idempotencyKey })}`;
     const response = await this.#send('GET', url);
-    const list = this.#expect<GatewayCTransaction[]>(response, (body) => Array.isArray(body) && body.every((item) => stringAt(item, 'object') === 'transaction'));
+    const list = this.#expect<GatewayCTransaction[]>(
+      response,
+      (body) => Array.isArray(body) && body.every((item) => stringAt(item, 'object') === 'transaction'),
+    );
     const transaction = list.find((item) => item.reference_key === reference.idempotencyKey);
     return transaction ? foundChargeFrom(transaction) : undefined;
   }
@@ -103,7 +161,9 @@ export class GatewayCClient implements PaymentGateway {
   /** The transaction lists its refunds, each with the `reference_key` it was made under. */
   async findRefund(account: GatewayAccount, gatewayId: string, reference: string): Promise<FoundRefund | undefined> {
     const url = `${this.#transactionUrl(account, gatewayId, '')}?api_key=${encodeURIComponent(account.secretKey)}`;
-    const refund = this.#transaction(await this.#send('GET', url)).refunds.find((item) => item.reference_key === reference);
+    const refund = this.#transaction(await this.#send('GET', url)).refunds.find(
+      (item) => item.reference_key === reference,
+    );
     return refund ? { refundId: refund.id, amountCents: refund.amount } : undefined;
   }
 
@@ -111,10 +171,25 @@ export class GatewayCClient implements PaymentGateway {
     return inboundEventFrom(body);
   }
 
-  async #chargeCard(account: GatewayAccount, request: GatewayCTransactionRequest, keepCard: boolean): Promise<CardOutcome> {
+  async #chargeCard(
+    account: GatewayAccount,
+    request: GatewayCTransactionRequest,
+    keepCard: boolean,
+  ): Promise<CardOutcome> {
     const response = await this.#send('POST', gatewayUrl(account.baseUrl, '/transactions'), request);
-    const refused = response.status === 400 ? arrayAt(response.body, 'errors').find((error) => ['card_hash', 'card_id'].includes(stringAt(error, 'parameter_name') ?? '')) : undefined;
-    if (refused) return { status: 'declined', gatewayId: null, code: 'invalid_token', message: stringAt(refused, 'message') ?? 'The card hash was refused' };
+    const refused =
+      response.status === 400
+        ? arrayAt(response.body, 'errors').find((error) =>
+            ['card_hash', 'card_id'].includes(stringAt(error, 'parameter_name') ?? ''),
+          )
+        : undefined;
+    if (refused)
+      return {
+        status: 'declined',
+        gatewayId: null,
+        code: 'invalid_token',
+        message: stringAt(refused, 'message') ?? 'The card hash was refused',
+      };
     return cardOutcomeFrom(this.#transaction(response), keepCard);
   }
 
@@ -124,20 +199,41 @@ export class GatewayCClient implements PaymentGateway {
 
   #send(method: 'GET' | 'POST', url: string, body?: unknown): Promise<GatewayResponse> {
     const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
-    return callGateway(this.name, { method, url, headers, body: body === undefined ? undefined : JSON.stringify(body) }, this.#timeoutMs);
+    return callGateway(
+      this.name,
+      { method, url, headers, body: body === undefined ? undefined : JSON.stringify(body) },
+      this.#timeoutMs,
+    );
   }
 
   #transaction(response: GatewayResponse): GatewayCTransaction {
-    return this.#expect<GatewayCTransaction>(response, (body) => stringAt(body, 'object') === 'transaction' && integerAt(body, 'id') !== undefined && Array.isArray((body as GatewayCTransaction).refunds));
+    return this.#expect<GatewayCTransaction>(
+      response,
+      (body) =>
+        stringAt(body, 'object') === 'transaction' &&
+        integerAt(body, 'id') !== undefined &&
+        Array.isArray((body as GatewayCTransaction).refunds),
+    );
   }
 
   #expect<T>(response: GatewayResponse, hasShape: (body: unknown) => boolean): T {
     if (response.status >= 400) {
-      const message = arrayAt(response.body, 'errors').map((error) => stringAt(error, 'message')).filter(Boolean).join('; ');
-      const code = arrayAt(response.body, 'errors').some((error) => stringAt(error, 'type') === 'invalid_state') ? 'invalid_state' : requestErrorCode(response.status);
-      throw new GatewayRequestError(this.name, response.status, code, message || `gateway_c answered ${response.status}`);
+      const message = arrayAt(response.body, 'errors')
+        .map((error) => stringAt(error, 'message'))
+        .filter(Boolean)
+        .join('; ');
+      const code = arrayAt(response.body, 'errors').some((error) => stringAt(error, 'type') === 'invalid_state')
+        ? 'invalid_state'
+        : requestErrorCode(response.status);
+      throw new GatewayRequestError(
+        this.name,
+        response.status,
+        code,
+        message || `gateway_c answered ${response.status}`,
+      );
     }
-    if (!hasShape(response.body)) throw new GatewayUnavailableError(this.name, 'error', 'gateway_c answered with an unexpected body');
+    if (!hasShape(response.body))
+      throw new GatewayUnavailableError(this.name, 'error', 'gateway_c answered with an unexpected body');
     return response.body as T;
   }
 }

@@ -5,7 +5,16 @@
  */
 
 export type GatewayCPaymentMethod = 'credit_card' | 'pix' | 'boleto';
-export type GatewayCStatus = 'processing' | 'paid' | 'partially_refunded' | 'refunded' | 'waiting_payment' | 'refused' | 'canceled' | 'expired' | 'chargedback';
+export type GatewayCStatus =
+  | 'processing'
+  | 'paid'
+  | 'partially_refunded'
+  | 'refunded'
+  | 'waiting_payment'
+  | 'refused'
+  | 'canceled'
+  | 'expired'
+  | 'chargedback';
 
 export type GatewayCCardHashKey = { id: number; public_key: string; date_created: string };
 
@@ -22,7 +31,13 @@ export type GatewayCCard = {
 };
 
 /** `reference_key`: the merchant's reference sent with the refund request. */
-export type GatewayCRefund = { object: 'refund'; id: string; amount: number; date_created: string; reference_key: string | null };
+export type GatewayCRefund = {
+  object: 'refund';
+  id: string;
+  amount: number;
+  date_created: string;
+  reference_key: string | null;
+};
 
 export type GatewayCTransaction = {
   object: 'transaction';
@@ -54,7 +69,13 @@ export type GatewayCTransaction = {
   chargeback: { id: string; amount: number; date_created: string } | null;
 };
 
-export type GatewayCCustomer = { name: string; email: string; document_number?: string; type: 'individual' | 'corporation'; phone_numbers?: string[] };
+export type GatewayCCustomer = {
+  name: string;
+  email: string;
+  document_number?: string;
+  type: 'individual' | 'corporation';
+  phone_numbers?: string[];
+};
 
 export type GatewayCTransactionRequest = {
   api_key: string;
@@ -74,7 +95,11 @@ export type GatewayCTransactionRequest = {
 
 export type GatewayCRefundRequest = { api_key: string; reference_key: string; amount?: number };
 
-export type GatewayCError = { errors: { type: string; parameter_name: string | null; message: string }[]; url: string; method: string };
+export type GatewayCError = {
+  errors: { type: string; parameter_name: string | null; message: string }[];
+  url: string;
+  method: string;
+};
 
 /**
  * A postback, before form encoding: `event=transaction_status_changed&id=…&old_status=…&current_status=…`,
@@ -98,7 +123,16 @@ export type GatewayCPostback = {
     date_updated: string;
     acquirer_response_message?: string;
     /** A card transaction's card, as in the transaction (`transaction[card][id]`, the id it is charged again by). */
-    card?: { object: 'card'; id: string; brand: string; holder_name: string; first_digits: string; last_digits: string; expiration_date: string; valid: string };
+    card?: {
+      object: 'card';
+      id: string;
+      brand: string;
+      holder_name: string;
+      first_digits: string;
+      last_digits: string;
+      expiration_date: string;
+      valid: string;
+    };
     metadata: Record<string, string>;
   };
   refund?: { id: string; amount: string };

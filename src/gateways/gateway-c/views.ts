@@ -59,8 +59,20 @@ export function transactionView(charge: SandboxCharge): GatewayCTransaction {
     boleto_url: boleto?.url ?? null,
     boleto_expiration_date: boleto?.dueDate ?? null,
     metadata: charge.metadata,
-    refunds: charge.refunds.map((refund) => ({ object: 'refund', id: refund.id, amount: refund.amountCents, date_created: refund.createdAt.toISOString(), reference_key: refund.reference })),
-    chargeback: charge.dispute ? { id: charge.dispute.id, amount: charge.dispute.amountCents, date_created: charge.dispute.createdAt.toISOString() } : null,
+    refunds: charge.refunds.map((refund) => ({
+      object: 'refund',
+      id: refund.id,
+      amount: refund.amountCents,
+      date_created: refund.createdAt.toISOString(),
+      reference_key: refund.reference,
+    })),
+    chargeback: charge.dispute
+      ? {
+          id: charge.dispute.id,
+          amount: charge.dispute.amountCents,
+          date_created: charge.dispute.createdAt.toISOString(),
+        }
+      : null,
   };
 }
 
@@ -97,6 +109,7 @@ export function postbackFor(charge: SandboxCharge, event: ChargeEvent): GatewayC
   // Form values are text: the card travels as `transaction[card][…]` strings.
   if (card) postback.transaction.card = { ...card, valid: String(card.valid) };
   if (event.kind === 'refunded') postback.refund = { id: event.refund.id, amount: String(event.refund.amountCents) };
-  if (event.kind === 'disputed' && charge.dispute) postback.chargeback = { id: charge.dispute.id, amount: String(charge.dispute.amountCents) };
+  if (event.kind === 'disputed' && charge.dispute)
+    postback.chargeback = { id: charge.dispute.id, amount: String(charge.dispute.amountCents) };
   return postback;
 }

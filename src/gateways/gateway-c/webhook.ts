@@ -13,7 +13,11 @@ export function postbackSignature(apiKey: string, rawBody: string | Buffer): str
 }
 
 /** True when `X-Hub-Signature` signs exactly this raw body with the api key. */
-export function verifyWebhook(headers: WebhookHeaders, rawBody: string | Buffer, credentials: GatewayCWebhookCredentials): boolean {
+export function verifyWebhook(
+  headers: WebhookHeaders,
+  rawBody: string | Buffer,
+  credentials: GatewayCWebhookCredentials,
+): boolean {
   const received = headerValue(headers, SIGNATURE_HEADER)?.trim().toLowerCase();
   if (!received || credentials.apiKey === '') return false;
   return constantTimeEqual(received, postbackSignature(credentials.apiKey, rawBody));

@@ -24,19 +24,37 @@ export function addSandboxActions(sandbox: GatewaySandbox): void {
       if (!charge) throw new SandboxError(404, 'not_found', 'No charge has this id');
       const event = action(charge, context.now());
       const delivery = sandbox.notify(charge, event);
-      return { status: 200, body: { charge: sandbox.view(charge), webhook: { event_id: delivery.eventId, type: delivery.eventType, delivery: delivery.status } } };
+      return {
+        status: 200,
+        body: {
+          charge: sandbox.view(charge),
+          webhook: { event_id: delivery.eventId, type: delivery.eventType, delivery: delivery.status },
+        },
+      };
     });
   }
   router.add('POST', '/sandbox/charges/:id/next_refund', ({ params, body }) => {
     const charge = context.store.charges.get(params.id!);
     if (!charge) throw new SandboxError(404, 'not_found', 'No charge has this id');
     const behaviour = stringAt(body, 'behaviour');
-    if (!REFUND_BEHAVIOURS.includes(behaviour as RefundBehaviour)) throw new SandboxError(422, 'invalid_field', `behaviour must be one of ${REFUND_BEHAVIOURS.join(', ')}`, 'behaviour');
+    if (!REFUND_BEHAVIOURS.includes(behaviour as RefundBehaviour))
+      throw new SandboxError(
+        422,
+        'invalid_field',
+        `behaviour must be one of ${REFUND_BEHAVIOURS.join(', ')}`,
+        'behaviour',
+      );
     charge.nextRefund = behaviour as RefundBehaviour;
     return { status: 200, body: { charge: sandbox.view(charge), next_refund: charge.nextRefund } };
   });
-  router.add('GET', '/sandbox/webhooks', () => ({ status: 200, body: { data: context.webhooks.deliveries().filter((delivery) => delivery.gateway === context.gateway) } }));
-  router.add('GET', '/sandbox/charges', () => ({ status: 200, body: { data: [...context.store.charges.values()].map(ledgerEntry) } }));
+  router.add('GET', '/sandbox/webhooks', () => ({
+    status: 200,
+    body: { data: context.webhooks.deliveries().filter((delivery) => delivery.gateway === context.gateway) },
+  }));
+  router.add('GET', '/sandbox/charges', () => ({
+    status: 200,
+    body: { data: [...context.store.charges.values()].map(ledgerEntry) },
+  }));
 }
 
 /** A charge as the sandbox's ledger lists it; the owner (a secret key) is left out. */
@@ -47,7 +65,11 @@ function ledgerEntry(charge: SandboxCharge) {
     state: charge.state,
     amount_cents: charge.amountCents,
     refunded_cents: refundedCents(charge),
-    refunds: charge.refunds.map((refund) => ({ id: refund.id, amount_cents: refund.amountCents, reference: refund.reference })),
+    refunds: charge.refunds.map((refund) => ({
+      id: refund.id,
+      amount_cents: refund.amountCents,
+      reference: refund.reference,
+    })),
     metadata: charge.metadata,
   };
 }

@@ -54,7 +54,8 @@ export async function chargeTestCard(
   card: TestCard,
   saving: { save: boolean; savedPrefix: string },
 ): Promise<SandboxCharge> {
-  if (card.behaviour === 'gateway_error') throw new SandboxError(500, 'acquirer_error', 'The acquirer failed to answer (test card ending 0119)');
+  if (card.behaviour === 'gateway_error')
+    throw new SandboxError(500, 'acquirer_error', 'The acquirer failed to answer (test card ending 0119)');
   if (card.behaviour === 'gateway_timeout') {
     await pause(context.holdMs, AbortSignal.any([request.signal, context.signal]));
     throw new SandboxError(504, 'acquirer_timeout', 'The acquirer did not answer in time (test card ending 0259)');

@@ -28,12 +28,21 @@ export function issuePix(context: SandboxContext, chargeId: string, expiresAt: D
 /** A Banco do Brasil boleto (bank 001) with the sandbox's own agreement and the next our-number. */
 export function issueBoleto(context: SandboxContext, amountCents: number, dueDate: string): SandboxBoleto {
   const ourNumber = String(context.store.nextSequence());
-  const freeField = boletoFreeField({ agreement: AGREEMENTS[context.gateway], ourNumber, carteira: SANDBOX_BOLETO_CARTEIRA });
+  const freeField = boletoFreeField({
+    agreement: AGREEMENTS[context.gateway],
+    ourNumber,
+    carteira: SANDBOX_BOLETO_CARTEIRA,
+  });
   try {
     const { barcode, digitableLine } = buildBoleto({ bankCode: SANDBOX_BOLETO_BANK, dueDate, amountCents, freeField });
     return { barcode, digitableLine, dueDate, ourNumber, url: `${context.baseUrl()}/boletos/${ourNumber}` };
   } catch (error) {
-    throw new SandboxError(400, 'invalid_due_date', error instanceof RangeError ? error.message : 'The due date is invalid', 'due_date');
+    throw new SandboxError(
+      400,
+      'invalid_due_date',
+      error instanceof RangeError ? error.message : 'The due date is invalid',
+      'due_date',
+    );
   }
 }
 
@@ -42,7 +51,8 @@ export function addPaymentSlipRoutes(router: SandboxRouter, context: SandboxCont
   router.add('GET', '/qr/:txid', ({ params }) => {
     const charge = [...context.store.charges.values()].find((candidate) => candidate.pix?.txid === params.txid);
     if (!charge?.pix) throw new SandboxError(404, 'not_found', 'No pix charge has this location');
-    const status = charge.state === 'waiting_payment' ? 'ATIVA' : charge.state === 'paid' ? 'CONCLUIDA' : 'REMOVIDA_PELO_PSP';
+    const status =
+      charge.state === 'waiting_payment' ? 'ATIVA' : charge.state === 'paid' ? 'CONCLUIDA' : 'REMOVIDA_PELO_PSP';
     const expiration = Math.max(0, Math.round((charge.pix.expiresAt.getTime() - charge.createdAt.getTime()) / 1000));
     return {
       status: 200,
@@ -50,16 +60,32 @@ export function addPaymentSlipRoutes(router: SandboxRouter, context: SandboxCont
         txid: charge.pix.txid,
         revisao: 0,
         status,
-        calendario: { criacao: charge.createdAt.toISOString(), apresentacao: context.now().toISOString(), expiracao: expiration },
+        calendario: {
+          criacao: charge.createdAt.toISOString(),
+          apresentacao: context.now().toISOString(),
+          expiracao: expiration,
+        },
         valor: { original: (charge.amountCents / 100).toFixed(2) },
         solicitacaoPagador: charge.description,
       },
     };
   });
   router.add('GET', '/boletos/:ourNumber', ({ params }) => {
-    const charge = [...context.store.charges.values()].find((candidate) => candidate.boleto?.ourNumber === params.ourNumber);
+    const charge = [...context.store.charges.values()].find(
+      (candidate) => candidate.boleto?.ourNumber === params.ourNumber,
+    );
     if (!charge?.boleto) throw new SandboxError(404, 'not_found', 'No boleto has this number');
     const { barcode, digitableLine, dueDate } = charge.boleto;
-    return { status: 200, body: { bank: SANDBOX_BOLETO_BANK, barcode, digitable_line: digitableLine, due_date: dueDate, amount: charge.amountCents, status: charge.state } };
+    return {
+      status: 200,
+      body: {
+        bank: SANDBOX_BOLETO_BANK,
+        barcode,
+        digitable_line: digitableLine,
+        due_date: dueDate,
+        amount: charge.amountCents,
+        status: charge.state,
+      },
+    };
   });
 }

@@ -15,19 +15,44 @@ export type RefundAnswer = 'now' | 'after_webhook' | 'held';
  * before its own call returns), or not at all (`late`: refunded, its webhook sent, the call held then 504, as
  * when an acquirer's answer is lost on the way back).
  */
-export async function takeRefundBehaviour(context: SandboxContext, request: SandboxRequest, charge: SandboxCharge): Promise<RefundAnswer> {
+export async function takeRefundBehaviour(
+  context: SandboxContext,
+  request: SandboxRequest,
+  charge: SandboxCharge,
+): Promise<RefundAnswer> {
   const behaviour = charge.nextRefund;
   charge.nextRefund = null;
-  if (behaviour === 'refuse') throw new SandboxError(422, 'refund_refused', 'The acquirer refused the refund (sandbox next_refund: refuse)');
-  if (behaviour === 'error') throw new SandboxError(500, 'acquirer_error', 'The acquirer failed to answer the refund (sandbox next_refund: error)');
-  if (behaviour === 'timeout') await holdThenTimeOut(context, request, 'The acquirer did not answer the refund in time (sandbox next_refund: timeout)');
+  if (behaviour === 'refuse')
+    throw new SandboxError(422, 'refund_refused', 'The acquirer refused the refund (sandbox next_refund: refuse)');
+  if (behaviour === 'error')
+    throw new SandboxError(
+      500,
+      'acquirer_error',
+      'The acquirer failed to answer the refund (sandbox next_refund: error)',
+    );
+  if (behaviour === 'timeout')
+    await holdThenTimeOut(
+      context,
+      request,
+      'The acquirer did not answer the refund in time (sandbox next_refund: timeout)',
+    );
   return behaviour === 'webhook_first' ? 'after_webhook' : behaviour === 'late' ? 'held' : 'now';
 }
 
 /** Answers a refund that was made as its behaviour asked: waits for its webhook's first delivery attempt, or holds the call and answers 504. */
-export async function answerRefund(context: SandboxContext, request: SandboxRequest, answer: RefundAnswer, delivery: WebhookDelivery): Promise<void> {
+export async function answerRefund(
+  context: SandboxContext,
+  request: SandboxRequest,
+  answer: RefundAnswer,
+  delivery: WebhookDelivery,
+): Promise<void> {
   if (answer === 'after_webhook') await context.webhooks.attempted(delivery);
-  if (answer === 'held') await holdThenTimeOut(context, request, 'The acquirer refunded but its answer was lost (sandbox next_refund: late)');
+  if (answer === 'held')
+    await holdThenTimeOut(
+      context,
+      request,
+      'The acquirer refunded but its answer was lost (sandbox next_refund: late)',
+    );
 }
 
 async function holdThenTimeOut(context: SandboxContext, request: SandboxRequest, message: string): Promise<never> {

@@ -39,12 +39,18 @@ export type RunningSandboxes = {
   close: () => Promise<void>;
 };
 
-const GATEWAYS = { gateway_a: createGatewayASandbox, gateway_b: createGatewayBSandbox, gateway_c: createGatewayCSandbox } as const;
+const GATEWAYS = {
+  gateway_a: createGatewayASandbox,
+  gateway_b: createGatewayBSandbox,
+  gateway_c: createGatewayCSandbox,
+} as const;
 const MAX_BODY_BYTES = 1_048_576;
 
 /** Every gateway's sandbox base URL, as the service's `gatewayUrls` setting takes them. */
 export function sandboxGatewayUrls(sandboxes: Pick<RunningSandboxes, 'baseUrlFor'>): Record<GatewayName, string> {
-  return Object.fromEntries((Object.keys(GATEWAYS) as GatewayName[]).map((name) => [name, sandboxes.baseUrlFor(name)])) as Record<GatewayName, string>;
+  return Object.fromEntries(
+    (Object.keys(GATEWAYS) as GatewayName[]).map((name) => [name, sandboxes.baseUrlFor(name)]),
+  ) as Record<GatewayName, string>;
 }
 
 /** Serves the three gateway sandboxes from one HTTP server, each under its own path prefix. */
@@ -54,12 +60,19 @@ export async function startSandboxes(options: SandboxOptions): Promise<RunningSa
   const closing = new AbortController();
   const webhooks = new WebhookDispatcher(
     options.webhookTargets,
-    { retryDelaysMs: options.webhookRetryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS, attemptTimeoutMs: options.webhookAttemptTimeoutMs ?? 5_000, now },
+    {
+      retryDelaysMs: options.webhookRetryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
+      attemptTimeoutMs: options.webhookAttemptTimeoutMs ?? 5_000,
+      now,
+    },
     closing.signal,
   );
   let url = '';
   const sandboxes = new Map<string, GatewaySandbox>();
-  for (const [gateway, create] of Object.entries(GATEWAYS) as [GatewayName, (context: SandboxContext) => GatewaySandbox][]) {
+  for (const [gateway, create] of Object.entries(GATEWAYS) as [
+    GatewayName,
+    (context: SandboxContext) => GatewaySandbox,
+  ][]) {
     const context: SandboxContext = {
       gateway,
       store: new SandboxStore(),
@@ -109,16 +122,30 @@ const CORS_HEADERS = {
   'access-control-max-age': '600',
 };
 
-async function dispatch(sandboxes: Map<string, GatewaySandbox>, closing: AbortSignal, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function dispatch(
+  sandboxes: Map<string, GatewaySandbox>,
+  closing: AbortSignal,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://sandbox');
   const [, prefix = '', ...rest] = url.pathname.split('/');
   const sandbox = sandboxes.get(prefix);
-  if (!sandbox) return write(response, { status: 404, body: { error: 'Unknown sandbox: the paths start with /gateway_a, /gateway_b or /gateway_c' } });
+  if (!sandbox)
+    return write(response, {
+      status: 404,
+      body: { error: 'Unknown sandbox: the paths start with /gateway_a, /gateway_b or /gateway_c' },
+    });
   const { router } = sandbox;
   const path = `/${rest.join('/')}`;
   const method = request.method ?? 'GET';
   if (method === 'OPTIONS') {
-    return write(response, router.allowsCors(path) ? { status: 204, headers: CORS_HEADERS } : { status: 404, body: router.renderError(notFound()) });
+    return write(
+      response,
+      router.allowsCors(path)
+        ? { status: 204, headers: CORS_HEADERS }
+        : { status: 404, body: router.renderError(notFound()) },
+    );
   }
   const match = router.match(method, path);
   if (!match) return write(response, { status: 404, body: router.renderError(notFound()) });
@@ -164,7 +191,8 @@ async function readBody(request: IncomingMessage): Promise<string> {
 function parseBody(contentType: string | undefined, rawBody: string): unknown {
   if (rawBody === '') return {};
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type === 'application/x-www-form-urlencoded') return qs.parse(rawBody, { depth: 5, arrayLimit: 100, parameterLimit: 500 });
+  if (type === 'application/x-www-form-urlencoded')
+    return qs.parse(rawBody, { depth: 5, arrayLimit: 100, parameterLimit: 500 });
   if (type === 'application/json' || type === '') {
     try {
       return JSON.parse(rawBody);

@@ -105,7 +105,8 @@ export function metadataFrom(value: unknown): Record<string, string> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return {};
   const metadata: Record<string, string> = {};
   for (const [key, item] of Object.entries(value).slice(0, 50)) {
-    if (typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean') metadata[key] = String(item).slice(0, 500);
+    if (typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean')
+      metadata[key] = String(item).slice(0, 500);
   }
   return metadata;
 }

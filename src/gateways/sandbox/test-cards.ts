@@ -1,6 +1,7 @@
 /** The test cards every sandbox knows, identical on the three gateways (documented in docs/gateways.md). */
 
-export type CardBehaviour = 'approved' | 'declined' | 'insufficient_funds' | 'gateway_error' | 'gateway_timeout' | 'approved_late';
+export type CardBehaviour =
+  'approved' | 'declined' | 'insufficient_funds' | 'gateway_error' | 'gateway_timeout' | 'approved_late';
 
 export const TEST_CARDS: Readonly<Record<string, CardBehaviour>> = {
   '4111111111111111': 'approved',
@@ -25,7 +26,8 @@ export type TestCard = {
 
 export type CardInput = { number: unknown; holderName: unknown; expMonth: unknown; expYear: unknown; cvv: unknown };
 
-export type CardReading = { card: TestCard } | { field: 'number' | 'holder_name' | 'exp_month' | 'exp_year' | 'cvv'; message: string };
+export type CardReading =
+  { card: TestCard } | { field: 'number' | 'holder_name' | 'exp_month' | 'exp_year' | 'cvv'; message: string };
 
 /** Checks card data as a tokenizer would: a known test card, a future expiry, any 3–4 digit CVV. */
 export function readTestCard(input: CardInput, now: Date): CardReading {
@@ -34,15 +36,27 @@ export function readTestCard(input: CardInput, now: Date): CardReading {
   const behaviour = TEST_CARDS[number];
   if (behaviour === undefined) return { field: 'number', message: 'This sandbox accepts only its test card numbers' };
   const holderName = typeof input.holderName === 'string' ? input.holderName.trim() : '';
-  if (holderName === '' || holderName.length > 64) return { field: 'holder_name', message: 'The holder name is required (at most 64 characters)' };
+  if (holderName === '' || holderName.length > 64)
+    return { field: 'holder_name', message: 'The holder name is required (at most 64 characters)' };
   const expMonth = integerOf(input.expMonth);
-  if (expMonth === null || expMonth < 1 || expMonth > 12) return { field: 'exp_month', message: 'The expiry month is invalid' };
+  if (expMonth === null || expMonth < 1 || expMonth > 12)
+    return { field: 'exp_month', message: 'The expiry month is invalid' };
   const shortYear = integerOf(input.expYear);
   const expYear = shortYear !== null && shortYear < 100 ? 2000 + shortYear : shortYear;
   if (expYear === null || expYear > 2100) return { field: 'exp_year', message: 'The expiry year is invalid' };
   if (Date.UTC(expYear, expMonth, 1) <= now.getTime()) return { field: 'exp_year', message: 'The card is expired' };
   if (!/^\d{3,4}$/.test(String(input.cvv ?? ''))) return { field: 'cvv', message: 'The CVV must have 3 or 4 digits' };
-  return { card: { behaviour, brand: brandOf(number), firstSix: number.slice(0, 6), lastFour: number.slice(-4), holderName, expMonth, expYear } };
+  return {
+    card: {
+      behaviour,
+      brand: brandOf(number),
+      firstSix: number.slice(0, 6),
+      lastFour: number.slice(-4),
+      holderName,
+      expMonth,
+      expYear,
+    },
+  };
 }
 
 function digitsOf(value: unknown): string | null {

@@ -95,14 +95,23 @@ export class WebhookDispatcher {
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
   }
 
-  async #deliver(delivery: WebhookDelivery, target: WebhookTarget, webhook: OutgoingWebhook, attempted: () => void): Promise<void> {
+  async #deliver(
+    delivery: WebhookDelivery,
+    target: WebhookTarget,
+    webhook: OutgoingWebhook,
+    attempted: () => void,
+  ): Promise<void> {
     const delays = this.options.retryDelaysMs;
     for (let attempt = 0; attempt <= delays.length && !this.signal.aborted; attempt += 1) {
       if (attempt > 0 && !(await pause(delays[attempt - 1]!, this.signal))) break;
       delivery.attempts += 1;
       delivery.lastResponseStatus = await this.#attempt(target, webhook);
       attempted();
-      if (delivery.lastResponseStatus !== null && delivery.lastResponseStatus < 300 && delivery.lastResponseStatus >= 200) {
+      if (
+        delivery.lastResponseStatus !== null &&
+        delivery.lastResponseStatus < 300 &&
+        delivery.lastResponseStatus >= 200
+      ) {
         delivery.status = 'delivered';
         return;
       }
@@ -115,7 +124,11 @@ export class WebhookDispatcher {
     try {
       const response = await fetch(target.url, {
         method: 'POST',
-        headers: { 'content-type': webhook.contentType, 'user-agent': 'checkout-gateway-sandbox', ...webhook.headers(target, this.options.now()) },
+        headers: {
+          'content-type': webhook.contentType,
+          'user-agent': 'checkout-gateway-sandbox',
+          ...webhook.headers(target, this.options.now()),
+        },
         body: webhook.body,
         signal: AbortSignal.any([AbortSignal.timeout(this.options.attemptTimeoutMs), this.signal]),
       });

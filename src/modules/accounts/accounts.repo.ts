@@ -6,7 +6,11 @@ export const ALLOWED_HOSTS_TTL_MS = 5_000;
 const allowedHostsCache = new WeakMap<Kysely<DB>, Map<string, { hosts: string[]; until: number }>>();
 
 /** The account's allowed hosts, read at most once per TTL per database handle (public endpoints ask on every request). */
-export async function findAllowedHosts(db: Kysely<DB>, accountId: string, nowMs = performance.now()): Promise<string[]> {
+export async function findAllowedHosts(
+  db: Kysely<DB>,
+  accountId: string,
+  nowMs = performance.now(),
+): Promise<string[]> {
   let cache = allowedHostsCache.get(db);
   if (!cache) allowedHostsCache.set(db, (cache = new Map()));
   const cached = cache.get(accountId);
@@ -28,13 +32,21 @@ export async function findPrimaryCompanyId(db: Kysely<DB>, accountId: string): P
   return row?.id;
 }
 
-export async function findCompanyBySlug(db: Kysely<DB>, slug: string): Promise<{ id: number; account_id: string } | undefined> {
+export async function findCompanyBySlug(
+  db: Kysely<DB>,
+  slug: string,
+): Promise<{ id: number; account_id: string } | undefined> {
   return db.selectFrom('companies').select(['id', 'account_id']).where('slug', '=', slug).executeTakeFirst();
 }
 
 /** The account's own company ids among `ids`; anything else is another tenant's or unknown. */
 export async function ownedCompanyIds(db: Kysely<DB>, accountId: string, ids: number[]): Promise<number[]> {
   if (ids.length === 0) return [];
-  const rows = await db.selectFrom('companies').select('id').where('account_id', '=', accountId).where('id', 'in', ids).execute();
+  const rows = await db
+    .selectFrom('companies')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('id', 'in', ids)
+    .execute();
   return rows.map((row) => row.id);
 }

@@ -26,7 +26,10 @@ export function isValidAllowedHost(entry: string): boolean {
 }
 
 /** The host that made a browser request: Origin first, then Referer. Undefined when neither parses. */
-export function requestOrigin(headers: { origin?: string | string[]; referer?: string | string[] }): { hostname: string; port: string } | undefined {
+export function requestOrigin(headers: {
+  origin?: string | string[];
+  referer?: string | string[];
+}): { hostname: string; port: string } | undefined {
   for (const raw of [headers.origin, headers.referer]) {
     const value = Array.isArray(raw) ? raw[0] : raw;
     if (!value || value === 'null') continue;

@@ -28,7 +28,10 @@ export function parseKeyId(plaintext: string): string | undefined {
 
 export async function storeKey(db: Kysely<DB>, accountId: string, key: IssuedKey, label = 'default'): Promise<string> {
   const id = randomUUID();
-  await db.insertInto('api_keys').values({ id, account_id: accountId, key_id: key.keyId, key_hash: key.hash, label }).execute();
+  await db
+    .insertInto('api_keys')
+    .values({ id, account_id: accountId, key_id: key.keyId, key_hash: key.hash, label })
+    .execute();
   return id;
 }
 
@@ -56,7 +59,12 @@ export async function verifyKey(db: Kysely<DB>, plaintext: string, now = new Dat
  * Issues a new key and lets the account's other live keys expire after `graceSeconds`,
  * so integrations can switch without downtime. A grace of 0 revokes them at once.
  */
-export async function rotateKey(db: Kysely<DB>, accountId: string, graceSeconds: number, now = new Date()): Promise<IssuedKey> {
+export async function rotateKey(
+  db: Kysely<DB>,
+  accountId: string,
+  graceSeconds: number,
+  now = new Date(),
+): Promise<IssuedKey> {
   const key = generateKey();
   await db.transaction().execute(async (trx) => {
     // Rotations of one account run one after the other: a concurrent one must see (and retire) this new key.

@@ -51,7 +51,12 @@ export async function ensureDemoCharges(
       .where('company_id', '=', companyId)
       .where('ref', '=', 'boleto')
       .executeTakeFirst();
-    const charge = async (purpose: string, dueInDays: number, lines: Array<{ product: string; quantity: number }>, freightCents: number) => {
+    const charge = async (
+      purpose: string,
+      dueInDays: number,
+      lines: Array<{ product: string; quantity: number }>,
+      freightCents: number,
+    ) => {
       const uid = derivedUuid(masterKey, `demo-charge:${purpose}`);
       const existing = await trx.selectFrom('orders').select('uid').where('uid', '=', uid).executeTakeFirst();
       if (existing) return uid;
@@ -59,7 +64,11 @@ export async function ensureDemoCharges(
         .selectFrom('products')
         .select(['id', 'name', 'unit_name', 'value_cents'])
         .where('account_id', '=', accountId)
-        .where('id', 'in', lines.map((line) => products[line.product]!))
+        .where(
+          'id',
+          'in',
+          lines.map((line) => products[line.product]!),
+        )
         .execute();
       const items = lines.map((line) => {
         const product = rows.find((row) => row.id === products[line.product])!;
@@ -102,13 +111,27 @@ export async function ensureDemoCharges(
         .execute();
       await trx
         .insertInto('order_events')
-        .values({ account_id: accountId, order_id: order.id, type: 'order.created', to_status: 'pending', cause: 'demo seed: charge created' })
+        .values({
+          account_id: accountId,
+          order_id: order.id,
+          type: 'order.created',
+          to_status: 'pending',
+          cause: 'demo seed: charge created',
+        })
         .execute();
       return uid;
     };
     return {
       open: await charge('open', 7, [{ product: 'course', quantity: 1 }], 0),
-      overdue: await charge('overdue', -10, [{ product: 'mentoring', quantity: 1 }, { product: 'book', quantity: 2 }], 1500),
+      overdue: await charge(
+        'overdue',
+        -10,
+        [
+          { product: 'mentoring', quantity: 1 },
+          { product: 'book', quantity: 2 },
+        ],
+        1500,
+      ),
       customer_id: customer.id,
     };
   });

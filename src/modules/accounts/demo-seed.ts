@@ -27,7 +27,10 @@ export async function seedDemo(database: Database, config: Pick<Config, 'masterK
   const demoDocument = demoMerchantDocument(secret);
   // The demo keys are the ones printed: a rotation of a demo account since is undone, so they always work.
   const demo = await applyMerchant(database, config.masterKey, demoDocument, { apiKey: demoKey, restoreKey: true });
-  const other = await applyMerchant(database, config.masterKey, otherMerchantDocument(secret), { apiKey: otherKey, restoreKey: true });
+  const other = await applyMerchant(database, config.masterKey, otherMerchantDocument(secret), {
+    apiKey: otherKey,
+    restoreKey: true,
+  });
   const company = demoDocument.companies[0]!;
   const companyId = demo.companies[company.slug]!;
   const charges = await ensureDemoCharges(database, config.masterKey, demo.account_id, companyId, demo.products);
@@ -40,11 +43,16 @@ export async function seedDemo(database: Database, config: Pick<Config, 'masterK
     webhook_credentials: Object.fromEntries(
       (company.webhook_credentials ?? []).map(({ receiver, ...credential }) => [receiver, credential]),
     ),
-    gateway_public_keys: Object.fromEntries((company.gateways ?? []).filter((g) => g.public_key).map((g) => [g.gateway, g.public_key!])),
+    gateway_public_keys: Object.fromEntries(
+      (company.gateways ?? []).filter((g) => g.public_key).map((g) => [g.gateway, g.public_key!]),
+    ),
     other_account: { ...other, api_key: otherKey.plaintext, allowed_origin: 'https://outra.example.com' },
   };
 }
 
 function demoApiKey(masterKey: Buffer, account: string) {
-  return composeKey(deriveSecret(masterKey, `demo-key-id:${account}`, 8).toString('hex'), deriveSecret(masterKey, `demo-key:${account}`));
+  return composeKey(
+    deriveSecret(masterKey, `demo-key-id:${account}`, 8).toString('hex'),
+    deriveSecret(masterKey, `demo-key:${account}`),
+  );
 }

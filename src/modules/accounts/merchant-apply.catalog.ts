@@ -1,17 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import { toCents } from '../../lib/money.ts';
 import type { CouponDocument, PaymentPlanDocument, ProductDocument } from './merchant-document.ts';
-import { changedColumns, hasChanges, MerchantApplyError, resolved, syncIdSet, type CompanyScope } from './merchant-apply.support.ts';
+import {
+  changedColumns,
+  hasChanges,
+  MerchantApplyError,
+  resolved,
+  syncIdSet,
+  type CompanyScope,
+} from './merchant-apply.support.ts';
 
 /** Ids by the document's names, for the pages to reference and the result to report. */
-export type CatalogIds = { products: Map<string, number>; paymentPlans: Map<string, number>; coupons: Map<string, number> };
+export type CatalogIds = {
+  products: Map<string, number>;
+  paymentPlans: Map<string, number>;
+  coupons: Map<string, number>;
+};
 
 export async function applyCatalog(
   scope: CompanyScope,
   catalog: { products?: ProductDocument[]; payment_plans?: PaymentPlanDocument[]; coupons?: CouponDocument[] },
 ): Promise<CatalogIds> {
   const ids: CatalogIds = { products: new Map(), paymentPlans: new Map(), coupons: new Map() };
-  for (const product of catalog.products ?? []) ids.products.set(product.external_id, await upsertProduct(scope, product));
+  for (const product of catalog.products ?? [])
+    ids.products.set(product.external_id, await upsertProduct(scope, product));
   for (const plan of catalog.payment_plans ?? []) ids.paymentPlans.set(plan.ref, await upsertPaymentPlan(scope, plan));
   for (const coupon of catalog.coupons ?? []) {
     const code = coupon.code.toUpperCase();
@@ -23,7 +35,10 @@ export async function applyCatalog(
 // Every column is set from the document (omitted fields take the column default), and `deleted_at` is
 // cleared: the document declares what exists, so a soft-deleted row it names comes back.
 
-async function upsertProduct({ trx, accountId, companyId, now }: CompanyScope, product: ProductDocument): Promise<number> {
+async function upsertProduct(
+  { trx, accountId, companyId, now }: CompanyScope,
+  product: ProductDocument,
+): Promise<number> {
   const desired = {
     name: product.name,
     description: product.description ?? null,
@@ -48,7 +63,13 @@ async function upsertProduct({ trx, accountId, companyId, now }: CompanyScope, p
     .where('external_id', '=', product.external_id)
     .executeTakeFirst();
   if (!stored) {
-    const values = { ...desired, uid: randomUUID(), account_id: accountId, company_id: companyId, external_id: product.external_id };
+    const values = {
+      ...desired,
+      uid: randomUUID(),
+      account_id: accountId,
+      company_id: companyId,
+      external_id: product.external_id,
+    };
     return (await trx.insertInto('products').values(values).returning('id').executeTakeFirstOrThrow()).id;
   }
   const changed = changedColumns(stored, desired);
@@ -102,14 +123,22 @@ async function upsertPaymentPlan(scope: CompanyScope, plan: PaymentPlanDocument)
   return planId;
 }
 
-async function replacePlanTaxes({ trx, accountId }: CompanyScope, planId: number, taxes: NonNullable<PaymentPlanDocument['taxes']>): Promise<void> {
+async function replacePlanTaxes(
+  { trx, accountId }: CompanyScope,
+  planId: number,
+  taxes: NonNullable<PaymentPlanDocument['taxes']>,
+): Promise<void> {
   const stored = await trx
     .selectFrom('payment_plan_taxes')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('payment_plan_id', '=', planId)
     .execute();
-  const desired = taxes.map((tax) => ({ installments: tax.installments, fixed_cents: toCents(tax.fixed ?? 0), percentage: tax.percentage ?? 0 }));
+  const desired = taxes.map((tax) => ({
+    installments: tax.installments,
+    fixed_cents: toCents(tax.fixed ?? 0),
+    percentage: tax.percentage ?? 0,
+  }));
   const byInstallments = new Map(stored.map((row) => [row.installments, row]));
   const wanted = desired.map((tax) => tax.installments);
   const gone = stored.map((row) => row.installments).filter((installments) => !wanted.includes(installments));
@@ -142,7 +171,12 @@ async function replacePlanTaxes({ trx, accountId }: CompanyScope, planId: number
   }
 }
 
-async function upsertCoupon(scope: CompanyScope, coupon: CouponDocument, code: string, productIds: Map<string, number>): Promise<number> {
+async function upsertCoupon(
+  scope: CompanyScope,
+  coupon: CouponDocument,
+  code: string,
+  productIds: Map<string, number>,
+): Promise<number> {
   const { trx, accountId, companyId, now } = scope;
   const desired = {
     type: coupon.type,
@@ -171,7 +205,9 @@ async function upsertCoupon(scope: CompanyScope, coupon: CouponDocument, code: s
   } else {
     couponId = stored.id;
     if (desired.usage_limit !== null && desired.usage_limit < stored.used_count) {
-      throw new MerchantApplyError(`coupon ${code}: usage_limit ${desired.usage_limit} is below the ${stored.used_count} uses already made`);
+      throw new MerchantApplyError(
+        `coupon ${code}: usage_limit ${desired.usage_limit} is below the ${stored.used_count} uses already made`,
+      );
     }
     const changed = changedColumns(stored, desired);
     if (hasChanges(changed)) {

@@ -12,10 +12,15 @@ import {
 } from './merchant-apply.support.ts';
 
 /** Refuses, before anything is written, company slugs that another account already owns. */
-export async function assertCompanySlugsAvailable(trx: Trx, accountId: string | undefined, slugs: string[]): Promise<void> {
+export async function assertCompanySlugsAvailable(
+  trx: Trx,
+  accountId: string | undefined,
+  slugs: string[],
+): Promise<void> {
   const owned = await trx.selectFrom('companies').select(['slug', 'account_id']).where('slug', 'in', slugs).execute();
   const taken = owned.filter((company) => company.account_id !== accountId).map((company) => company.slug);
-  if (taken.length > 0) throw new MerchantApplyError(`company slug already belongs to another account: ${taken.join(', ')}`);
+  if (taken.length > 0)
+    throw new MerchantApplyError(`company slug already belongs to another account: ${taken.join(', ')}`);
 }
 
 /** Clears the primary flag on the account's other companies first: at most one may hold it at any time. */
@@ -29,7 +34,13 @@ export async function demoteOtherPrimaries(trx: Trx, accountId: string, primaryS
     .execute();
 }
 
-export async function upsertCompany(trx: Trx, accountId: string, company: CompanyDocument, isPrimary: boolean, now: Date): Promise<number> {
+export async function upsertCompany(
+  trx: Trx,
+  accountId: string,
+  company: CompanyDocument,
+  isPrimary: boolean,
+  now: Date,
+): Promise<number> {
   const desired = {
     name: company.name,
     is_primary: isPrimary,
@@ -68,9 +79,14 @@ export async function upsertCompany(trx: Trx, accountId: string, company: Compan
 }
 
 /** Gateways, webhook credentials, schedules and sellers: the company's operational settings. */
-export async function applyCompanySettings(scope: CompanyScope, masterKey: Buffer, company: CompanyDocument): Promise<void> {
+export async function applyCompanySettings(
+  scope: CompanyScope,
+  masterKey: Buffer,
+  company: CompanyDocument,
+): Promise<void> {
   for (const gateway of company.gateways ?? []) await upsertGateway(scope, masterKey, gateway);
-  for (const credential of company.webhook_credentials ?? []) await upsertWebhookCredential(scope, masterKey, credential);
+  for (const credential of company.webhook_credentials ?? [])
+    await upsertWebhookCredential(scope, masterKey, credential);
   await replaceSchedules(scope, company.schedules ?? []);
   await addMissingSellers(
     scope,
@@ -80,7 +96,11 @@ export async function applyCompanySettings(scope: CompanyScope, masterKey: Buffe
 
 type GatewayDocument = NonNullable<CompanyDocument['gateways']>[number];
 
-async function upsertGateway({ trx, accountId, companyId, now }: CompanyScope, masterKey: Buffer, gateway: GatewayDocument): Promise<void> {
+async function upsertGateway(
+  { trx, accountId, companyId, now }: CompanyScope,
+  masterKey: Buffer,
+  gateway: GatewayDocument,
+): Promise<void> {
   const stored = await trx
     .selectFrom('company_gateways')
     .selectAll()
@@ -121,7 +141,11 @@ async function upsertGateway({ trx, accountId, companyId, now }: CompanyScope, m
 
 type WebhookCredentialDocument = NonNullable<CompanyDocument['webhook_credentials']>[number];
 
-async function upsertWebhookCredential(scope: CompanyScope, masterKey: Buffer, credential: WebhookCredentialDocument): Promise<void> {
+async function upsertWebhookCredential(
+  scope: CompanyScope,
+  masterKey: Buffer,
+  credential: WebhookCredentialDocument,
+): Promise<void> {
   const { trx, accountId, companyId, now } = scope;
   const username = credential.username ?? null;
   if (username !== null) await assertUsernameAvailable(scope, credential.receiver, username);
@@ -162,7 +186,11 @@ async function upsertWebhookCredential(scope: CompanyScope, masterKey: Buffer, c
 }
 
 /** A receiver's Basic username identifies the company for the invoicing receiver, so it is unique across tenants. */
-async function assertUsernameAvailable({ trx, companyId }: CompanyScope, receiver: string, username: string): Promise<void> {
+async function assertUsernameAvailable(
+  { trx, companyId }: CompanyScope,
+  receiver: string,
+  username: string,
+): Promise<void> {
   const other = await trx
     .selectFrom('company_webhook_credentials')
     .select('company_id')
@@ -170,15 +198,26 @@ async function assertUsernameAvailable({ trx, companyId }: CompanyScope, receive
     .where('username', '=', username)
     .where('company_id', '<>', companyId)
     .executeTakeFirst();
-  if (other) throw new MerchantApplyError(`webhook username "${username}" for receiver ${receiver} is already used by another company`);
+  if (other)
+    throw new MerchantApplyError(
+      `webhook username "${username}" for receiver ${receiver} is already used by another company`,
+    );
 }
 
 type ScheduleDocument = NonNullable<CompanyDocument['schedules']>[number];
 
 /** Rewrites the schedule only when it differs, so re-applying the same document keeps the rows. */
-async function replaceSchedules({ trx, accountId, companyId }: CompanyScope, schedules: ScheduleDocument[]): Promise<void> {
+async function replaceSchedules(
+  { trx, accountId, companyId }: CompanyScope,
+  schedules: ScheduleDocument[],
+): Promise<void> {
   const desired = schedules
-    .map((s) => ({ weekday: s.weekday, starts_at: `${s.starts_at}:00`, ends_at: `${s.ends_at}:00`, slot_minutes: s.slot_minutes ?? 60 }))
+    .map((s) => ({
+      weekday: s.weekday,
+      starts_at: `${s.starts_at}:00`,
+      ends_at: `${s.ends_at}:00`,
+      slot_minutes: s.slot_minutes ?? 60,
+    }))
     .sort(compareSchedules);
   const stored = await trx
     .selectFrom('company_schedules')
@@ -187,7 +226,11 @@ async function replaceSchedules({ trx, accountId, companyId }: CompanyScope, sch
     .where('company_id', '=', companyId)
     .execute();
   if (isDeepStrictEqual(stored.sort(compareSchedules), desired)) return;
-  await trx.deleteFrom('company_schedules').where('account_id', '=', accountId).where('company_id', '=', companyId).execute();
+  await trx
+    .deleteFrom('company_schedules')
+    .where('account_id', '=', accountId)
+    .where('company_id', '=', companyId)
+    .execute();
   if (desired.length > 0) {
     await trx
       .insertInto('company_schedules')
@@ -196,14 +239,22 @@ async function replaceSchedules({ trx, accountId, companyId }: CompanyScope, sch
   }
 }
 
-function compareSchedules(a: { weekday: number; starts_at: string }, b: { weekday: number; starts_at: string }): number {
+function compareSchedules(
+  a: { weekday: number; starts_at: string },
+  b: { weekday: number; starts_at: string },
+): number {
   return a.weekday - b.weekday || a.starts_at.localeCompare(b.starts_at);
 }
 
 /** Sellers are matched by name and never removed: orders keep referring to them. */
 async function addMissingSellers({ trx, accountId, companyId }: CompanyScope, names: string[]): Promise<void> {
   if (names.length === 0) return;
-  const stored = await trx.selectFrom('sellers').select('name').where('account_id', '=', accountId).where('company_id', '=', companyId).execute();
+  const stored = await trx
+    .selectFrom('sellers')
+    .select('name')
+    .where('account_id', '=', accountId)
+    .where('company_id', '=', companyId)
+    .execute();
   const known = new Set(stored.map((seller) => seller.name));
   const missing = names.filter((name) => !known.has(name));
   if (missing.length > 0) {

@@ -38,7 +38,13 @@ export async function applyNotificationEndpoints(
       applied.secrets[endpoint.url] = created.secret;
       continue;
     }
-    const current = { url: stored.url, companyId: stored.company_id, eventTypes: stored.event_types, enabled: stored.enabled, description: stored.description };
+    const current = {
+      url: stored.url,
+      companyId: stored.company_id,
+      eventTypes: stored.event_types,
+      enabled: stored.enabled,
+      description: stored.description,
+    };
     if (!isDeepStrictEqual(current, desired)) await changeEndpoint(scope.trx, stored, desired, scope.now);
     applied.ids[endpoint.url] = stored.id;
   }

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { CartPageDocument, CheckoutPageDocument } from './merchant-document.ts';
 import type { CatalogIds } from './merchant-apply.catalog.ts';
-import { asJsonColumns, changedColumns, hasChanges, resolved, syncIdSet, type CompanyScope } from './merchant-apply.support.ts';
+import {
+  asJsonColumns,
+  changedColumns,
+  hasChanges,
+  resolved,
+  syncIdSet,
+  type CompanyScope,
+} from './merchant-apply.support.ts';
 
 const JSON_COLUMNS = ['menus', 'integrations'] as const;
 
@@ -20,7 +27,9 @@ function sharedPageColumns(page: CheckoutPageDocument | CartPageDocument, catalo
     enable_two_cards: page.enable_two_cards ?? false,
     enable_coupons: page.enable_coupons ?? false,
     default_payment_plan_id:
-      page.default_payment_plan === undefined ? null : resolved(catalog.paymentPlans, page.default_payment_plan, 'payment plan'),
+      page.default_payment_plan === undefined
+        ? null
+        : resolved(catalog.paymentPlans, page.default_payment_plan, 'payment plan'),
     custom_code: page.custom_code ?? null,
     redirect_url: page.redirect_url ?? null,
     deleted_at: null,
@@ -34,17 +43,23 @@ export async function applyPages(
 ): Promise<{ checkoutPages: Map<string, string>; cartPages: Map<string, string> }> {
   const checkoutPages = new Map<string, string>();
   const cartPages = new Map<string, string>();
-  for (const page of pages.checkout_pages ?? []) checkoutPages.set(page.slug, await upsertCheckoutPage(scope, page, catalog));
+  for (const page of pages.checkout_pages ?? [])
+    checkoutPages.set(page.slug, await upsertCheckoutPage(scope, page, catalog));
   for (const page of pages.cart_pages ?? []) cartPages.set(page.slug, await upsertCartPage(scope, page, catalog));
   return { checkoutPages, cartPages };
 }
 
-async function upsertCheckoutPage(scope: CompanyScope, page: CheckoutPageDocument, catalog: CatalogIds): Promise<string> {
+async function upsertCheckoutPage(
+  scope: CompanyScope,
+  page: CheckoutPageDocument,
+  catalog: CatalogIds,
+): Promise<string> {
   const desired = {
     ...sharedPageColumns(page, catalog),
     customer_data_at: page.customer_data_at ?? 'start',
     index_on_search_engines: page.index_on_search_engines ?? false,
-    upsell_product_id: page.upsell_product === undefined ? null : resolved(catalog.products, page.upsell_product, 'product'),
+    upsell_product_id:
+      page.upsell_product === undefined ? null : resolved(catalog.products, page.upsell_product, 'product'),
   };
   const pageId = await upsertPageRow(scope, 'checkout_pages', page.slug, desired);
   await replaceCheckoutPageProducts(scope, pageId, page.products ?? [], catalog);
@@ -116,27 +131,58 @@ const PAGE_PLAN_LINKS = {
 } as const;
 
 /** Makes a page's enabled plans exactly the document's. Both link tables share one shape. */
-async function syncPagePlans(scope: CompanyScope, kind: keyof typeof PAGE_PLAN_LINKS, pageId: string, refs: string[], catalog: CatalogIds): Promise<void> {
+async function syncPagePlans(
+  scope: CompanyScope,
+  kind: keyof typeof PAGE_PLAN_LINKS,
+  pageId: string,
+  refs: string[],
+  catalog: CatalogIds,
+): Promise<void> {
   const { trx, accountId } = scope;
   // Kysely cannot type a union of table names; the names are the cart page's only for the compiler.
   const table = PAGE_PLAN_LINKS[kind].table as 'cart_page_payment_plans';
   const pageColumn = PAGE_PLAN_LINKS[kind].pageColumn as 'cart_page_id';
   const planIds = refs.map((ref) => resolved(catalog.paymentPlans, ref, 'payment plan'));
-  const linked = await trx.selectFrom(table).select('payment_plan_id').where('account_id', '=', accountId).where(pageColumn, '=', pageId).execute();
+  const linked = await trx
+    .selectFrom(table)
+    .select('payment_plan_id')
+    .where('account_id', '=', accountId)
+    .where(pageColumn, '=', pageId)
+    .execute();
   await syncIdSet(
     linked.map((row) => row.payment_plan_id),
     planIds,
-    (ids) => trx.deleteFrom(table).where('account_id', '=', accountId).where(pageColumn, '=', pageId).where('payment_plan_id', 'in', ids).execute(),
+    (ids) =>
+      trx
+        .deleteFrom(table)
+        .where('account_id', '=', accountId)
+        .where(pageColumn, '=', pageId)
+        .where('payment_plan_id', 'in', ids)
+        .execute(),
     (ids) =>
       trx
         .insertInto(table)
-        .values(ids.map((payment_plan_id) => ({ account_id: accountId, [pageColumn]: pageId, payment_plan_id }) as { account_id: string; cart_page_id: string; payment_plan_id: number }))
+        .values(
+          ids.map(
+            (payment_plan_id) =>
+              ({ account_id: accountId, [pageColumn]: pageId, payment_plan_id }) as {
+                account_id: string;
+                cart_page_id: string;
+                payment_plan_id: number;
+              },
+          ),
+        )
         .execute(),
   );
 }
 
 /** Inserts the page row by (company, slug) or rewrites the columns that differ; returns its id. */
-async function upsertPageRow(scope: CompanyScope, kind: 'checkout_pages' | 'cart_pages', slug: string, desired: Record<string, unknown>): Promise<string> {
+async function upsertPageRow(
+  scope: CompanyScope,
+  kind: 'checkout_pages' | 'cart_pages',
+  slug: string,
+  desired: Record<string, unknown>,
+): Promise<string> {
   const { trx, accountId, companyId, now } = scope;
   // Both page tables share these columns; the name is the checkout page's only for the compiler.
   const table = kind as 'checkout_pages';
@@ -150,12 +196,19 @@ async function upsertPageRow(scope: CompanyScope, kind: 'checkout_pages' | 'cart
   if (!stored) {
     const id = randomUUID();
     const values = { ...desired, id, account_id: accountId, company_id: companyId, slug };
-    await trx.insertInto(table).values(asJsonColumns(values, JSON_COLUMNS) as never).execute();
+    await trx
+      .insertInto(table)
+      .values(asJsonColumns(values, JSON_COLUMNS) as never)
+      .execute();
     return id;
   }
   const changed = changedColumns(stored as Record<string, unknown>, desired);
   if (hasChanges(changed)) {
-    await trx.updateTable(table).set({ ...asJsonColumns(changed, JSON_COLUMNS), updated_at: now } as never).where('id', '=', stored.id).execute();
+    await trx
+      .updateTable(table)
+      .set({ ...asJsonColumns(changed, JSON_COLUMNS), updated_at: now } as never)
+      .where('id', '=', stored.id)
+      .execute();
   }
   return stored.id;
 }

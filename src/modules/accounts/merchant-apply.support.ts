@@ -15,7 +15,10 @@ export class MerchantApplyError extends Error {
 }
 
 /** The columns of `desired` whose stored value differs, so an unchanged row is not rewritten. */
-export function changedColumns<T extends Record<string, unknown>>(stored: Record<string, unknown>, desired: T): Partial<T> {
+export function changedColumns<T extends Record<string, unknown>>(
+  stored: Record<string, unknown>,
+  desired: T,
+): Partial<T> {
   const changed = Object.entries(desired).filter(([column, value]) => !sameValue(stored[column], value));
   return Object.fromEntries(changed) as Partial<T>;
 }

@@ -6,7 +6,12 @@ import { constantTimeEqual } from '../../lib/crypto.ts';
 import { generateKey, storeKey, type IssuedKey } from './api-keys.ts';
 import { validateMerchantDocument, type MerchantDocument } from './merchant-document.ts';
 import { applyCatalog } from './merchant-apply.catalog.ts';
-import { applyCompanySettings, assertCompanySlugsAvailable, demoteOtherPrimaries, upsertCompany } from './merchant-apply.company.ts';
+import {
+  applyCompanySettings,
+  assertCompanySlugsAvailable,
+  demoteOtherPrimaries,
+  upsertCompany,
+} from './merchant-apply.company.ts';
 import { applyNotificationEndpoints } from './merchant-apply.notifications.ts';
 import { applyPages } from './merchant-apply.pages.ts';
 import { changedColumns, hasChanges, MerchantApplyError, type Trx } from './merchant-apply.support.ts';
@@ -58,7 +63,11 @@ export async function applyMerchant(
     // Two applies of one account (two deploy jobs) run one after the other: the second finds what the first created.
     await sql`SELECT pg_advisory_xact_lock(hashtext(${`merchant-apply:${merchant.account.slug}`}))`.execute(trx);
     const now = new Date();
-    const existing = await trx.selectFrom('accounts').selectAll().where('slug', '=', merchant.account.slug).executeTakeFirst();
+    const existing = await trx
+      .selectFrom('accounts')
+      .selectAll()
+      .where('slug', '=', merchant.account.slug)
+      .executeTakeFirst();
     const companySlugs = merchant.companies.map((company) => company.slug);
     await assertCompanySlugsAvailable(trx, existing?.id, companySlugs);
 
@@ -92,7 +101,12 @@ export async function applyMerchant(
       Object.assign(result.checkout_pages, Object.fromEntries(pages.checkoutPages));
       Object.assign(result.cart_pages, Object.fromEntries(pages.cartPages));
     }
-    const endpoints = await applyNotificationEndpoints({ trx, accountId, now }, masterKey, merchant.notification_endpoints ?? [], new Map(Object.entries(result.companies)));
+    const endpoints = await applyNotificationEndpoints(
+      { trx, accountId, now },
+      masterKey,
+      merchant.notification_endpoints ?? [],
+      new Map(Object.entries(result.companies)),
+    );
     result.notification_endpoints = endpoints.ids;
     if (Object.keys(endpoints.secrets).length > 0) result.notification_secrets = endpoints.secrets;
     return result;
@@ -100,7 +114,12 @@ export async function applyMerchant(
 }
 
 /** The account row: created with a new id, or updated where the document differs. */
-async function upsertAccount(trx: Trx, account: MerchantDocument['account'], existing: Selectable<Accounts> | undefined, now: Date): Promise<string> {
+async function upsertAccount(
+  trx: Trx,
+  account: MerchantDocument['account'],
+  existing: Selectable<Accounts> | undefined,
+  now: Date,
+): Promise<string> {
   const desired = { name: account.name, allowed_hosts: [...new Set(account.allowed_hosts ?? [])] };
   if (!existing) {
     const id = randomUUID();
@@ -121,16 +140,29 @@ async function upsertAccount(trx: Trx, account: MerchantDocument['account'], exi
 }
 
 /** Stores the key this apply calls for, if any, and returns its plaintext, the only time it can be shown. */
-async function storeRequestedKey(trx: Trx, accountId: string, created: boolean, options: ApplyOptions): Promise<string | null> {
+async function storeRequestedKey(
+  trx: Trx,
+  accountId: string,
+  created: boolean,
+  options: ApplyOptions,
+): Promise<string | null> {
   const key = options.apiKey ?? (created || options.rotateKey ? generateKey() : undefined);
   if (!key) return null;
-  const stored = await trx.selectFrom('api_keys').select(['account_id', 'key_hash']).where('key_id', '=', key.keyId).executeTakeFirst();
+  const stored = await trx
+    .selectFrom('api_keys')
+    .select(['account_id', 'key_hash'])
+    .where('key_id', '=', key.keyId)
+    .executeTakeFirst();
   if (stored) {
     // PGlite returns bytea as a Uint8Array, not a Buffer, so compare through the shared helper.
     if (stored.account_id === accountId && constantTimeEqual(stored.key_hash, key.hash)) {
       if (options.restoreKey) {
-        await trx.updateTable('api_keys').set({ revoked_at: null, expires_at: null }).where('key_id', '=', key.keyId)
-          .where((eb) => eb.or([eb('revoked_at', 'is not', null), eb('expires_at', 'is not', null)])).execute();
+        await trx
+          .updateTable('api_keys')
+          .set({ revoked_at: null, expires_at: null })
+          .where('key_id', '=', key.keyId)
+          .where((eb) => eb.or([eb('revoked_at', 'is not', null), eb('expires_at', 'is not', null)]))
+          .execute();
       }
       return null;
     }

@@ -15,7 +15,10 @@ export function documentUrlProblem(url: string): string | undefined {
 }
 
 /** Notification endpoints: one per url, a url an endpoint may have, and a company the document declares. */
-export function notificationEndpointProblems(document: MerchantDocument, report: (path: string, message: string) => void): void {
+export function notificationEndpointProblems(
+  document: MerchantDocument,
+  report: (path: string, message: string) => void,
+): void {
   const urls = new Set<string>();
   const companySlugs = new Set(document.companies.map((company) => company.slug));
   document.notification_endpoints?.forEach((endpoint, i) => {
@@ -24,6 +27,7 @@ export function notificationEndpointProblems(document: MerchantDocument, report:
     urls.add(endpoint.url);
     const urlProblem = documentUrlProblem(endpoint.url);
     if (urlProblem) report(`${at}.url`, urlProblem);
-    if (endpoint.company !== undefined && !companySlugs.has(endpoint.company)) report(`${at}.company`, `unknown company "${endpoint.company}" (not declared in this document)`);
+    if (endpoint.company !== undefined && !companySlugs.has(endpoint.company))
+      report(`${at}.company`, `unknown company "${endpoint.company}" (not declared in this document)`);
   });
 }

@@ -17,14 +17,16 @@ export function documentProblems(document: MerchantDocument): Problem[] {
 
   document.account.allowed_hosts?.forEach((host, i) => {
     const port = /:(\d+)$/.exec(host)?.[1];
-    if (!isValidAllowedHost(host)) report(`account.allowed_hosts[${i}]`, `"${host}" is not a host name, *.wildcard or host:port`);
+    if (!isValidAllowedHost(host))
+      report(`account.allowed_hosts[${i}]`, `"${host}" is not a host name, *.wildcard or host:port`);
     else if (port !== undefined && !(Number(port) >= 1 && Number(port) <= 65_535))
       report(`account.allowed_hosts[${i}]`, `"${host}" has a port outside 1 to 65535`);
   });
 
   const primaries = document.companies.filter((company) => company.primary === true).length;
   const defaultPrimary = document.companies.length === 1 && document.companies[0]!.primary === undefined;
-  if (primaries !== 1 && !defaultPrimary) report('companies', `exactly one company must have primary: true, found ${primaries}`);
+  if (primaries !== 1 && !defaultPrimary)
+    report('companies', `exactly one company must have primary: true, found ${primaries}`);
 
   const unique = {
     company: new UniqueNames(report, 'company slug'),
@@ -39,13 +41,19 @@ export function documentProblems(document: MerchantDocument): Problem[] {
   document.companies.forEach((company, c) => {
     const at = `companies[${c}]`;
     unique.company.add(`${at}.slug`, company.slug);
-    company.products?.forEach((product, i) => unique.product.add(`${at}.products[${i}].external_id`, product.external_id));
+    company.products?.forEach((product, i) =>
+      unique.product.add(`${at}.products[${i}].external_id`, product.external_id),
+    );
     company.payment_plans?.forEach((plan, i) => unique.plan.add(`${at}.payment_plans[${i}].ref`, plan.ref));
     company.coupons?.forEach((coupon, i) => unique.coupon.add(`${at}.coupons[${i}].code`, coupon.code.toUpperCase()));
     company.checkout_pages?.forEach((page, i) => unique.checkoutPage.add(`${at}.checkout_pages[${i}].slug`, page.slug));
     company.cart_pages?.forEach((page, i) => unique.cartPage.add(`${at}.cart_pages[${i}].slug`, page.slug));
     company.webhook_credentials?.forEach((credential, i) => {
-      if (credential.username !== undefined) unique.webhookUsername.add(`${at}.webhook_credentials[${i}].username`, `${credential.receiver}: ${credential.username}`);
+      if (credential.username !== undefined)
+        unique.webhookUsername.add(
+          `${at}.webhook_credentials[${i}].username`,
+          `${credential.receiver}: ${credential.username}`,
+        );
     });
     companyProblems(company, at, report);
   });
@@ -89,13 +97,18 @@ function webhookCredentialProblems(company: CompanyDocument, at: string, report:
     receivers.add(`${path}.receiver`, credential.receiver);
     const basic = (BASIC_AUTH_RECEIVERS as readonly string[]).includes(credential.receiver);
     if (basic) {
-      if (credential.username === undefined) report(`${path}.username`, `is required for the ${credential.receiver} receiver (Basic auth)`);
-      if (credential.password === undefined) report(`${path}.password`, `is required for the ${credential.receiver} receiver (Basic auth)`);
-      if (credential.secret !== undefined) report(`${path}.secret`, `is not used by the ${credential.receiver} receiver; use password`);
+      if (credential.username === undefined)
+        report(`${path}.username`, `is required for the ${credential.receiver} receiver (Basic auth)`);
+      if (credential.password === undefined)
+        report(`${path}.password`, `is required for the ${credential.receiver} receiver (Basic auth)`);
+      if (credential.secret !== undefined)
+        report(`${path}.secret`, `is not used by the ${credential.receiver} receiver; use password`);
     } else {
-      if (credential.secret === undefined) report(`${path}.secret`, `is required for the ${credential.receiver} receiver (signing secret)`);
+      if (credential.secret === undefined)
+        report(`${path}.secret`, `is required for the ${credential.receiver} receiver (signing secret)`);
       for (const field of ['username', 'password'] as const) {
-        if (credential[field] !== undefined) report(`${path}.${field}`, `is not used by the ${credential.receiver} receiver; use secret`);
+        if (credential[field] !== undefined)
+          report(`${path}.${field}`, `is not used by the ${credential.receiver} receiver; use secret`);
       }
     }
   });
@@ -107,7 +120,9 @@ function scheduleProblems(company: CompanyDocument, at: string, report: Report):
     if (schedule.ends_at <= schedule.starts_at) report(`${schedule.path}.ends_at`, 'must be later than starts_at');
   }
   // Zero-padded HH:MM compares correctly as text.
-  const ordered = schedules.filter((s) => s.ends_at > s.starts_at).sort((a, b) => a.weekday - b.weekday || a.starts_at.localeCompare(b.starts_at));
+  const ordered = schedules
+    .filter((s) => s.ends_at > s.starts_at)
+    .sort((a, b) => a.weekday - b.weekday || a.starts_at.localeCompare(b.starts_at));
   ordered.forEach((schedule, i) => {
     const previous = ordered[i - 1];
     if (previous && previous.weekday === schedule.weekday && schedule.starts_at < previous.ends_at) {
@@ -128,8 +143,10 @@ function catalogProblems(company: CompanyDocument, at: string, report: Report): 
 
   company.payment_plans?.forEach((plan, i) => {
     const path = `${at}.payment_plans[${i}]`;
-    for (const field of ['min_installment', 'fine', 'late_interest'] as const) checkMoney(report, `${path}.${field}`, plan[field]);
-    for (const field of ['fine_tax', 'late_interest_tax'] as const) checkPercent(report, `${path}.${field}`, plan[field]);
+    for (const field of ['min_installment', 'fine', 'late_interest'] as const)
+      checkMoney(report, `${path}.${field}`, plan[field]);
+    for (const field of ['fine_tax', 'late_interest_tax'] as const)
+      checkPercent(report, `${path}.${field}`, plan[field]);
     const installments = new UniqueNames(report, 'installments');
     plan.taxes?.forEach((tax, t) => {
       const taxPath = `${path}.taxes[${t}]`;
@@ -189,7 +206,14 @@ function pageProblems(company: CompanyDocument, at: string, report: Report): voi
   }
 }
 
-function checkRef(report: Report, path: string, what: string, ref: string, known: Set<string>, companySlug: string): void {
+function checkRef(
+  report: Report,
+  path: string,
+  what: string,
+  ref: string,
+  known: Set<string>,
+  companySlug: string,
+): void {
   if (!known.has(ref)) report(path, `unknown ${what} "${ref}" (not declared in company "${companySlug}")`);
 }
 
@@ -199,7 +223,8 @@ function checkMoney(report: Report, path: string, value: number | undefined): vo
 
 /** numeric(9, 4) would round a fifth decimal silently. */
 function checkPercent(report: Report, path: string, value: number | undefined): void {
-  if (value !== undefined && Math.abs(value * 10_000 - Math.round(value * 10_000)) > 1e-6) report(path, `${value} has more than four decimals`);
+  if (value !== undefined && Math.abs(value * 10_000 - Math.round(value * 10_000)) > 1e-6)
+    report(path, `${value} has more than four decimals`);
 }
 
 function checkUrl(report: Report, path: string, url: string | undefined): void {
@@ -218,7 +243,8 @@ function checkUrl(report: Report, path: string, url: string | undefined): void {
 const ACCEPTED_TIME_ZONES: ReadonlySet<string> = new Set([...Intl.supportedValuesOf('timeZone'), 'UTC']);
 
 /** An Area/City name of the IANA database's geographic areas (not the legacy `US/…` or `Etc/…` forms). */
-const AREA_CITY = /^(Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific)\/[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z][A-Za-z0-9_+-]*)?$/;
+const AREA_CITY =
+  /^(Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific)\/[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z][A-Za-z0-9_+-]*)?$/;
 
 export function isAcceptedTimeZone(name: string): boolean {
   if (ACCEPTED_TIME_ZONES.has(name)) return true;
@@ -240,6 +266,9 @@ function timeZoneProblem(name: string): string | undefined {
   const canonical = canonicalTimeZone(name);
   if (canonical === undefined) return `"${name}" is not an IANA time zone`;
   // A hint only for another spelling of an Area/City name: CET resolving to Europe/Brussels would mislead.
-  const hint = isAcceptedTimeZone(canonical) && (name.includes('/') || name.toLowerCase() === canonical.toLowerCase()) ? `; write "${canonical}"` : '';
+  const hint =
+    isAcceptedTimeZone(canonical) && (name.includes('/') || name.toLowerCase() === canonical.toLowerCase())
+      ? `; write "${canonical}"`
+      : '';
   return `"${name}" is not accepted: use a canonical IANA time zone name (Area/City, as America/Sao_Paulo) or UTC${hint}`;
 }

@@ -28,7 +28,10 @@ const validateSchema = ajv.compile<MerchantDocument>(MerchantDocumentSchema);
 export function parseMerchantDocument(text: string, fileName?: string): MerchantDocument {
   const parsed = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (parsed.errors.length > 0) {
-    const problems = parsed.errors.map((error) => ({ path: yamlPosition(error.linePos?.[0]), message: firstLine(error.message) }));
+    const problems = parsed.errors.map((error) => ({
+      path: yamlPosition(error.linePos?.[0]),
+      message: firstLine(error.message),
+    }));
     throw new MerchantDocumentError(problems, fileName);
   }
   return validateMerchantDocument(parsed.toJS(), fileName);
@@ -89,7 +92,10 @@ function readablePath(pointer: string): string {
     .split('/')
     .slice(1)
     .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
-  return segments.reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : joinPath(path, segment)), '') || '(document)';
+  return (
+    segments.reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : joinPath(path, segment)), '') ||
+    '(document)'
+  );
 }
 
 function joinPath(path: string, key: string): string {

@@ -15,7 +15,9 @@ export function findCheckoutPageOwner(db: Kysely<DB>, pageId: string) {
 export function findCartOwner(db: Kysely<DB>, cartId: string) {
   return db
     .selectFrom('carts as c')
-    .innerJoin('cart_pages as cp', (join) => join.onRef('cp.id', '=', 'c.cart_page_id').onRef('cp.account_id', '=', 'c.account_id'))
+    .innerJoin('cart_pages as cp', (join) =>
+      join.onRef('cp.id', '=', 'c.cart_page_id').onRef('cp.account_id', '=', 'c.account_id'),
+    )
     .select(['c.account_id', 'c.company_id', 'cp.gateway'])
     .where('c.id', '=', cartId)
     .executeTakeFirst();
@@ -33,14 +35,26 @@ export function findGatewayCIntegration(db: Kysely<DB>, accountId: string, compa
     .executeTakeFirst();
 }
 
-export type IssuedKeyRow = { accountId: string; companyId: number; gatewayKeyId: number; publicKeyPem: string; createdAt: Date; expiresAt: Date };
+export type IssuedKeyRow = {
+  accountId: string;
+  companyId: number;
+  gatewayKeyId: number;
+  publicKeyPem: string;
+  createdAt: Date;
+  expiresAt: Date;
+};
 
 /**
  * Records a key handed to a buyer. gateway_c numbers its keys itself; an id it hands out again (after
  * forgetting the old key) replaces the stale row, which no longer decrypts anything there.
  */
 export async function saveIssuedKey(db: Kysely<DB>, key: IssuedKeyRow): Promise<void> {
-  const fresh = { public_key_pem: key.publicKeyPem, created_at: key.createdAt, expires_at: key.expiresAt, consumed_at: null };
+  const fresh = {
+    public_key_pem: key.publicKeyPem,
+    created_at: key.createdAt,
+    expires_at: key.expiresAt,
+    consumed_at: null,
+  };
   await db
     .insertInto('card_hash_keys')
     .values({ account_id: key.accountId, company_id: key.companyId, gateway_key_id: key.gatewayKeyId, ...fresh })

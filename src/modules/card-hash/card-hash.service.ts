@@ -25,11 +25,17 @@ export async function chargeGateway(db: Kysely<DB>, charge: ChargeRow): Promise<
  * minutes) and returns it as the buyer's browser needs it.
  */
 export async function issueCardHashKey(deps: IssueDependencies, context: CardHashContext): Promise<CardHashKeyView> {
-  if (context.gateway !== 'gateway_c') throw businessRule(`card hash keys exist only for gateway_c; this ${context.label} uses ${context.gateway}`);
+  if (context.gateway !== 'gateway_c')
+    throw businessRule(`card hash keys exist only for gateway_c; this ${context.label} uses ${context.gateway}`);
   const integration = await findGatewayCIntegration(deps.db, context.accountId, context.companyId);
-  if (!integration?.public_key || !integration.secret_encrypted) throw businessRule('the company has no enabled gateway_c integration with an encryption key and an api key');
+  if (!integration?.public_key || !integration.secret_encrypted)
+    throw businessRule('the company has no enabled gateway_c integration with an encryption key and an api key');
   if (!deps.gatewayUrl) throw new AppError('service_unavailable', 'gateway_c is not reachable');
-  const account: GatewayAccount = { baseUrl: deps.gatewayUrl, publicKey: integration.public_key, secretKey: unseal(deps.masterKey, integration.secret_encrypted) };
+  const account: GatewayAccount = {
+    baseUrl: deps.gatewayUrl,
+    publicKey: integration.public_key,
+    secretKey: unseal(deps.masterKey, integration.secret_encrypted),
+  };
   const key = await gatewayCClient().createCardHashKey(account).catch(gatewayFailure);
   await saveIssuedKey(deps.db, {
     accountId: context.accountId,
@@ -44,10 +50,14 @@ export async function issueCardHashKey(deps: IssueDependencies, context: CardHas
 
 function gatewayFailure(error: unknown): never {
   if (error instanceof GatewayUnavailableError) {
-    throw error.kind === 'timeout' ? new AppError('gateway_timeout', 'gateway_c did not answer in time') : new AppError('gateway_error', 'gateway_c failed to issue a card hash key');
+    throw error.kind === 'timeout'
+      ? new AppError('gateway_timeout', 'gateway_c did not answer in time')
+      : new AppError('gateway_error', 'gateway_c failed to issue a card hash key');
   }
-  if (error instanceof GatewayRequestError && error.code === 'authentication_failed') throw businessRule('gateway_c refused the company’s encryption key');
-  if (error instanceof GatewayRequestError) throw new AppError('gateway_error', 'gateway_c refused to issue a card hash key');
+  if (error instanceof GatewayRequestError && error.code === 'authentication_failed')
+    throw businessRule('gateway_c refused the company’s encryption key');
+  if (error instanceof GatewayRequestError)
+    throw new AppError('gateway_error', 'gateway_c refused to issue a card hash key');
   throw error;
 }
 
@@ -67,7 +77,8 @@ export async function consumeCardHashKey(
   const ref = { accountId, companyId, gatewayKeyId: Number(match[1]) };
   if (await markKeyConsumed(trx, ref, now)) return;
   const key = await findKey(trx, ref);
-  if (!key) throw businessRule('The card hash was made with a key this company did not issue: ask for a new card hash key');
+  if (!key)
+    throw businessRule('The card hash was made with a key this company did not issue: ask for a new card hash key');
   if (key.consumed_at) throw businessRule('The card hash key was already used: ask for a new card hash key');
   throw businessRule('The card hash key has expired: ask for a new card hash key');
 }

@@ -22,7 +22,11 @@ export function findCartProducts(db: Kysely<DB>, accountId: string, ids: number[
     .execute();
 }
 
-export async function insertCart(db: Kysely<DB>, cart: Insertable<Carts>, items: Insertable<CartItems>[]): Promise<void> {
+export async function insertCart(
+  db: Kysely<DB>,
+  cart: Insertable<Carts>,
+  items: Insertable<CartItems>[],
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.insertInto('carts').values(cart).execute();
     if (items.length) await trx.insertInto('cart_items').values(items).execute();

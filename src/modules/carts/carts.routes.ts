@@ -42,7 +42,12 @@ export function registerCartRoutes(parent: FastifyInstance, { config, database, 
     '/carts/:id',
     {
       config: { access: 'public' },
-      schema: { tags: ['Carts'], params: CartParams, querystring: NoQuery, response: { 200: CartShowSchema, ...errorResponses(403, 404, 422) } },
+      schema: {
+        tags: ['Carts'],
+        params: CartParams,
+        querystring: NoQuery,
+        response: { 200: CartShowSchema, ...errorResponses(403, 404, 422) },
+      },
     },
     async (request) => {
       const cart = await findCart(db, request.params.id.toLowerCase());

@@ -3,7 +3,10 @@ import { HttpUrl, IntegerId, KeyValue, Money, Uuid } from '../../http/schemas.ts
 import { CustomerField } from '../customers/customers.schemas.ts';
 import { PAYMENT_METHODS } from '../orders/orders.schemas.ts';
 
-export const CartPageParams = Type.Object({ id: Uuid({ description: 'cart page UUID' }) }, { additionalProperties: false });
+export const CartPageParams = Type.Object(
+  { id: Uuid({ description: 'cart page UUID' }) },
+  { additionalProperties: false },
+);
 export const CartParams = Type.Object({ id: Uuid({ description: 'cart UID' }) }, { additionalProperties: false });
 
 export const CartCustomerBody = Type.Object(
@@ -23,10 +26,18 @@ export const CartCustomerBody = Type.Object(
 export const CartItemBody = Type.Object(
   {
     id: Type.Optional(IntegerId({ description: 'one of the account’s products' })),
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'required without id; with id the product’s name is used' })),
+    name: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 255,
+        description: 'required without id; with id the product’s name is used',
+      }),
+    ),
     external_id: Type.Optional(Type.String({ maxLength: 255 })),
     quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
-    value: Type.Optional(Money({ description: 'unit price; required without id; with id it overrides the product’s price' })),
+    value: Type.Optional(
+      Money({ description: 'unit price; required without id; with id it overrides the product’s price' }),
+    ),
     total: Type.Optional(Money({ description: 'default quantity × value' })),
     image: Type.Optional(HttpUrl()),
   },
@@ -39,7 +50,12 @@ export const CartCreateBody = Type.Object(
     freight: Type.Optional(Money({ description: 'added to the cart total' })),
     total: Type.Optional(Money({ description: 'overrides the computed total' })),
     customer: Type.Optional(CartCustomerBody),
-    items: Type.Optional(Type.Array(CartItemBody, { maxItems: 100, description: 'each line, the items together and the cart total with freight may amount to at most 99999999.99' })),
+    items: Type.Optional(
+      Type.Array(CartItemBody, {
+        maxItems: 100,
+        description: 'each line, the items together and the cart total with freight may amount to at most 99999999.99',
+      }),
+    ),
     meta: Type.Optional(KeyValue(Type.Unknown())),
   },
   { additionalProperties: false },
@@ -50,7 +66,10 @@ export const CartCreatedSchema = Type.Object({
   link: Type.String({ format: 'uri', description: '{PUBLIC_URL}/pay/carts/{uid}' }),
 });
 
-const PlanRef = Type.Object({ id: Type.String(), name: Type.String(), payment_method: Type.String() }, { description: 'present when the page has one' });
+const PlanRef = Type.Object(
+  { id: Type.String(), name: Type.String(), payment_method: Type.String() },
+  { description: 'present when the page has one' },
+);
 const AnyObject = Type.Object({}, { additionalProperties: true });
 
 /** The branding fields CartShow and ChargeShow share. */
@@ -59,7 +78,9 @@ export const BrandingFields = {
   main_color: Type.String(),
   menus: Type.Array(Type.Unknown()),
   page_title: Type.String(),
-  public_key: Type.String({ description: 'the company’s publishable key for the gateway; empty when none is configured' }),
+  public_key: Type.String({
+    description: 'the company’s publishable key for the gateway; empty when none is configured',
+  }),
   logo: Type.Optional(Type.String({ description: 'present when set' })),
   currency: Type.String(),
   enable_two_cards: Type.Boolean(),

@@ -13,19 +13,34 @@ type CreateBody = Static<typeof CartCreateBody>;
 type ItemBody = Static<typeof CartItemBody>;
 type ProductRow = Awaited<ReturnType<typeof findCartProducts>>[number];
 
-export type CartLine = { productId: number | null; name: string; externalId: string | null; quantity: number; unitCents: number; totalCents: number; imageUrl: string | null };
+export type CartLine = {
+  productId: number | null;
+  name: string;
+  externalId: string | null;
+  quantity: number;
+  unitCents: number;
+  totalCents: number;
+  imageUrl: string | null;
+};
 
 /**
  * An item by product `id` takes the product's name, price, external id and image, each overridden by
  * the item's own `value`, `external_id` or `image`; an item without `id` needs `name` and `value`.
  * `total` defaults to quantity × value.
  */
-function cartLine(item: ItemBody, i: number, product: ProductRow | undefined, errors: FieldError[]): CartLine | undefined {
+function cartLine(
+  item: ItemBody,
+  i: number,
+  product: ProductRow | undefined,
+  errors: FieldError[],
+): CartLine | undefined {
   const field = (name: string) => `body/items/${i}/${name}`;
   const own: FieldError[] = [];
   if (item.id !== undefined && !product) own.push({ field: field('id'), message: 'unknown product' });
-  if (item.id === undefined && item.name === undefined) own.push({ field: field('name'), message: 'is required without id' });
-  if (item.id === undefined && item.value === undefined) own.push({ field: field('value'), message: 'is required without id' });
+  if (item.id === undefined && item.name === undefined)
+    own.push({ field: field('name'), message: 'is required without id' });
+  if (item.id === undefined && item.value === undefined)
+    own.push({ field: field('value'), message: 'is required without id' });
   errors.push(...own);
   if (own.length) return undefined;
   const quantity = item.quantity ?? 1;
@@ -49,14 +64,20 @@ function cartCustomer(customer: Static<typeof CartCustomerBody> | undefined): Re
     email: customer.email?.trim().toLowerCase(),
     state: customer.state?.toUpperCase(),
   };
-  return Object.fromEntries(Object.entries(normalised).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  return Object.fromEntries(
+    Object.entries(normalised).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
 }
 
 /**
  * Each line, the items, freight and the total the cart will be priced at (the override or the items, plus
  * freight) stay within the amount limit: a cart over it could be stored but never priced or paid.
  */
-function assertCartWithinLimit(lines: readonly CartLine[], freightCents: number, overrideCents: number | undefined): void {
+function assertCartWithinLimit(
+  lines: readonly CartLine[],
+  freightCents: number,
+  overrideCents: number | undefined,
+): void {
   const itemsCents = lines.reduce((sum, line) => sum + line.totalCents, 0);
   assertWithinAmountLimit('The cart', [
     ...lines.map((line, i) => ({ field: `body/items/${i}`, cents: line.totalCents })),
@@ -67,13 +88,29 @@ function assertCartWithinLimit(lines: readonly CartLine[], freightCents: number,
 }
 
 /** Stores a cart of one of the account's cart pages; returns its UID. */
-export async function createCart(db: Kysely<DB>, accountId: string, cartPageId: string, body: CreateBody, now: Date): Promise<string> {
+export async function createCart(
+  db: Kysely<DB>,
+  accountId: string,
+  cartPageId: string,
+  body: CreateBody,
+  now: Date,
+): Promise<string> {
   const page = await findCartPage(db, accountId, cartPageId.toLowerCase());
   if (!page) throw notFound('Cart page');
   const items = body.items ?? [];
-  const products = new Map((await findCartProducts(db, accountId, items.flatMap((item) => item.id ?? []))).map((row) => [row.id, row]));
+  const products = new Map(
+    (
+      await findCartProducts(
+        db,
+        accountId,
+        items.flatMap((item) => item.id ?? []),
+      )
+    ).map((row) => [row.id, row]),
+  );
   const errors: FieldError[] = [];
-  const lines = items.map((item, i) => cartLine(item, i, item.id === undefined ? undefined : products.get(item.id), errors));
+  const lines = items.map((item, i) =>
+    cartLine(item, i, item.id === undefined ? undefined : products.get(item.id), errors),
+  );
   if (errors.length) throw validationFailed('An item of the cart is invalid', errors);
   const freightCents = body.freight === undefined ? 0 : centsFromBody(body.freight, 'freight');
   const overrideCents = optionalCentsFromBody(body.total, 'total');

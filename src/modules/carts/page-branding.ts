@@ -24,7 +24,11 @@ export const DEFAULT_MAIN_COLOR = '#1a73e8';
 /** The gateways a company's default branding may use, in order of preference. */
 const CARD_GATEWAYS = ['gateway_a', 'gateway_b', 'gateway_c'] as const;
 
-export function planRef(plan: { id: number | null; name: string | null; payment_method: string | null }): DefaultPaymentPlan | undefined {
+export function planRef(plan: {
+  id: number | null;
+  name: string | null;
+  payment_method: string | null;
+}): DefaultPaymentPlan | undefined {
   return plan.id === null ? undefined : { id: String(plan.id), name: plan.name!, payment_method: plan.payment_method! };
 }
 
@@ -32,19 +36,43 @@ export function planRef(plan: { id: number | null; name: string | null; payment_
  * A cart page's or checkout page's branding, with the company's publishable key for the page's gateway
  * ('' when none is configured) and its default payment plan when one is kept.
  */
-export async function pageBranding(db: Kysely<DB>, table: 'cart_pages' | 'checkout_pages', accountId: string, pageId: string): Promise<Branding | undefined> {
+export async function pageBranding(
+  db: Kysely<DB>,
+  table: 'cart_pages' | 'checkout_pages',
+  accountId: string,
+  pageId: string,
+): Promise<Branding | undefined> {
   // Both page tables carry the same branding columns; the cast only lets one query serve both.
   const row = await db
     .selectFrom(`${table} as pg` as 'cart_pages as pg')
     .leftJoin('company_gateways as g', (join) =>
-      join.onRef('g.account_id', '=', 'pg.account_id').onRef('g.company_id', '=', 'pg.company_id').onRef('g.gateway', '=', 'pg.gateway').on('g.enabled', '=', true),
+      join
+        .onRef('g.account_id', '=', 'pg.account_id')
+        .onRef('g.company_id', '=', 'pg.company_id')
+        .onRef('g.gateway', '=', 'pg.gateway')
+        .on('g.enabled', '=', true),
     )
     .leftJoin('payment_plans as pp', (join) =>
-      join.onRef('pp.id', '=', 'pg.default_payment_plan_id').onRef('pp.account_id', '=', 'pg.account_id').on('pp.deleted_at', 'is', null),
+      join
+        .onRef('pp.id', '=', 'pg.default_payment_plan_id')
+        .onRef('pp.account_id', '=', 'pg.account_id')
+        .on('pp.deleted_at', 'is', null),
     )
     .select([
-      'pg.gateway', 'pg.main_color', 'pg.menus', 'pg.page_title', 'pg.logo_url', 'pg.currency', 'pg.enable_coupons', 'pg.enable_two_cards',
-      'pg.custom_code', 'pg.integrations', 'g.public_key', 'pp.id as plan_id', 'pp.name as plan_name', 'pp.payment_method as plan_method',
+      'pg.gateway',
+      'pg.main_color',
+      'pg.menus',
+      'pg.page_title',
+      'pg.logo_url',
+      'pg.currency',
+      'pg.enable_coupons',
+      'pg.enable_two_cards',
+      'pg.custom_code',
+      'pg.integrations',
+      'g.public_key',
+      'pp.id as plan_id',
+      'pp.name as plan_name',
+      'pp.payment_method as plan_method',
     ])
     .where('pg.account_id', '=', accountId)
     .where('pg.id', '=', pageId)
@@ -61,8 +89,14 @@ export async function pageBranding(db: Kysely<DB>, table: 'cart_pages' | 'checko
     enable_coupons: row.enable_coupons,
     enable_two_cards: row.enable_two_cards,
     custom_code: row.custom_code ?? '',
-    ...whenSet('default_payment_plan', planRef({ id: row.plan_id, name: row.plan_name, payment_method: row.plan_method })),
-    integrations: row.integrations && typeof row.integrations === 'object' && !Array.isArray(row.integrations) ? (row.integrations as Record<string, unknown>) : {},
+    ...whenSet(
+      'default_payment_plan',
+      planRef({ id: row.plan_id, name: row.plan_name, payment_method: row.plan_method }),
+    ),
+    integrations:
+      row.integrations && typeof row.integrations === 'object' && !Array.isArray(row.integrations)
+        ? (row.integrations as Record<string, unknown>)
+        : {},
   };
 }
 
@@ -70,9 +104,19 @@ export async function pageBranding(db: Kysely<DB>, table: 'cart_pages' | 'checko
  * The branding of a charge that came from no page: the company's name as the title, the default
  * colour, and its first enabled card gateway (gateway_a, then gateway_b, then gateway_c) with its key.
  */
-export async function companyBranding(db: Kysely<DB>, accountId: string, companyId: number, currency: string): Promise<Branding> {
+export async function companyBranding(
+  db: Kysely<DB>,
+  accountId: string,
+  companyId: number,
+  currency: string,
+): Promise<Branding> {
   const [company, gateways] = await Promise.all([
-    db.selectFrom('companies').select('name').where('account_id', '=', accountId).where('id', '=', companyId).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('companies')
+      .select('name')
+      .where('account_id', '=', accountId)
+      .where('id', '=', companyId)
+      .executeTakeFirstOrThrow(),
     db
       .selectFrom('company_gateways')
       .select(['gateway', 'public_key'])
@@ -82,7 +126,9 @@ export async function companyBranding(db: Kysely<DB>, accountId: string, company
       .where('gateway', 'in', [...CARD_GATEWAYS])
       .execute(),
   ]);
-  const chosen = CARD_GATEWAYS.map((name) => gateways.find((row) => row.gateway === name)).find((row) => row !== undefined);
+  const chosen = CARD_GATEWAYS.map((name) => gateways.find((row) => row.gateway === name)).find(
+    (row) => row !== undefined,
+  );
   return {
     gateway: chosen?.gateway ?? 'gateway_a',
     main_color: DEFAULT_MAIN_COLOR,

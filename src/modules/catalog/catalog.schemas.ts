@@ -74,5 +74,7 @@ export const ProductCreateResponseSchema = Type.Object(
 );
 
 export const GatewayPublicKeySchema = Type.Object({
-  public_key: Type.String({ description: "the publishable gateway_a key of the product's company, for client-side tokenization" }),
+  public_key: Type.String({
+    description: "the publishable gateway_a key of the product's company, for client-side tokenization",
+  }),
 });

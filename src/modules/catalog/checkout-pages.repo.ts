@@ -10,7 +10,9 @@ type PageScope = ExpressionBuilder<DB & { cp: DB['checkout_pages'] }, 'cp'>;
 function pageProducts(eb: PageScope, accountId: string) {
   return eb
     .selectFrom('checkout_page_products as cpp')
-    .innerJoin('products as p', (join) => join.onRef('p.id', '=', 'cpp.product_id').onRef('p.account_id', '=', 'cpp.account_id'))
+    .innerJoin('products as p', (join) =>
+      join.onRef('p.id', '=', 'cpp.product_id').onRef('p.account_id', '=', 'cpp.account_id'),
+    )
     .whereRef('cpp.checkout_page_id', '=', 'cp.id')
     .where('cpp.account_id', '=', accountId)
     .where('p.deleted_at', 'is', null);
@@ -36,7 +38,9 @@ function pageSummaries(db: Kysely<DB>, accountId: string) {
       'cp.enable_coupons',
       'cp.company_id',
       'g.public_key',
-      eb.exists(pageProducts(eb, accountId).where('p.subscription', '=', true).select(sql.lit(1).as('one'))).as('subscription'),
+      eb
+        .exists(pageProducts(eb, accountId).where('p.subscription', '=', true).select(sql.lit(1).as('one')))
+        .as('subscription'),
     ])
     .where('cp.account_id', '=', accountId)
     .where('cp.deleted_at', 'is', null);
@@ -50,12 +54,17 @@ export function listCheckoutPages(db: Kysely<DB>, accountId: string, filter: Che
   }
   if (filter.productIds?.length) {
     const productIds = filter.productIds;
-    query = query.where((eb) => eb.exists(pageProducts(eb, accountId).where('cpp.product_id', 'in', productIds).select(sql.lit(1).as('one'))));
+    query = query.where((eb) =>
+      eb.exists(pageProducts(eb, accountId).where('cpp.product_id', 'in', productIds).select(sql.lit(1).as('one'))),
+    );
   }
   if (filter.q) {
     const pattern = containsPattern(filter.q);
     query = query.where((eb) =>
-      eb.or([eb('cp.page_title', 'ilike', pattern), eb.exists(pageProducts(eb, accountId).where('p.name', 'ilike', pattern).select(sql.lit(1).as('one')))]),
+      eb.or([
+        eb('cp.page_title', 'ilike', pattern),
+        eb.exists(pageProducts(eb, accountId).where('p.name', 'ilike', pattern).select(sql.lit(1).as('one'))),
+      ]),
     );
   }
   return query.orderBy('cp.created_at').orderBy('cp.id').limit(1000).execute();
@@ -65,10 +74,16 @@ export function listCheckoutPages(db: Kysely<DB>, accountId: string, filter: Che
 export function findCheckoutPage(db: Kysely<DB>, accountId: string, id: string) {
   return pageSummaries(db, accountId)
     .leftJoin('products as upsell', (join) =>
-      join.onRef('upsell.id', '=', 'cp.upsell_product_id').onRef('upsell.account_id', '=', 'cp.account_id').on('upsell.deleted_at', 'is', null),
+      join
+        .onRef('upsell.id', '=', 'cp.upsell_product_id')
+        .onRef('upsell.account_id', '=', 'cp.account_id')
+        .on('upsell.deleted_at', 'is', null),
     )
     .leftJoin('payment_plans as plan', (join) =>
-      join.onRef('plan.id', '=', 'cp.default_payment_plan_id').onRef('plan.account_id', '=', 'cp.account_id').on('plan.deleted_at', 'is', null),
+      join
+        .onRef('plan.id', '=', 'cp.default_payment_plan_id')
+        .onRef('plan.account_id', '=', 'cp.account_id')
+        .on('plan.deleted_at', 'is', null),
     )
     .select([
       'cp.customer_data_at',
@@ -93,7 +108,9 @@ export function findCheckoutPage(db: Kysely<DB>, accountId: string, id: string) 
 export function listCheckoutPageProducts(db: Kysely<DB>, accountId: string, pageId: string) {
   return db
     .selectFrom('checkout_page_products as cpp')
-    .innerJoin('products as p', (join) => join.onRef('p.id', '=', 'cpp.product_id').onRef('p.account_id', '=', 'cpp.account_id'))
+    .innerJoin('products as p', (join) =>
+      join.onRef('p.id', '=', 'cpp.product_id').onRef('p.account_id', '=', 'cpp.account_id'),
+    )
     .select([
       'p.id',
       'p.uid',

@@ -4,7 +4,12 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../app.ts';
 import { requireAccount } from '../../http/auth.ts';
 import { errorResponses, NoQuery } from '../../http/schemas.ts';
-import { CheckoutPageIdParams, CheckoutPageListQuery, CheckoutPageShowSchema, CheckoutPageSummarySchema } from './checkout-pages.schemas.ts';
+import {
+  CheckoutPageIdParams,
+  CheckoutPageListQuery,
+  CheckoutPageShowSchema,
+  CheckoutPageSummarySchema,
+} from './checkout-pages.schemas.ts';
 import { listCheckoutPages } from './checkout-pages.repo.ts';
 import { showCheckoutPage, toCheckoutPageSummary } from './checkout-pages.service.ts';
 

@@ -8,7 +8,9 @@ export const CheckoutPageSummarySchema = Type.Object(
     main_color: Type.String({ description: 'hex colour, #rrggbb' }),
     currency: Type.String({ description: 'ISO 4217' }),
     gateway: Type.String(),
-    public_key: Type.String({ description: "the page gateway's publishable key; empty when the company has no enabled integration for it" }),
+    public_key: Type.String({
+      description: "the page gateway's publishable key; empty when the company has no enabled integration for it",
+    }),
     subscription: Type.Boolean({ description: 'true when at least one product of the page is a subscription' }),
     enable_coupons: Type.Boolean(),
     company_id: Type.Integer(),
@@ -18,9 +20,16 @@ export const CheckoutPageSummarySchema = Type.Object(
 
 export const CheckoutPageListQuery = Type.Object(
   {
-    q: Type.Optional(Type.String({ maxLength: 200, description: 'matches the page title or a product name, case-insensitively and literally' })),
+    q: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description: 'matches the page title or a product name, case-insensitively and literally',
+      }),
+    ),
     has_products: Type.Optional(Type.Boolean({ description: 'true: at least one live product; false: none' })),
-    product_ids: Type.Optional(Type.Array(IntegerId(), { maxItems: 100, description: 'pages with any of these products, as product_ids[]=…' })),
+    product_ids: Type.Optional(
+      Type.Array(IntegerId(), { maxItems: 100, description: 'pages with any of these products, as product_ids[]=…' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -34,8 +43,15 @@ export const CheckoutPageProductSchema = Type.Object({
   description: Type.String({ description: 'the description, else the short description, else empty' }),
   product_type: Type.String({ description: 'digital, physical or service' }),
   subscription: Type.Boolean(),
-  type: Type.Union([Type.Literal('subscription'), Type.Literal('one_time')], { description: 'how the product is billed' }),
-  interval: Type.Optional(Type.String({ description: 'billing period of a subscription (monthly, quarterly, every_10_days…); absent for one-time products' })),
+  type: Type.Union([Type.Literal('subscription'), Type.Literal('one_time')], {
+    description: 'how the product is billed',
+  }),
+  interval: Type.Optional(
+    Type.String({
+      description:
+        'billing period of a subscription (monthly, quarterly, every_10_days…); absent for one-time products',
+    }),
+  ),
   max_quantity: Type.Integer(),
   value: Type.Number({ description: 'unit price' }),
   image: Type.Optional(Type.String({ format: 'uri', description: 'present only when set' })),
@@ -53,7 +69,9 @@ export const CheckoutPageShowSchema = Type.Object({
   index_on_search_engines: Type.Boolean(),
   require_scheduling: Type.Boolean(),
   enable_two_cards: Type.Boolean(),
-  upsell_product: Type.Optional(Type.Object({ id: Type.Integer(), name: Type.String() }, { description: 'present only when set' })),
+  upsell_product: Type.Optional(
+    Type.Object({ id: Type.Integer(), name: Type.String() }, { description: 'present only when set' }),
+  ),
   custom_code: Type.String({ description: 'HTML/JS snippet; empty when unset' }),
   default_payment_plan: Type.Optional(
     Type.Object(

@@ -3,7 +3,11 @@ import type { Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
 import { notFound } from '../../http/errors.ts';
 import { toMajor } from '../../lib/money.ts';
-import type { CheckoutPageProductSchema, CheckoutPageShowSchema, CheckoutPageSummarySchema } from './checkout-pages.schemas.ts';
+import type {
+  CheckoutPageProductSchema,
+  CheckoutPageShowSchema,
+  CheckoutPageSummarySchema,
+} from './checkout-pages.schemas.ts';
 import { findCheckoutPage, listCheckoutPageProducts, type listCheckoutPages } from './checkout-pages.repo.ts';
 import { productDescription } from './products.service.ts';
 
@@ -44,7 +48,9 @@ export function toCheckoutPageProduct(row: PageProductRow): Static<typeof Checko
     product_type: row.product_type,
     subscription: row.subscription,
     type: row.subscription ? 'subscription' : 'one_time',
-    ...(row.subscription && row.interval !== null ? { interval: billingInterval(row.interval, row.interval_count) } : {}),
+    ...(row.subscription && row.interval !== null
+      ? { interval: billingInterval(row.interval, row.interval_count) }
+      : {}),
     max_quantity: row.max_quantity,
     value: toMajor(row.value_cents),
     ...(row.image_url !== null ? { image: row.image_url } : {}),
@@ -54,7 +60,11 @@ export function toCheckoutPageProduct(row: PageProductRow): Static<typeof Checko
 }
 
 /** CheckoutPageShow of one of the account's live pages; another account's or a deleted page is not found. */
-export async function showCheckoutPage(db: Kysely<DB>, accountId: string, id: string): Promise<Static<typeof CheckoutPageShowSchema>> {
+export async function showCheckoutPage(
+  db: Kysely<DB>,
+  accountId: string,
+  id: string,
+): Promise<Static<typeof CheckoutPageShowSchema>> {
   const page = await findCheckoutPage(db, accountId, id);
   if (!page) throw notFound('Checkout page');
   const products = await listCheckoutPageProducts(db, accountId, id);
@@ -66,10 +76,18 @@ export async function showCheckoutPage(db: Kysely<DB>, accountId: string, id: st
     index_on_search_engines: page.index_on_search_engines,
     require_scheduling: page.require_scheduling,
     enable_two_cards: page.enable_two_cards,
-    ...(page.upsell_id !== null && page.upsell_name !== null ? { upsell_product: { id: page.upsell_id, name: page.upsell_name } } : {}),
+    ...(page.upsell_id !== null && page.upsell_name !== null
+      ? { upsell_product: { id: page.upsell_id, name: page.upsell_name } }
+      : {}),
     custom_code: page.custom_code ?? '',
     ...(page.plan_id !== null && page.plan_name !== null && page.plan_payment_method !== null
-      ? { default_payment_plan: { id: String(page.plan_id), name: page.plan_name, payment_method: page.plan_payment_method } }
+      ? {
+          default_payment_plan: {
+            id: String(page.plan_id),
+            name: page.plan_name,
+            payment_method: page.plan_payment_method,
+          },
+        }
       : {}),
     integrations: isPlainObject(page.integrations) ? page.integrations : {},
     products: products.map(toCheckoutPageProduct),

@@ -16,14 +16,30 @@ export function listProducts(db: Kysely<DB>, accountId: string, filter: { q?: st
 export function findProduct(db: Kysely<DB>, id: number) {
   return db
     .selectFrom('products')
-    .select(['id', 'account_id', 'company_id', 'name', 'description', 'short_description', 'subscription', 'value_cents', 'weight_grams', 'image_url'])
+    .select([
+      'id',
+      'account_id',
+      'company_id',
+      'name',
+      'description',
+      'short_description',
+      'subscription',
+      'value_cents',
+      'weight_grams',
+      'image_url',
+    ])
     .where('id', '=', id)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
 }
 
 /** The publishable key of a company's enabled integration with `gateway`, if it has one. */
-export async function findGatewayPublicKey(db: Kysely<DB>, accountId: string, companyId: number, gateway: 'gateway_a' | 'gateway_b' | 'gateway_c') {
+export async function findGatewayPublicKey(
+  db: Kysely<DB>,
+  accountId: string,
+  companyId: number,
+  gateway: 'gateway_a' | 'gateway_b' | 'gateway_c',
+) {
   const row = await db
     .selectFrom('company_gateways')
     .select('public_key')

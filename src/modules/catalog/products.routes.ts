@@ -34,7 +34,10 @@ export function registerProductRoutes(parent: FastifyInstance, { database }: App
       },
     },
     async (request) => {
-      const rows = await listProducts(db, requireAccount(request), { q: request.query.q, includeDeleted: request.query.deleted === true });
+      const rows = await listProducts(db, requireAccount(request), {
+        q: request.query.q,
+        includeDeleted: request.query.deleted === true,
+      });
       return rows.map((row) => ({
         id: row.id,
         name: row.name,
@@ -65,7 +68,12 @@ export function registerProductRoutes(parent: FastifyInstance, { database }: App
     '/products/:id',
     {
       config: { access: 'public' },
-      schema: { tags: ['Products'], params: ProductIdParams, querystring: NoQuery, response: { 200: ProductShowSchema, ...errorResponses(403, 404, 422) } },
+      schema: {
+        tags: ['Products'],
+        params: ProductIdParams,
+        querystring: NoQuery,
+        response: { 200: ProductShowSchema, ...errorResponses(403, 404, 422) },
+      },
     },
     async (request) => {
       const product = await findProduct(db, request.params.id);
@@ -81,7 +89,8 @@ export function registerProductRoutes(parent: FastifyInstance, { database }: App
       config: { access: 'public' },
       schema: {
         tags: ['Products'],
-        description: "The publishable gateway_a key of the product's company; 422 when the company has no enabled gateway_a integration.",
+        description:
+          "The publishable gateway_a key of the product's company; 422 when the company has no enabled gateway_a integration.",
         params: ProductIdParams,
         querystring: NoQuery,
         response: { 200: GatewayPublicKeySchema, ...errorResponses(403, 404, 422) },

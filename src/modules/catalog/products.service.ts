@@ -6,7 +6,7 @@ import { AppError, businessRule, validationFailed } from '../../http/errors.ts';
 import { hasAtMostTwoDecimals, toCents, toMajor } from '../../lib/money.ts';
 import { findPrimaryCompanyId } from '../accounts/accounts.repo.ts';
 import type { ProductCreateBody, ProductCreateResponseSchema, ProductShowSchema } from './catalog.schemas.ts';
-import { findGatewayPublicKey, findProduct } from './products.repo.ts';
+import { findGatewayPublicKey, type findProduct } from './products.repo.ts';
 
 type CreateInput = Static<typeof ProductCreateBody>;
 type CreateResult = Static<typeof ProductCreateResponseSchema>;
@@ -39,14 +39,39 @@ export async function productGatewayAPublicKey(db: Kysely<DB>, product: ProductR
 
 /** Creates a product in one of the account's companies (the primary one unless `company_id` names another). */
 export async function createProduct(db: Kysely<DB>, accountId: string, input: CreateInput): Promise<CreateResult> {
-  if (!hasAtMostTwoDecimals(input.value)) throw validationFailed('value has more than two decimals', [{ field: 'body/value', message: 'must have at most two decimals' }]);
+  if (!hasAtMostTwoDecimals(input.value))
+    throw validationFailed('value has more than two decimals', [
+      { field: 'body/value', message: 'must have at most two decimals' },
+    ]);
   const companyId = input.company_id ?? (await findPrimaryCompanyId(db, accountId));
   const company = companyId
-    ? await db.selectFrom('companies').select(['id', 'name']).where('account_id', '=', accountId).where('id', '=', companyId).executeTakeFirst()
+    ? await db
+        .selectFrom('companies')
+        .select(['id', 'name'])
+        .where('account_id', '=', accountId)
+        .where('id', '=', companyId)
+        .executeTakeFirst()
     : undefined;
-  if (!company) throw validationFailed('company_id is not a company of this account', [{ field: 'body/company_id', message: 'unknown company' }]);
-  const taxConfiguration = await ownedRef(db, 'tax_configurations', accountId, company.id, input.tax_configuration_id, 'tax_configuration_id');
-  const financialAccount = await ownedRef(db, 'financial_accounts', accountId, company.id, input.financial_account_id, 'financial_account_id');
+  if (!company)
+    throw validationFailed('company_id is not a company of this account', [
+      { field: 'body/company_id', message: 'unknown company' },
+    ]);
+  const taxConfiguration = await ownedRef(
+    db,
+    'tax_configurations',
+    accountId,
+    company.id,
+    input.tax_configuration_id,
+    'tax_configuration_id',
+  );
+  const financialAccount = await ownedRef(
+    db,
+    'financial_accounts',
+    accountId,
+    company.id,
+    input.financial_account_id,
+    'financial_account_id',
+  );
   const row = await db
     .insertInto('products')
     .values({
@@ -92,7 +117,14 @@ async function ownedRef(
   field: string,
 ): Promise<{ id: number; name: string } | undefined> {
   if (id === undefined) return undefined;
-  const row = await db.selectFrom(table).select(['id', 'name']).where('account_id', '=', accountId).where('company_id', '=', companyId).where('id', '=', id).executeTakeFirst();
-  if (!row) throw validationFailed(`${field} is not one of the company's`, [{ field: `body/${field}`, message: 'unknown id' }]);
+  const row = await db
+    .selectFrom(table)
+    .select(['id', 'name'])
+    .where('account_id', '=', accountId)
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row)
+    throw validationFailed(`${field} is not one of the company's`, [{ field: `body/${field}`, message: 'unknown id' }]);
   return row;
 }

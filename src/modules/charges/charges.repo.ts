@@ -5,12 +5,40 @@ import type { DB } from '../../db/schema.ts';
 export function findCharge(db: Kysely<DB>, uid: string) {
   return db
     .selectFrom('orders as o')
-    .leftJoin('customers as c', (join) => join.onRef('c.id', '=', 'o.customer_id').onRef('c.account_id', '=', 'o.account_id'))
+    .leftJoin('customers as c', (join) =>
+      join.onRef('c.id', '=', 'o.customer_id').onRef('c.account_id', '=', 'o.account_id'),
+    )
     .select([
-      'o.id', 'o.uid', 'o.account_id', 'o.company_id', 'o.status', 'o.total_cents', 'o.checkout_page_id', 'o.cart_page_id', 'o.payment_plan_id', 'o.currency', 'o.date',
-      'o.due_date', 'o.retention_cents', 'o.freight_cents', 'o.observation', 'o.coupon_code', 'o.discount_cents',
-      'c.id as customer_id', 'c.email', 'c.name', 'c.foreign', 'c.identification', 'c.social_reason', 'c.street', 'c.neighborhood',
-      'c.number', 'c.complement', 'c.zipcode', 'c.city', 'c.state',
+      'o.id',
+      'o.uid',
+      'o.account_id',
+      'o.company_id',
+      'o.status',
+      'o.total_cents',
+      'o.checkout_page_id',
+      'o.cart_page_id',
+      'o.payment_plan_id',
+      'o.currency',
+      'o.date',
+      'o.due_date',
+      'o.retention_cents',
+      'o.freight_cents',
+      'o.observation',
+      'o.coupon_code',
+      'o.discount_cents',
+      'c.id as customer_id',
+      'c.email',
+      'c.name',
+      'c.foreign',
+      'c.identification',
+      'c.social_reason',
+      'c.street',
+      'c.neighborhood',
+      'c.number',
+      'c.complement',
+      'c.zipcode',
+      'c.city',
+      'c.state',
     ])
     .where('o.uid', '=', uid)
     .where('o.due_date', 'is not', null)
@@ -22,8 +50,20 @@ export type ChargeRow = NonNullable<Awaited<ReturnType<typeof findCharge>>>;
 export function findChargeProducts(db: Kysely<DB>, accountId: string, orderId: number) {
   return db
     .selectFrom('order_items as i')
-    .leftJoin('products as p', (join) => join.onRef('p.id', '=', 'i.product_id').onRef('p.account_id', '=', 'i.account_id'))
-    .select(['i.product_id', 'i.product_name', 'i.subscription', 'i.quantity', 'i.unit_value_cents', 'p.description', 'p.short_description', 'p.product_type', 'p.image_url'])
+    .leftJoin('products as p', (join) =>
+      join.onRef('p.id', '=', 'i.product_id').onRef('p.account_id', '=', 'i.account_id'),
+    )
+    .select([
+      'i.product_id',
+      'i.product_name',
+      'i.subscription',
+      'i.quantity',
+      'i.unit_value_cents',
+      'p.description',
+      'p.short_description',
+      'p.product_type',
+      'p.image_url',
+    ])
     .where('i.account_id', '=', accountId)
     .where('i.order_id', '=', orderId)
     .orderBy('i.id')
@@ -42,7 +82,13 @@ export function findChargeInvoices(db: Kysely<DB>, accountId: string, orderId: n
 }
 
 export function findChargeFiles(db: Kysely<DB>, accountId: string, orderId: number) {
-  return db.selectFrom('order_files').select(['url', 'name']).where('account_id', '=', accountId).where('order_id', '=', orderId).orderBy('id').execute();
+  return db
+    .selectFrom('order_files')
+    .select(['url', 'name'])
+    .where('account_id', '=', accountId)
+    .where('order_id', '=', orderId)
+    .orderBy('id')
+    .execute();
 }
 
 export function findPlan(db: Kysely<DB>, accountId: string, planId: number) {

@@ -23,7 +23,12 @@ export const ChargeShowSchema = Type.Object({
       address: AddressSchema,
     }),
   ),
-  coupon: Type.Optional(Type.Object({ code: Type.String(), discount: Type.Number() }, { description: 'present when the charge has a coupon' })),
+  coupon: Type.Optional(
+    Type.Object(
+      { code: Type.String(), discount: Type.Number() },
+      { description: 'present when the charge has a coupon' },
+    ),
+  ),
   products: Type.Array(
     Type.Object({
       id: Type.Optional(Type.Integer()),
@@ -36,6 +41,8 @@ export const ChargeShowSchema = Type.Object({
       image: Type.Optional(Type.String()),
     }),
   ),
-  invoices: Type.Array(Type.Object({ type: Type.String(), url: Type.Optional(Type.String()) }, { description: 'authorized invoices' })),
+  invoices: Type.Array(
+    Type.Object({ type: Type.String(), url: Type.Optional(Type.String()) }, { description: 'authorized invoices' }),
+  ),
   files: Type.Array(Type.Object({ url: Type.String(), name: Type.String() })),
 });

@@ -16,10 +16,13 @@ export type ChargeShow = Static<typeof ChargeShowSchema>;
  */
 export async function chargeBranding(db: Kysely<DB>, charge: ChargeRow): Promise<Branding> {
   const page =
-    (charge.checkout_page_id ? await pageBranding(db, 'checkout_pages', charge.account_id, charge.checkout_page_id) : undefined) ??
+    (charge.checkout_page_id
+      ? await pageBranding(db, 'checkout_pages', charge.account_id, charge.checkout_page_id)
+      : undefined) ??
     (charge.cart_page_id ? await pageBranding(db, 'cart_pages', charge.account_id, charge.cart_page_id) : undefined);
   const branding = page ?? (await companyBranding(db, charge.account_id, charge.company_id, charge.currency));
-  const plan = charge.payment_plan_id === null ? undefined : await findPlan(db, charge.account_id, charge.payment_plan_id);
+  const plan =
+    charge.payment_plan_id === null ? undefined : await findPlan(db, charge.account_id, charge.payment_plan_id);
   return plan ? { ...branding, default_payment_plan: planRef(plan) } : branding;
 }
 
@@ -52,7 +55,10 @@ export async function showCharge(db: Kysely<DB>, charge: ChargeRow): Promise<Cha
             address: addressOf(charge),
           },
     ),
-    ...whenSet('coupon', charge.coupon_code === null ? undefined : { code: charge.coupon_code, discount: toMajor(charge.discount_cents) }),
+    ...whenSet(
+      'coupon',
+      charge.coupon_code === null ? undefined : { code: charge.coupon_code, discount: toMajor(charge.discount_cents) },
+    ),
     products: products.map((item) => ({
       ...whenSet('id', item.product_id),
       name: item.product_name,

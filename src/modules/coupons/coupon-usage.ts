@@ -7,7 +7,12 @@ import type { DB } from '../../db/schema.ts';
  * when the coupon is exhausted. Pay flows claim before charging, so an exhausted coupon is refused
  * before any money moves; an order that already holds its redemption is not counted twice.
  */
-export async function claimCouponForOrder(trx: Kysely<DB>, accountId: string, couponId: number, orderId: number): Promise<boolean> {
+export async function claimCouponForOrder(
+  trx: Kysely<DB>,
+  accountId: string,
+  couponId: number,
+  orderId: number,
+): Promise<boolean> {
   const held = await trx
     .selectFrom('coupon_redemptions')
     .select('order_id')
@@ -25,7 +30,10 @@ export async function claimCouponForOrder(trx: Kysely<DB>, accountId: string, co
     .returning('id')
     .executeTakeFirst();
   if (!claimed) return false;
-  await trx.insertInto('coupon_redemptions').values({ account_id: accountId, coupon_id: couponId, order_id: orderId }).execute();
+  await trx
+    .insertInto('coupon_redemptions')
+    .values({ account_id: accountId, coupon_id: couponId, order_id: orderId })
+    .execute();
   return true;
 }
 
@@ -43,7 +51,12 @@ export async function releaseCouponOfOrder(trx: Kysely<DB>, accountId: string, o
     .where('order_id', '=', orderId)
     .where((eb) =>
       eb.exists(
-        eb.selectFrom('orders').select('orders.id').whereRef('orders.id', '=', 'coupon_redemptions.order_id').whereRef('orders.account_id', '=', 'coupon_redemptions.account_id').where('orders.source', 'in', CLAIMED_BY_PAY_ATTEMPT),
+        eb
+          .selectFrom('orders')
+          .select('orders.id')
+          .whereRef('orders.id', '=', 'coupon_redemptions.order_id')
+          .whereRef('orders.account_id', '=', 'coupon_redemptions.account_id')
+          .where('orders.source', 'in', CLAIMED_BY_PAY_ATTEMPT),
       ),
     )
     .returning('coupon_id')

@@ -20,10 +20,15 @@ export function registerCouponRoutes(parent: FastifyInstance, { config, database
       config: { access: 'public', errorFormat: 'error' },
       schema: {
         tags: ['Coupons'],
-        description: 'Whether a coupon is usable for every listed product. The company is the per-company host’s, else the products’, else the API key’s primary one.',
+        description:
+          'Whether a coupon is usable for every listed product. The company is the per-company host’s, else the products’, else the API key’s primary one.',
         params: CouponCodeParams,
         querystring: CouponValidateQuery,
-        response: { 200: CouponValidationSchema, 403: Type.Null({ description: 'origin not allowed or invalid API key; no body' }), 422: CouponErrorBody },
+        response: {
+          200: CouponValidationSchema,
+          403: Type.Null({ description: 'origin not allowed or invalid API key; no body' }),
+          422: CouponErrorBody,
+        },
       },
     },
     async (request) => {

@@ -1,9 +1,19 @@
 import { Type } from 'typebox';
 
-export const CouponCodeParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+export const CouponCodeParams = Type.Object(
+  { code: Type.String({ minLength: 1, maxLength: 64 }) },
+  { additionalProperties: false },
+);
 
 export const CouponValidateQuery = Type.Object(
-  { product_id: Type.Optional(Type.String({ maxLength: 2000, description: 'a product id or a comma-separated list; the coupon must apply to all' })) },
+  {
+    product_id: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description: 'a product id or a comma-separated list; the coupon must apply to all',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 

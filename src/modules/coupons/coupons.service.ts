@@ -18,7 +18,13 @@ export class CouponError extends Error {
   }
 }
 
-export type UsableCoupon = { id: number; code: string; rule: CouponRule; percentage: number | null; amountCents: number | null };
+export type UsableCoupon = {
+  id: number;
+  code: string;
+  rule: CouponRule;
+  percentage: number | null;
+  amountCents: number | null;
+};
 
 export type CouponScope = { accountId: string; companyId: number };
 
@@ -41,27 +47,33 @@ export type CouponRow = NonNullable<Awaited<ReturnType<typeof findCoupon>>>;
 
 /** The kept coupon with this code, with its product restriction (ids; empty when unrestricted). */
 export function findCoupon(db: Kysely<DB>, scope: CouponScope, code: string) {
-  return db
-    .selectFrom('coupons')
-    .select(['id', 'code', 'type', 'percentage', 'amount_cents', 'expires_at', 'usage_limit', 'used_count'])
-    // The product restriction comes in the same round trip: this lookup sits on every priced request.
-    .select((eb) =>
-      eb
-        .selectFrom('coupon_products')
-        .select(sql<number[]>`coalesce(json_agg(product_id), '[]'::json)`.as('ids'))
-        .where('coupon_products.account_id', '=', scope.accountId)
-        .whereRef('coupon_products.coupon_id', '=', 'coupons.id')
-        .as('restricted_product_ids'),
-    )
-    .where('account_id', '=', scope.accountId)
-    .where('company_id', '=', scope.companyId)
-    .where('code', '=', code.trim().toUpperCase())
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  return (
+    db
+      .selectFrom('coupons')
+      .select(['id', 'code', 'type', 'percentage', 'amount_cents', 'expires_at', 'usage_limit', 'used_count'])
+      // The product restriction comes in the same round trip: this lookup sits on every priced request.
+      .select((eb) =>
+        eb
+          .selectFrom('coupon_products')
+          .select(sql<number[]>`coalesce(json_agg(product_id), '[]'::json)`.as('ids'))
+          .where('coupon_products.account_id', '=', scope.accountId)
+          .whereRef('coupon_products.coupon_id', '=', 'coupons.id')
+          .as('restricted_product_ids'),
+      )
+      .where('account_id', '=', scope.accountId)
+      .where('company_id', '=', scope.companyId)
+      .where('code', '=', code.trim().toUpperCase())
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst()
+  );
 }
 
 /** The rules of `findUsableCoupon` on a coupon already read (`undefined`: no such coupon). */
-export function usableCoupon(coupon: CouponRow | undefined, productIds: readonly (number | null)[], now: Date): UsableCoupon {
+export function usableCoupon(
+  coupon: CouponRow | undefined,
+  productIds: readonly (number | null)[],
+  now: Date,
+): UsableCoupon {
   if (!coupon) throw new CouponError('not_found');
   if (coupon.expires_at && coupon.expires_at <= now) throw new CouponError('expired');
   if (coupon.usage_limit !== null && coupon.used_count >= coupon.usage_limit) throw new CouponError('exhausted');
@@ -69,9 +81,12 @@ export function usableCoupon(coupon: CouponRow | undefined, productIds: readonly
   if (restricted.length) {
     const allowed = new Set(restricted);
     // A line that is no catalog product (a cart item named by the merchant: `null`) is covered by no restriction.
-    if (productIds.length === 0 || productIds.some((id) => id === null || !allowed.has(id))) throw new CouponError('not_applicable');
+    if (productIds.length === 0 || productIds.some((id) => id === null || !allowed.has(id)))
+      throw new CouponError('not_applicable');
   }
   const rule: CouponRule =
-    coupon.type === 'percentage' ? { type: 'percentage', percentage: coupon.percentage! } : { type: 'price', amountCents: coupon.amount_cents! };
+    coupon.type === 'percentage'
+      ? { type: 'percentage', percentage: coupon.percentage! }
+      : { type: 'price', amountCents: coupon.amount_cents! };
   return { id: coupon.id, code: coupon.code, rule, percentage: coupon.percentage, amountCents: coupon.amount_cents };
 }

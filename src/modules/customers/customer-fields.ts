@@ -13,12 +13,19 @@ const TAX_ID_PUNCTUATION = /[.\-/\s]/g;
  * The rules a schema cannot express: a CPF or CNPJ with valid check digits (any text when `foreign`).
  * Returns the normalised identification.
  */
-export function checkedIdentification(identification: string | undefined, foreign: boolean | undefined, field: string): string | undefined {
+export function checkedIdentification(
+  identification: string | undefined,
+  foreign: boolean | undefined,
+  field: string,
+): string | undefined {
   if (identification === undefined) return undefined;
   if (foreign) return identification.trim();
   const normalised = identification.replace(TAX_ID_PUNCTUATION, '').toUpperCase();
   if (!isValidTaxId(normalised)) {
-    const detail: FieldError = { field, message: 'must be a CPF (11 digits) or CNPJ (14 characters) with valid check digits' };
+    const detail: FieldError = {
+      field,
+      message: 'must be a CPF (11 digits) or CNPJ (14 characters) with valid check digits',
+    };
     throw validationFailed('identification is not a valid CPF or CNPJ', [detail]);
   }
   return normalised;
@@ -50,7 +57,9 @@ export function customerColumns(input: CustomerInput, path: string): CustomerCol
     carrier: input.carrier,
     url: input.url,
     minimum_retention_cents:
-      input.minimum_retention_value === undefined ? undefined : centsFromBody(input.minimum_retention_value, `${path}minimum_retention_value`),
+      input.minimum_retention_value === undefined
+        ? undefined
+        : centsFromBody(input.minimum_retention_value, `${path}minimum_retention_value`),
     auxiliary_emails: input.auxiliary_emails?.map((email) => email.trim().toLowerCase()),
     meta: input.meta,
   };

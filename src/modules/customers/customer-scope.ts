@@ -19,12 +19,18 @@ export async function resolveCustomerScope(
   checkoutPageId: string | undefined,
 ): Promise<CompanyScope> {
   const scope = await candidateScope(db, request, publicHostname, checkoutPageId);
-  if (!scope) throw forbidden('No account owns this request: send the API key, use the company host or name a checkout_page_id');
+  if (!scope)
+    throw forbidden('No account owns this request: send the API key, use the company host or name a checkout_page_id');
   await assertPublicAccess(db, request, scope.accountId);
   return scope;
 }
 
-async function candidateScope(db: Kysely<DB>, request: FastifyRequest, publicHostname: string, checkoutPageId: string | undefined) {
+async function candidateScope(
+  db: Kysely<DB>,
+  request: FastifyRequest,
+  publicHostname: string,
+  checkoutPageId: string | undefined,
+) {
   if (checkoutPageId !== undefined) {
     const page = await db
       .selectFrom('checkout_pages')
@@ -32,7 +38,10 @@ async function candidateScope(db: Kysely<DB>, request: FastifyRequest, publicHos
       .where('id', '=', checkoutPageId.toLowerCase())
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
-    if (!page) throw validationFailed('checkout_page_id names no checkout page', [{ field: 'body/checkout_page_id', message: 'unknown checkout page' }]);
+    if (!page)
+      throw validationFailed('checkout_page_id names no checkout page', [
+        { field: 'body/checkout_page_id', message: 'unknown checkout page' },
+      ]);
     return { accountId: page.account_id, companyId: page.company_id };
   }
   const hostCompany = await companyFromHost(db, request.headers.host, publicHostname);

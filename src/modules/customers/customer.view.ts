@@ -4,9 +4,16 @@ import type { CustomerRow } from './customers.repo.ts';
 import type { CustomerResponseSchema } from './customers.schemas.ts';
 
 const stringValues = (meta: unknown): Record<string, string> =>
-  Object.fromEntries(Object.entries(meta && typeof meta === 'object' ? meta : {}).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  Object.fromEntries(
+    Object.entries(meta && typeof meta === 'object' ? meta : {}).filter(
+      (entry): entry is [string, string] => typeof entry[1] === 'string',
+    ),
+  );
 
-export function toCustomerResponse(customer: CustomerRow, orderId: number | null): Static<typeof CustomerResponseSchema> {
+export function toCustomerResponse(
+  customer: CustomerRow,
+  orderId: number | null,
+): Static<typeof CustomerResponseSchema> {
   return {
     id: customer.id,
     email: customer.email,
@@ -20,18 +27,31 @@ export function toCustomerResponse(customer: CustomerRow, orderId: number | null
   };
 }
 
-const ADDRESS_KEYS = ['street', 'neighborhood', 'number', 'complement', 'zipcode', 'city', 'state'] as const;
-type SentFields = { identification?: string; meta?: Record<string, string> } & Partial<Record<(typeof ADDRESS_KEYS)[number], string>>;
+type AddressKey = 'street' | 'neighborhood' | 'number' | 'complement' | 'zipcode' | 'city' | 'state';
+type SentFields = { identification?: string; meta?: Record<string, string> } & Partial<Record<AddressKey, string>>;
 
 /**
  * The answer to a caller without the API key (a checkout page's script): the upsert matches an existing
  * customer by email alone, so it tells back only what this request sent, never what the merchant stored
  * before (document, address, other meta keys).
  */
-export function toPublicCustomerResponse(customer: CustomerRow, orderId: number | null, sent: SentFields): Static<typeof CustomerResponseSchema> {
+export function toPublicCustomerResponse(
+  customer: CustomerRow,
+  orderId: number | null,
+  sent: SentFields,
+): Static<typeof CustomerResponseSchema> {
   const full = toCustomerResponse(customer, orderId);
-  const address = Object.fromEntries(Object.entries(full.address).filter(([key]) => sent[key as (typeof ADDRESS_KEYS)[number]] !== undefined));
+  const address = Object.fromEntries(
+    Object.entries(full.address).filter(([key]) => sent[key as AddressKey] !== undefined),
+  );
   const meta = Object.fromEntries(Object.entries(full.meta).filter(([key]) => sent.meta?.[key] !== undefined));
   const { identification: _identification, ...rest } = full;
-  return { ...rest, ...(sent.identification !== undefined && full.identification !== undefined ? { identification: full.identification } : {}), meta, address };
+  return {
+    ...rest,
+    ...(sent.identification !== undefined && full.identification !== undefined
+      ? { identification: full.identification }
+      : {}),
+    meta,
+    address,
+  };
 }

@@ -46,7 +46,12 @@ export async function upsertCustomer(
 }
 
 /** The upsert as a query, for a statement that goes on to use the customer (a pay intent's CTE). */
-export function upsertCustomerQuery(db: QueryCreator<DB>, scope: { accountId: string; companyId: number }, columns: CustomerColumns, now: Date) {
+export function upsertCustomerQuery(
+  db: QueryCreator<DB>,
+  scope: { accountId: string; companyId: number },
+  columns: CustomerColumns,
+  now: Date,
+) {
   const given = (Object.keys(columns) as Array<keyof CustomerColumns>).filter(
     (key): key is UpdatableColumn => key !== 'email' && key !== 'meta' && columns[key] !== undefined,
   );
@@ -74,5 +79,10 @@ export function upsertCustomerQuery(db: QueryCreator<DB>, scope: { accountId: st
 }
 
 export function findCustomer(db: Kysely<DB>, accountId: string, id: number) {
-  return db.selectFrom('customers').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('customers')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }

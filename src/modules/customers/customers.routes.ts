@@ -19,7 +19,12 @@ export function registerCustomerRoutes(parent: FastifyInstance, { config, databa
   const scopeOf = (request: FastifyRequest) => {
     let scope = scopes.get(request);
     if (!scope) {
-      scope = resolveCustomerScope(db, request, publicHostname, (request.body as Static<typeof CustomerBody>).checkout_page_id);
+      scope = resolveCustomerScope(
+        db,
+        request,
+        publicHostname,
+        (request.body as Static<typeof CustomerBody>).checkout_page_id,
+      );
       scopes.set(request, scope);
     }
     return scope;
@@ -27,7 +32,10 @@ export function registerCustomerRoutes(parent: FastifyInstance, { config, databa
   // Only `create_deal: true` creates an order; a plain upsert is idempotent by email and ignores the key.
   // The scope check includes the host restriction, so a refused request never claims a key.
   const dealIdempotency: IdempotencyOptions = {
-    scope: async (request) => ((request.body as Static<typeof CustomerBody>).create_deal === true ? (await scopeOf(request)).accountId : undefined),
+    scope: async (request) =>
+      (request.body as Static<typeof CustomerBody>).create_deal === true
+        ? (await scopeOf(request)).accountId
+        : undefined,
   };
 
   app.post(
@@ -46,7 +54,9 @@ export function registerCustomerRoutes(parent: FastifyInstance, { config, databa
       const scope = await scopeOf(request);
       const { customer, orderId } = await upsertCustomerWithDeal(db, scope, request.body, clock(), request.log);
       const merchant = request.apiKey?.accountId === scope.accountId;
-      return merchant ? toCustomerResponse(customer, orderId) : toPublicCustomerResponse(customer, orderId, request.body);
+      return merchant
+        ? toCustomerResponse(customer, orderId)
+        : toPublicCustomerResponse(customer, orderId, request.body);
     },
   );
 }

@@ -6,7 +6,11 @@ const Text = (maxLength = 255) => Type.String({ maxLength });
 
 /** Field rules shared by POST /customers, the customer of POST /orders and the cart customer. */
 export const CustomerField = {
-  email: Type.String({ format: 'email', maxLength: 254, description: 'valid email; the upsert key (stored lower-cased)' }),
+  email: Type.String({
+    format: 'email',
+    maxLength: 254,
+    description: 'valid email; the upsert key (stored lower-cased)',
+  }),
   name: Type.String({ minLength: 1, maxLength: 255 }),
   phone: Type.String({ pattern: '^[0-9]{1,11}$', description: 'digits only, area code included, at most 11' }),
   identification: Type.String({
@@ -40,37 +44,50 @@ export const CustomerBody = Type.Object(
     name: CustomerField.name,
     phone: CustomerField.phone,
     identification: Type.Optional(CustomerField.identification),
-    foreign: Type.Optional(Type.Boolean({ description: 'true for customers outside Brazil: identification is not checked' })),
+    foreign: Type.Optional(
+      Type.Boolean({ description: 'true for customers outside Brazil: identification is not checked' }),
+    ),
     ...AddressFields,
     tags: Type.Optional(Text(1000)),
     list_ids: Type.Optional(Text(1000)),
     carrier: Type.Optional(Text()),
     url: Type.Optional(HttpUrl()),
-    main_product_id: Type.Optional(IntegerId({ description: 'with create_deal: the order gets one item of this product' })),
+    main_product_id: Type.Optional(
+      IntegerId({ description: 'with create_deal: the order gets one item of this product' }),
+    ),
     checkout_page_id: Type.Optional(Uuid({ description: 'the page’s company owns the customer' })),
-    coupon: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'applied to the order when create_deal is true' })),
+    coupon: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'applied to the order when create_deal is true' }),
+    ),
     minimum_retention_value: Type.Optional(Money()),
     state_inscription: Type.Optional(Text(60)),
     social_reason: Type.Optional(Text()),
     municipal_inscription: Type.Optional(Text(60)),
     auxiliary_emails: Type.Optional(Type.Array(CustomerField.email, { maxItems: 20 })),
     meta: Type.Optional(KeyValue(Type.String({ maxLength: 1000 }), { description: 'values must be strings' })),
-    create_deal: Type.Optional(Type.Boolean({ description: 'true also creates an order; its id is returned in order_id (null when it could not be created)' })),
+    create_deal: Type.Optional(
+      Type.Boolean({
+        description: 'true also creates an order; its id is returned in order_id (null when it could not be created)',
+      }),
+    ),
     scheduled_at: Type.Optional(Instant()),
     observation: Type.Optional(Text(5000)),
   },
   { additionalProperties: false },
 );
 
-export const AddressSchema = Type.Object({
-  street: Type.Optional(Type.String()),
-  neighborhood: Type.Optional(Type.String()),
-  number: Type.Optional(Type.String()),
-  complement: Type.Optional(Type.String()),
-  zipcode: Type.Optional(Type.String()),
-  city: Type.Optional(Type.String()),
-  state: Type.Optional(Type.String()),
-}, { description: 'address fields that are set' });
+export const AddressSchema = Type.Object(
+  {
+    street: Type.Optional(Type.String()),
+    neighborhood: Type.Optional(Type.String()),
+    number: Type.Optional(Type.String()),
+    complement: Type.Optional(Type.String()),
+    zipcode: Type.Optional(Type.String()),
+    city: Type.Optional(Type.String()),
+    state: Type.Optional(Type.String()),
+  },
+  { description: 'address fields that are set' },
+);
 
 export const CustomerResponseSchema = Type.Object({
   id: Type.Integer(),
@@ -81,5 +98,7 @@ export const CustomerResponseSchema = Type.Object({
   phone: Type.Optional(Type.String({ description: 'present when set' })),
   foreign: Type.Boolean(),
   address: AddressSchema,
-  order_id: Type.Union([Type.Integer(), Type.Null()], { description: 'the order created by create_deal; null otherwise or when it could not be created' }),
+  order_id: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'the order created by create_deal; null otherwise or when it could not be created',
+  }),
 });

@@ -44,8 +44,14 @@ export async function upsertCustomerWithDeal(
     );
     return { customer, orderId };
   } catch (error) {
-    const reason = error instanceof AppError ? { code: error.code, fields: error.details.map((detail) => detail.field) } : { code: 'internal_error', error: (error as Error).name };
-    log.warn({ customerId: customer.id, ...reason }, 'create_deal: the order could not be created; the customer was saved');
+    const reason =
+      error instanceof AppError
+        ? { code: error.code, fields: error.details.map((detail) => detail.field) }
+        : { code: 'internal_error', error: (error as Error).name };
+    log.warn(
+      { customerId: customer.id, ...reason },
+      'create_deal: the order could not be created; the customer was saved',
+    );
     return { customer, orderId: null };
   }
 }

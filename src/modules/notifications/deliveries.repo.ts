@@ -5,12 +5,27 @@ import type { DB } from '../../db/schema.ts';
 export function findDeliveryTarget(db: Kysely<DB>, deliveryId: string) {
   return db
     .selectFrom('notification_deliveries as d')
-    .innerJoin('notification_events as e', (join) => join.onRef('e.id', '=', 'd.event_id').onRef('e.account_id', '=', 'd.account_id'))
-    .innerJoin('notification_endpoints as p', (join) => join.onRef('p.id', '=', 'd.endpoint_id').onRef('p.account_id', '=', 'd.account_id'))
+    .innerJoin('notification_events as e', (join) =>
+      join.onRef('e.id', '=', 'd.event_id').onRef('e.account_id', '=', 'd.account_id'),
+    )
+    .innerJoin('notification_endpoints as p', (join) =>
+      join.onRef('p.id', '=', 'd.endpoint_id').onRef('p.account_id', '=', 'd.account_id'),
+    )
     .select([
-      'd.id', 'd.account_id', 'd.status', 'd.attempts', 'd.max_attempts',
-      'e.id as event_id', 'e.type as event_type', 'e.created_at as event_created_at', 'e.data as event_data',
-      'p.url', 'p.enabled', 'p.secret_encrypted', 'p.previous_secret_encrypted', 'p.previous_secret_expires_at',
+      'd.id',
+      'd.account_id',
+      'd.status',
+      'd.attempts',
+      'd.max_attempts',
+      'e.id as event_id',
+      'e.type as event_type',
+      'e.created_at as event_created_at',
+      'e.data as event_data',
+      'p.url',
+      'p.enabled',
+      'p.secret_encrypted',
+      'p.previous_secret_encrypted',
+      'p.previous_secret_expires_at',
     ])
     .where('d.id', '=', deliveryId)
     .executeTakeFirst();
@@ -45,13 +60,25 @@ export async function insertAttempt(db: Kysely<DB>, record: AttemptRecord): Prom
     .execute();
 }
 
-export type DeliveryOutcome = { status: 'pending' | 'delivered' | 'failed'; nextAttemptAt: Date | null; statusCode: number | null; error: string | null; at: Date };
+export type DeliveryOutcome = {
+  status: 'pending' | 'delivered' | 'failed';
+  nextAttemptAt: Date | null;
+  statusCode: number | null;
+  error: string | null;
+  at: Date;
+};
 
 /**
  * Settles attempt `attempt` on the delivery, only if it is still pending and no other run recorded this
  * attempt first (a job re-run after a lost lease). Returns whether this run won.
  */
-export async function recordOutcome(db: Kysely<DB>, accountId: string, deliveryId: string, attempt: number, outcome: DeliveryOutcome): Promise<boolean> {
+export async function recordOutcome(
+  db: Kysely<DB>,
+  accountId: string,
+  deliveryId: string,
+  attempt: number,
+  outcome: DeliveryOutcome,
+): Promise<boolean> {
   const updated = await db
     .updateTable('notification_deliveries')
     .set({
@@ -87,10 +114,23 @@ export function attemptsOfDelivery(db: Kysely<DB>, deliveryId: string) {
  * while the outcome was recorded) is failed, so it is listed and can be redelivered, instead of staying
  * pending with nothing scheduled. Only while the dead job's attempt is still the delivery's next one.
  */
-export async function failDeliveryOfDeadJob(db: Kysely<DB>, deliveryId: string, attempt: number, error: string, now: Date): Promise<boolean> {
+export async function failDeliveryOfDeadJob(
+  db: Kysely<DB>,
+  deliveryId: string,
+  attempt: number,
+  error: string,
+  now: Date,
+): Promise<boolean> {
   const updated = await db
     .updateTable('notification_deliveries')
-    .set({ status: 'failed', next_attempt_at: null, failed_at: now, last_status_code: null, last_error: `attempt ${attempt} could not be completed: ${error}`.slice(0, 1000), updated_at: now })
+    .set({
+      status: 'failed',
+      next_attempt_at: null,
+      failed_at: now,
+      last_status_code: null,
+      last_error: `attempt ${attempt} could not be completed: ${error}`.slice(0, 1000),
+      updated_at: now,
+    })
     .where('id', '=', deliveryId)
     .where('status', '=', 'pending')
     .where('attempts', '=', attempt - 1)
@@ -105,10 +145,22 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 function deliveriesWithEvent(db: Kysely<DB>, accountId: string) {
   return db
     .selectFrom('notification_deliveries as d')
-    .innerJoin('notification_events as e', (join) => join.onRef('e.id', '=', 'd.event_id').onRef('e.account_id', '=', 'd.account_id'))
+    .innerJoin('notification_events as e', (join) =>
+      join.onRef('e.id', '=', 'd.event_id').onRef('e.account_id', '=', 'd.account_id'),
+    )
     .select([
-      'd.id', 'd.endpoint_id', 'd.event_id', 'e.type as event_type', 'd.status', 'd.attempts', 'd.next_attempt_at',
-      'd.last_status_code', 'd.last_error', 'd.delivered_at', 'd.failed_at', 'd.created_at',
+      'd.id',
+      'd.endpoint_id',
+      'd.event_id',
+      'e.type as event_type',
+      'd.status',
+      'd.attempts',
+      'd.next_attempt_at',
+      'd.last_status_code',
+      'd.last_error',
+      'd.delivered_at',
+      'd.failed_at',
+      'd.created_at',
     ])
     .where('d.account_id', '=', accountId);
 }
@@ -123,7 +175,11 @@ export async function listDeliveriesOfEndpoint(
   options: { status?: DeliveryStatus; limit: number; offset: number },
 ): Promise<{ rows: DeliveryRow[]; total: number }> {
   let rows = deliveriesWithEvent(db, accountId).where('d.endpoint_id', '=', endpointId);
-  let count = db.selectFrom('notification_deliveries').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).where('endpoint_id', '=', endpointId);
+  let count = db
+    .selectFrom('notification_deliveries')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('endpoint_id', '=', endpointId);
   if (options.status) {
     rows = rows.where('d.status', '=', options.status);
     count = count.where('status', '=', options.status);

@@ -2,7 +2,14 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { DeadJobHandler, JobHandler } from '../../jobs/worker.ts';
 import { signingSecrets } from './endpoints.service.ts';
-import { failDeliveryOfDeadJob, findDeliveryTarget, insertAttempt, recordOutcome, type DeliveryOutcome, type DeliveryTarget } from './deliveries.repo.ts';
+import {
+  failDeliveryOfDeadJob,
+  findDeliveryTarget,
+  insertAttempt,
+  recordOutcome,
+  type DeliveryOutcome,
+  type DeliveryTarget,
+} from './deliveries.repo.ts';
 import { DELIVER_JOB, enqueueDeliveryAttempt, withPublicLinks, type DeliverPayload } from './notify.ts';
 import { postJson, type PostResult } from './outbound-http.ts';
 import { deliveryHeaders, eventBody } from './signing.ts';
@@ -59,7 +66,9 @@ export async function deliverAttempt(db: Kysely<DB>, deps: DeliveryDeps, payload
   const target = await findDeliveryTarget(db, payload.delivery_id);
   if (!target || target.status !== 'pending' || target.attempts !== payload.attempt - 1) return;
   const startedAt = deps.clock();
-  const result: PostResult = target.enabled ? await send(target, deps, payload.attempt, startedAt) : { error: 'endpoint disabled: not sent', durationMs: 0 };
+  const result: PostResult = target.enabled
+    ? await send(target, deps, payload.attempt, startedAt)
+    : { error: 'endpoint disabled: not sent', durationMs: 0 };
   const delivered = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
   const final = delivered || !target.enabled || payload.attempt >= target.max_attempts;
   const settledAt = deps.clock();
@@ -83,17 +92,43 @@ export async function deliverAttempt(db: Kysely<DB>, deps: DeliveryDeps, payload
       responseBody: result.responseBody?.replaceAll('\u0000', '') ?? null,
       startedAt,
     });
-    if (outcome.nextAttemptAt) await enqueueDeliveryAttempt(trx, target.account_id, { delivery_id: target.id, attempt: payload.attempt + 1 }, outcome.nextAttemptAt);
+    if (outcome.nextAttemptAt)
+      await enqueueDeliveryAttempt(
+        trx,
+        target.account_id,
+        { delivery_id: target.id, attempt: payload.attempt + 1 },
+        outcome.nextAttemptAt,
+      );
   });
 }
 
 function send(target: DeliveryTarget, deps: DeliveryDeps, attempt: number, now: Date): Promise<PostResult> {
-  const body = eventBody({ id: target.event_id, type: target.event_type, created_at: target.event_created_at, data: withPublicLinks(target.event_data, deps.publicUrl) });
-  const headers = deliveryHeaders({ eventId: target.event_id, eventType: target.event_type, deliveryId: target.id, attempt, body, secrets: signingSecrets(deps.masterKey, target, now), now });
-  return postJson(target.url, body, headers, { timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS, allowPrivateNetworks: deps.allowPrivateNetworks, maxResponseBytes: KEPT_RESPONSE_BYTES });
+  const body = eventBody({
+    id: target.event_id,
+    type: target.event_type,
+    created_at: target.event_created_at,
+    data: withPublicLinks(target.event_data, deps.publicUrl),
+  });
+  const headers = deliveryHeaders({
+    eventId: target.event_id,
+    eventType: target.event_type,
+    deliveryId: target.id,
+    attempt,
+    body,
+    secrets: signingSecrets(deps.masterKey, target, now),
+    now,
+  });
+  return postJson(target.url, body, headers, {
+    timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+    allowPrivateNetworks: deps.allowPrivateNetworks,
+    maxResponseBytes: KEPT_RESPONSE_BYTES,
+  });
 }
 
 /** The delivery settings of a configured process; private networks stay refused unless allowed. */
-export function deliverySettings(config: { publicUrl: string; notificationsAllowPrivateNetworks: boolean | undefined }): DeliverySettings {
+export function deliverySettings(config: {
+  publicUrl: string;
+  notificationsAllowPrivateNetworks: boolean | undefined;
+}): DeliverySettings {
   return { publicUrl: config.publicUrl, allowPrivateNetworks: config.notificationsAllowPrivateNetworks ?? false };
 }

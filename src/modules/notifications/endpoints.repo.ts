@@ -7,8 +7,19 @@ export async function insertEndpoint(db: Kysely<DB>, values: Insertable<Notifica
   return db.insertInto('notification_endpoints').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
-export function updateEndpoint(db: Kysely<DB>, accountId: string, id: string, values: Updateable<NotificationEndpoints>): Promise<EndpointRow | undefined> {
-  return db.updateTable('notification_endpoints').set(values).where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirst();
+export function updateEndpoint(
+  db: Kysely<DB>,
+  accountId: string,
+  id: string,
+  values: Updateable<NotificationEndpoints>,
+): Promise<EndpointRow | undefined> {
+  return db
+    .updateTable('notification_endpoints')
+    .set(values)
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** By id alone: the operator's CLI names endpoints across tenants; everything else is scoped by account. */
@@ -17,10 +28,19 @@ export function findEndpointById(db: Kysely<DB>, id: string): Promise<EndpointRo
 }
 
 export function findEndpointByUrl(db: Kysely<DB>, accountId: string, url: string): Promise<EndpointRow | undefined> {
-  return db.selectFrom('notification_endpoints').selectAll().where('account_id', '=', accountId).where('url', '=', url).executeTakeFirst();
+  return db
+    .selectFrom('notification_endpoints')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('url', '=', url)
+    .executeTakeFirst();
 }
 
-export function listEndpoints(db: Kysely<DB>, accountId: string, options: { enabled?: boolean } = {}): Promise<EndpointRow[]> {
+export function listEndpoints(
+  db: Kysely<DB>,
+  accountId: string,
+  options: { enabled?: boolean } = {},
+): Promise<EndpointRow[]> {
   let query = db.selectFrom('notification_endpoints').selectAll().where('account_id', '=', accountId);
   if (options.enabled !== undefined) query = query.where('enabled', '=', options.enabled);
   return query.orderBy('created_at').orderBy('id').execute();
@@ -42,7 +62,12 @@ export function findAccountBySlug(db: Kysely<DB>, slug: string) {
 }
 
 export function findCompanyOfAccount(db: Kysely<DB>, accountId: string, slug: string) {
-  return db.selectFrom('companies').select('id').where('account_id', '=', accountId).where('slug', '=', slug).executeTakeFirst();
+  return db
+    .selectFrom('companies')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('slug', '=', slug)
+    .executeTakeFirst();
 }
 
 /** Locks the endpoint row so two rotations cannot interleave. */
@@ -52,5 +77,10 @@ export function lockEndpoint(db: Kysely<DB>, id: string): Promise<EndpointRow | 
 
 /** The endpoint only when it belongs to the account: another account's id reads as missing. */
 export function findEndpointOfAccount(db: Kysely<DB>, accountId: string, id: string): Promise<EndpointRow | undefined> {
-  return db.selectFrom('notification_endpoints').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('notification_endpoints')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }

@@ -62,7 +62,8 @@ function deliveryResource(row: DeliveryRow) {
 function eventTypesOf(types: string[] | undefined, problems: FieldError[]): string[] | undefined {
   if (types === undefined) return undefined;
   if (types.includes('*')) {
-    if (types.length > 1) problems.push({ field: 'body/event_types', message: '"*" (every type) cannot be combined with other types' });
+    if (types.length > 1)
+      problems.push({ field: 'body/event_types', message: '"*" (every type) cannot be combined with other types' });
     return [];
   }
   const problem = eventTypesProblem(types);
@@ -80,14 +81,18 @@ function refuse(problems: FieldError[]): void {
 }
 
 const duplicateUrl = (existing: EndpointRow) =>
-  new AppError('conflict', `This URL is already notification endpoint ${existing.id} of the account`, [{ field: 'body/url', message: 'already registered' }]);
+  new AppError('conflict', `This URL is already notification endpoint ${existing.id} of the account`, [
+    { field: 'body/url', message: 'already registered' },
+  ]);
 
 /** Errors the service raises after the route's own checks (a race on the URL): never a 5xx. */
 function serviceError(error: unknown): never {
   // The service's own check or, in a race, the unique index: one answer either way (checked first: the service's
   // duplicate error is also an input error).
   if (error instanceof DuplicateEndpointUrlError || (error as { code?: unknown }).code === '23505') {
-    throw new AppError('conflict', 'This URL is already a notification endpoint of the account', [{ field: 'body/url', message: 'already registered' }]);
+    throw new AppError('conflict', 'This URL is already a notification endpoint of the account', [
+      { field: 'body/url', message: 'already registered' },
+    ]);
   }
   if (error instanceof NotificationInputError) throw validationFailed(error.message);
   throw error;
@@ -98,7 +103,10 @@ function serviceError(error: unknown): never {
  * answer 404 like unknown ones. The signing secret is in the answer of creation and rotation only, and
  * neither route takes an Idempotency-Key: a stored answer would keep the secret unsealed.
  */
-export function registerNotificationEndpointRoutes(parent: FastifyInstance, { config, database, clock }: AppContext): void {
+export function registerNotificationEndpointRoutes(
+  parent: FastifyInstance,
+  { config, database, clock }: AppContext,
+): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = database;
   const { masterKey } = config;
@@ -133,7 +141,14 @@ export function registerNotificationEndpointRoutes(parent: FastifyInstance, { co
       refuse(problems);
       const existing = await findEndpointByUrl(db, accountId, body.url);
       if (existing) throw duplicateUrl(existing);
-      const input = { accountId, url: body.url, eventTypes, companyId: body.company_id ?? null, description: body.description ?? null, enabled: body.enabled ?? true };
+      const input = {
+        accountId,
+        url: body.url,
+        eventTypes,
+        companyId: body.company_id ?? null,
+        description: body.description ?? null,
+        enabled: body.enabled ?? true,
+      };
       const created = await createEndpoint(db, masterKey, input, clock()).catch(serviceError);
       reply.code(201);
       return { ...endpointResource(created.endpoint, clock()), secret: created.secret };
@@ -147,19 +162,28 @@ export function registerNotificationEndpointRoutes(parent: FastifyInstance, { co
       schema: {
         tags: TAGS,
         security: SECURITY,
-        description: 'Every endpoint of the account, disabled ones included, oldest first (not paginated, like the catalog lists).',
+        description:
+          'Every endpoint of the account, disabled ones included, oldest first (not paginated, like the catalog lists).',
         querystring: EndpointListQuery,
         response: { 200: Type.Array(EndpointSchema), ...errorResponses(401, 422) },
       },
     },
-    async (request) => (await listEndpoints(db, requireAccount(request), { enabled: request.query.enabled })).map((endpoint) => endpointResource(endpoint, clock())),
+    async (request) =>
+      (await listEndpoints(db, requireAccount(request), { enabled: request.query.enabled })).map((endpoint) =>
+        endpointResource(endpoint, clock()),
+      ),
   );
 
   app.get(
     '/notification_endpoints/:id',
     {
       config: { access: 'key' },
-      schema: { tags: TAGS, security: SECURITY, params: EndpointIdParams, response: { 200: EndpointSchema, ...errorResponses(401, 404, 422) } },
+      schema: {
+        tags: TAGS,
+        security: SECURITY,
+        params: EndpointIdParams,
+        response: { 200: EndpointSchema, ...errorResponses(401, 404, 422) },
+      },
     },
     async (request) => endpointResource(await ownEndpoint(requireAccount(request), request.params.id), clock()),
   );
@@ -233,7 +257,8 @@ export function registerNotificationEndpointRoutes(parent: FastifyInstance, { co
       schema: {
         tags: TAGS,
         security: SECURITY,
-        description: 'Issues a new signing secret, shown only in this answer; the previous one keeps signing too for grace_seconds.',
+        description:
+          'Issues a new signing secret, shown only in this answer; the previous one keeps signing too for grace_seconds.',
         params: EndpointIdParams,
         body: RotateSecretBody,
         response: { 200: EndpointWithSecretSchema, ...errorResponses(400, 401, 404, 413, 415, 422) },
@@ -241,7 +266,13 @@ export function registerNotificationEndpointRoutes(parent: FastifyInstance, { co
     },
     async (request) => {
       const endpoint = await ownEndpoint(requireAccount(request), request.params.id);
-      const rotated = await rotateEndpointSecret(db, masterKey, endpoint.id, request.body.grace_seconds ?? 86_400, clock()).catch(serviceError);
+      const rotated = await rotateEndpointSecret(
+        db,
+        masterKey,
+        endpoint.id,
+        request.body.grace_seconds ?? 86_400,
+        clock(),
+      ).catch(serviceError);
       return { ...endpointResource(rotated.endpoint, clock()), secret: rotated.secret };
     },
   );
@@ -264,7 +295,11 @@ export function registerNotificationEndpointRoutes(parent: FastifyInstance, { co
       const endpoint = await ownEndpoint(accountId, request.params.id);
       const page = request.query.page ?? 1;
       const perPage = request.query.limit ?? DELIVERIES_PAGE_SIZE;
-      const { rows, total } = await listDeliveriesOfEndpoint(db, accountId, endpoint.id, { status: request.query.status, limit: perPage, offset: (page - 1) * perPage });
+      const { rows, total } = await listDeliveriesOfEndpoint(db, accountId, endpoint.id, {
+        status: request.query.status,
+        limit: perPage,
+        offset: (page - 1) * perPage,
+      });
       return {
         meta: { current_page: page, total_pages: Math.ceil(total / perPage), total_count: total, per_page: perPage },
         data: rows.map(deliveryResource),
@@ -280,7 +315,8 @@ export function registerNotificationEndpointRoutes(parent: FastifyInstance, { co
       schema: {
         tags: TAGS,
         security: SECURITY,
-        description: 'One more attempt now, with the same event id and body. A delivery pending with its next attempt already queued is left as it is.',
+        description:
+          'One more attempt now, with the same event id and body. A delivery pending with its next attempt already queued is left as it is.',
         params: DeliveryIdParams,
         body: EmptyBody,
         response: { 200: RedeliveryResultSchema, ...errorResponses(400, 401, 404, 413, 415, 422) },

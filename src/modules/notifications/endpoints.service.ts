@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { randomToken, seal, unseal } from '../../lib/crypto.ts';
-import { findEndpointById, findEndpointByUrl, insertEndpoint, lockEndpoint, updateEndpoint, type EndpointRow } from './endpoints.repo.ts';
+import {
+  findEndpointById,
+  findEndpointByUrl,
+  insertEndpoint,
+  lockEndpoint,
+  updateEndpoint,
+  type EndpointRow,
+} from './endpoints.repo.ts';
 import { ID_PREFIX, isNotificationEventType, NOTIFICATION_EVENT_TYPES } from './event-types.ts';
 
 /** Input the operator or the merchant file got wrong: the message names the problem, never a secret. */
@@ -35,7 +42,8 @@ export function endpointUrlProblem(url: string): string | undefined {
     return 'is not a URL';
   }
   // Checked on the text too: the parser accepts `HTTP://` or leading spaces, which the table's CHECK refuses.
-  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !/^https?:\/\//.test(url)) return 'must be an http or https URL';
+  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !/^https?:\/\//.test(url))
+    return 'must be an http or https URL';
   // The parser also drops trailing spaces and control characters: stored, they would make a second URL of the same address.
   if (/[\s\u0000-\u001f\u007f]/.test(url)) return 'must not contain spaces or control characters';
   if (parsed.username || parsed.password) return 'must not carry credentials';
@@ -45,7 +53,9 @@ export function endpointUrlProblem(url: string): string | undefined {
 
 export function eventTypesProblem(types: readonly string[]): string | undefined {
   const unknown = types.filter((type) => !isNotificationEventType(type));
-  return unknown.length ? `unknown event type ${unknown.join(', ')} (known: ${NOTIFICATION_EVENT_TYPES.join(', ')})` : undefined;
+  return unknown.length
+    ? `unknown event type ${unknown.join(', ')} (known: ${NOTIFICATION_EVENT_TYPES.join(', ')})`
+    : undefined;
 }
 
 function checkInput(input: Pick<EndpointInput, 'url' | 'eventTypes'>): void {
@@ -56,7 +66,12 @@ function checkInput(input: Pick<EndpointInput, 'url' | 'eventTypes'>): void {
 }
 
 /** Creates an endpoint with a new signing secret; the plaintext secret is returned once and stored sealed. */
-export async function createEndpoint(db: Kysely<DB>, masterKey: Buffer, input: EndpointInput, now: Date): Promise<{ endpoint: EndpointRow; secret: string }> {
+export async function createEndpoint(
+  db: Kysely<DB>,
+  masterKey: Buffer,
+  input: EndpointInput,
+  now: Date,
+): Promise<{ endpoint: EndpointRow; secret: string }> {
   checkInput(input);
   const existing = await findEndpointByUrl(db, input.accountId, input.url);
   if (existing) throw new DuplicateEndpointUrlError(`${input.url} is already endpoint ${existing.id} of this account`);
@@ -77,7 +92,12 @@ export async function createEndpoint(db: Kysely<DB>, masterKey: Buffer, input: E
 }
 
 /** Rewrites the endpoint's settings (never its secret); the caller resolved the account. */
-export async function changeEndpoint(db: Kysely<DB>, endpoint: EndpointRow, input: Omit<EndpointInput, 'accountId'>, now: Date): Promise<EndpointRow> {
+export async function changeEndpoint(
+  db: Kysely<DB>,
+  endpoint: EndpointRow,
+  input: Omit<EndpointInput, 'accountId'>,
+  now: Date,
+): Promise<EndpointRow> {
   checkInput(input);
   const changed = await updateEndpoint(db, endpoint.account_id, endpoint.id, {
     company_id: input.companyId ?? null,
@@ -90,7 +110,12 @@ export async function changeEndpoint(db: Kysely<DB>, endpoint: EndpointRow, inpu
   return changed!;
 }
 
-export async function setEndpointEnabled(db: Kysely<DB>, id: string, enabled: boolean, now: Date): Promise<EndpointRow> {
+export async function setEndpointEnabled(
+  db: Kysely<DB>,
+  id: string,
+  enabled: boolean,
+  now: Date,
+): Promise<EndpointRow> {
   const endpoint = await findEndpointById(db, id);
   if (!endpoint) throw new NotificationInputError(`no notification endpoint ${id}`);
   return (await updateEndpoint(db, endpoint.account_id, id, { enabled, updated_at: now }))!;
@@ -100,7 +125,13 @@ export async function setEndpointEnabled(db: Kysely<DB>, id: string, enabled: bo
  * A new signing secret; the current one keeps signing (a second `v1`) for `graceSeconds`, so the merchant
  * can switch without losing a delivery. Rotating again inside the grace period drops the oldest secret.
  */
-export async function rotateEndpointSecret(db: Kysely<DB>, masterKey: Buffer, id: string, graceSeconds: number, now: Date): Promise<{ endpoint: EndpointRow; secret: string }> {
+export async function rotateEndpointSecret(
+  db: Kysely<DB>,
+  masterKey: Buffer,
+  id: string,
+  graceSeconds: number,
+  now: Date,
+): Promise<{ endpoint: EndpointRow; secret: string }> {
   return db.transaction().execute(async (trx) => {
     const endpoint = await lockEndpoint(trx, id);
     if (!endpoint) throw new NotificationInputError(`no notification endpoint ${id}`);
@@ -116,9 +147,17 @@ export async function rotateEndpointSecret(db: Kysely<DB>, masterKey: Buffer, id
 }
 
 /** The secrets that sign a delivery now: the current one, then the previous one while its grace period lasts. */
-export function signingSecrets(masterKey: Buffer, endpoint: Pick<EndpointRow, 'secret_encrypted' | 'previous_secret_encrypted' | 'previous_secret_expires_at'>, now: Date): string[] {
+export function signingSecrets(
+  masterKey: Buffer,
+  endpoint: Pick<EndpointRow, 'secret_encrypted' | 'previous_secret_encrypted' | 'previous_secret_expires_at'>,
+  now: Date,
+): string[] {
   const secrets = [unseal(masterKey, endpoint.secret_encrypted)];
-  if (endpoint.previous_secret_encrypted && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at > now) {
+  if (
+    endpoint.previous_secret_encrypted &&
+    endpoint.previous_secret_expires_at &&
+    endpoint.previous_secret_expires_at > now
+  ) {
     secrets.push(unseal(masterKey, endpoint.previous_secret_encrypted));
   }
   return secrets;

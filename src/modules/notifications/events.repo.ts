@@ -1,7 +1,16 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 
-export type NewEvent = { id: string; accountId: string; companyId: number | null; type: string; orderId: number | null; subscriptionId: string | null; data: unknown; at: Date };
+export type NewEvent = {
+  id: string;
+  accountId: string;
+  companyId: number | null;
+  type: string;
+  orderId: number | null;
+  subscriptionId: string | null;
+  data: unknown;
+  at: Date;
+};
 
 export async function insertEvent(db: Kysely<DB>, event: NewEvent): Promise<void> {
   await db
@@ -20,7 +29,10 @@ export async function insertEvent(db: Kysely<DB>, event: NewEvent): Promise<void
     .execute();
 }
 
-export async function insertDelivery(db: Kysely<DB>, delivery: { id: string; accountId: string; eventId: string; endpointId: string; maxAttempts: number; at: Date }): Promise<void> {
+export async function insertDelivery(
+  db: Kysely<DB>,
+  delivery: { id: string; accountId: string; eventId: string; endpointId: string; maxAttempts: number; at: Date },
+): Promise<void> {
   await db
     .insertInto('notification_deliveries')
     .values({
@@ -48,13 +60,28 @@ export function eventsOfOrderInThisTransaction(db: Kysely<DB>, accountId: string
 }
 
 export async function replaceEventData(db: Kysely<DB>, accountId: string, id: string, data: unknown): Promise<void> {
-  await db.updateTable('notification_events').set({ data: JSON.stringify(data) }).where('account_id', '=', accountId).where('id', '=', id).execute();
+  await db
+    .updateTable('notification_events')
+    .set({ data: JSON.stringify(data) })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .execute();
 }
 
 export function findOrderCompany(db: Kysely<DB>, accountId: string, orderId: number) {
-  return db.selectFrom('orders').select('company_id').where('account_id', '=', accountId).where('id', '=', orderId).executeTakeFirst();
+  return db
+    .selectFrom('orders')
+    .select('company_id')
+    .where('account_id', '=', accountId)
+    .where('id', '=', orderId)
+    .executeTakeFirst();
 }
 
 export function findSubscription(db: Kysely<DB>, accountId: string, id: string) {
-  return db.selectFrom('subscriptions').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('subscriptions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }

@@ -7,7 +7,14 @@ import { loadOrderDetails } from '../orders/order-details.repo.ts';
 import { toOrderData, whenSet, type OrderData } from '../orders/order-data.view.ts';
 import { enabledEndpoints } from './endpoints.repo.ts';
 import { ID_PREFIX, ORDER_STATUS_EVENTS, PAYMENT_STATUS_EVENTS, type NotificationEventType } from './event-types.ts';
-import { eventsOfOrderInThisTransaction, findOrderCompany, findSubscription, insertDelivery, insertEvent, replaceEventData } from './events.repo.ts';
+import {
+  eventsOfOrderInThisTransaction,
+  findOrderCompany,
+  findSubscription,
+  insertDelivery,
+  insertEvent,
+  replaceEventData,
+} from './events.repo.ts';
 
 export const DELIVER_JOB = 'notifications.deliver';
 /** Attempts per delivery; with the retry schedule of delivery.job.ts they span about 32 hours. */
@@ -37,12 +44,22 @@ export type SubscriptionEventType = 'subscription.payment_due' | 'subscription.r
  * A renewal's pix or boleto issued (`payment_due`, with what the buyer needs to pay it), a renewal paid
  * (`renewed`, with the renewal order) or a subscription cancelled after its last failed renewal.
  */
-export async function notifySubscription(trx: Kysely<DB>, cause: Cause & { subscriptionId: string; type: SubscriptionEventType; extra?: Record<string, unknown> }): Promise<void> {
+export async function notifySubscription(
+  trx: Kysely<DB>,
+  cause: Cause & { subscriptionId: string; type: SubscriptionEventType; extra?: Record<string, unknown> },
+): Promise<void> {
   return recordEvent(trx, cause, cause.type, cause.subscriptionId, cause.extra);
 }
 
 /** What a `refund.succeeded` event says about the refund itself (money in cents, converted here). */
-export type RefundFacts = { uid: string; paymentId: number; amountCents: number; gatewayRefundId: string; type: string; refundedAt: Date };
+export type RefundFacts = {
+  uid: string;
+  paymentId: number;
+  amountCents: number;
+  gatewayRefundId: string;
+  type: string;
+  refundedAt: Date;
+};
 
 /**
  * Called where a refund is recorded as succeeded (refund-recording.ts), in its transaction: one event per
@@ -50,7 +67,16 @@ export type RefundFacts = { uid: string; paymentId: number; amountCents: number;
  */
 export function notifyRefund(trx: Kysely<DB>, cause: Cause & { refund: RefundFacts }): Promise<void> {
   const { refund } = cause;
-  const data = { refund: { id: refund.uid, payment_id: refund.paymentId, amount: toMajor(refund.amountCents), gateway_refund_id: refund.gatewayRefundId, type: refund.type, refunded_at: refund.refundedAt.toISOString() } };
+  const data = {
+    refund: {
+      id: refund.uid,
+      payment_id: refund.paymentId,
+      amount: toMajor(refund.amountCents),
+      gateway_refund_id: refund.gatewayRefundId,
+      type: refund.type,
+      refunded_at: refund.refundedAt.toISOString(),
+    },
+  };
   return recordEvent(trx, cause, 'refund.succeeded', undefined, data);
 }
 
@@ -73,38 +99,76 @@ function endpointsIn(trx: Kysely<DB>, accountId: string): EndpointList {
 /** Transactions that recorded an event: only their later transitions have an earlier event to bring up to date. */
 const transactionsWithEvents = new WeakSet<Kysely<DB>>();
 
-async function recordEvent(trx: Kysely<DB>, cause: Cause, type: NotificationEventType | undefined, subscriptionId?: string, extra: Record<string, unknown> = {}): Promise<void> {
+async function recordEvent(
+  trx: Kysely<DB>,
+  cause: Cause,
+  type: NotificationEventType | undefined,
+  subscriptionId?: string,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   // A transition that is no event (pix issued, an order waiting for payment) with no event before it in this
   // transaction has nothing to write: no need to read the endpoints.
   if (!type && trx.isTransaction && !transactionsWithEvents.has(trx)) return;
   const endpoints = await endpointsIn(trx, cause.accountId);
   if (endpoints.length === 0) return;
   const earlier = await eventsOfOrderInThisTransaction(trx, cause.accountId, cause.orderId);
-  const wanting = type ? endpoints.filter((endpoint) => endpoint.event_types.length === 0 || endpoint.event_types.includes(type)) : [];
-  const companyId = wanting.length > 0 ? ((await findOrderCompany(trx, cause.accountId, cause.orderId))?.company_id ?? null) : null;
+  const wanting = type
+    ? endpoints.filter((endpoint) => endpoint.event_types.length === 0 || endpoint.event_types.includes(type))
+    : [];
+  const companyId =
+    wanting.length > 0 ? ((await findOrderCompany(trx, cause.accountId, cause.orderId))?.company_id ?? null) : null;
   const targets = wanting.filter((endpoint) => endpoint.company_id === null || endpoint.company_id === companyId);
   if (earlier.length === 0 && targets.length === 0) return;
   const order = await orderSnapshot(trx, cause.accountId, cause.orderId);
   if (!order) return;
   // The snapshot is the order as this transaction leaves it: an event recorded earlier in it (a failed
   // payment before the order returns to pending) is brought up to date by every later transition.
-  for (const event of earlier) await replaceEventData(trx, cause.accountId, event.id, { ...(event.data as object), order });
+  for (const event of earlier)
+    await replaceEventData(trx, cause.accountId, event.id, { ...(event.data as object), order });
   if (!type || targets.length === 0) return;
-  const subscription = subscriptionId === undefined ? undefined : await subscriptionSnapshot(trx, cause.accountId, subscriptionId);
+  const subscription =
+    subscriptionId === undefined ? undefined : await subscriptionSnapshot(trx, cause.accountId, subscriptionId);
   const eventId = `${ID_PREFIX.event}${randomBytes(12).toString('hex')}`;
   const data = { order, ...whenSet('subscription', subscription), ...extra };
   transactionsWithEvents.add(trx);
-  await insertEvent(trx, { id: eventId, accountId: cause.accountId, companyId, type, orderId: cause.orderId, subscriptionId: subscriptionId ?? null, data, at: cause.at });
+  await insertEvent(trx, {
+    id: eventId,
+    accountId: cause.accountId,
+    companyId,
+    type,
+    orderId: cause.orderId,
+    subscriptionId: subscriptionId ?? null,
+    data,
+    at: cause.at,
+  });
   for (const endpoint of targets) {
     const deliveryId = `${ID_PREFIX.delivery}${randomBytes(12).toString('hex')}`;
-    await insertDelivery(trx, { id: deliveryId, accountId: cause.accountId, eventId, endpointId: endpoint.id, maxAttempts: MAX_DELIVERY_ATTEMPTS, at: cause.at });
+    await insertDelivery(trx, {
+      id: deliveryId,
+      accountId: cause.accountId,
+      eventId,
+      endpointId: endpoint.id,
+      maxAttempts: MAX_DELIVERY_ATTEMPTS,
+      at: cause.at,
+    });
     await enqueueDeliveryAttempt(trx, cause.accountId, { delivery_id: deliveryId, attempt: 1 });
   }
 }
 
 /** One job per attempt, keyed by delivery and attempt so a duplicate enqueue is dropped. */
-export function enqueueDeliveryAttempt(trx: Kysely<DB>, accountId: string, payload: DeliverPayload, runAt?: Date): Promise<boolean> {
-  return enqueueJob(trx, { type: DELIVER_JOB, payload, accountId, runAt, dedupKey: `${DELIVER_JOB}:${payload.delivery_id}:${payload.attempt}` });
+export function enqueueDeliveryAttempt(
+  trx: Kysely<DB>,
+  accountId: string,
+  payload: DeliverPayload,
+  runAt?: Date,
+): Promise<boolean> {
+  return enqueueJob(trx, {
+    type: DELIVER_JOB,
+    payload,
+    accountId,
+    runAt,
+    dedupKey: `${DELIVER_JOB}:${payload.delivery_id}:${payload.attempt}`,
+  });
 }
 
 /** OrderData with a path-only link: the worker resolves it against PUBLIC_URL when it sends (see withPublicLinks). */
@@ -133,10 +197,14 @@ async function subscriptionSnapshot(trx: Kysely<DB>, accountId: string, id: stri
 /** Resolves the path-only links (the order's, a due renewal's pix and boleto pages) against the service's public URL. */
 export function withPublicLinks(data: unknown, publicUrl: string): unknown {
   const resolved = { ...(data as Record<string, unknown>) };
-  const absolute = (value: unknown) => (typeof value === 'string' && value.startsWith('/') ? `${publicUrl}${value}` : value);
+  const absolute = (value: unknown) =>
+    typeof value === 'string' && value.startsWith('/') ? `${publicUrl}${value}` : value;
   const order = resolved.order as { link?: unknown } | undefined;
   if (order && typeof order.link === 'string') resolved.order = { ...order, link: absolute(order.link) };
   const due = resolved.payment_due as Record<string, unknown> | undefined;
-  if (due) resolved.payment_due = Object.fromEntries(Object.entries(due).map(([key, value]) => [key, key.endsWith('_url') ? absolute(value) : value]));
+  if (due)
+    resolved.payment_due = Object.fromEntries(
+      Object.entries(due).map(([key, value]) => [key, key.endsWith('_url') ? absolute(value) : value]),
+    );
   return resolved;
 }

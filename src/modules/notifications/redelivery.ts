@@ -8,16 +8,32 @@ import { DELIVER_JOB, enqueueDeliveryAttempt } from './notify.ts';
 export function listFailedDeliveries(db: Kysely<DB>, options: { accountId?: string; limit?: number } = {}) {
   let query = db
     .selectFrom('notification_deliveries as d')
-    .innerJoin('notification_events as e', (join) => join.onRef('e.id', '=', 'd.event_id').onRef('e.account_id', '=', 'd.account_id'))
-    .innerJoin('notification_endpoints as p', (join) => join.onRef('p.id', '=', 'd.endpoint_id').onRef('p.account_id', '=', 'd.account_id'))
+    .innerJoin('notification_events as e', (join) =>
+      join.onRef('e.id', '=', 'd.event_id').onRef('e.account_id', '=', 'd.account_id'),
+    )
+    .innerJoin('notification_endpoints as p', (join) =>
+      join.onRef('p.id', '=', 'd.endpoint_id').onRef('p.account_id', '=', 'd.account_id'),
+    )
     .innerJoin('accounts as a', 'a.id', 'd.account_id')
     .select([
-      'd.id', 'a.slug as account', 'd.event_id', 'e.type as event_type', 'd.endpoint_id', 'p.url', 'd.attempts',
-      'd.last_status_code', 'd.last_error', 'd.failed_at',
+      'd.id',
+      'a.slug as account',
+      'd.event_id',
+      'e.type as event_type',
+      'd.endpoint_id',
+      'p.url',
+      'd.attempts',
+      'd.last_status_code',
+      'd.last_error',
+      'd.failed_at',
     ])
     .where('d.status', '=', 'failed');
   if (options.accountId) query = query.where('d.account_id', '=', options.accountId);
-  return query.orderBy('d.failed_at', 'desc').orderBy('d.id').limit(options.limit ?? 100).execute();
+  return query
+    .orderBy('d.failed_at', 'desc')
+    .orderBy('d.id')
+    .limit(options.limit ?? 100)
+    .execute();
 }
 
 /**
@@ -30,18 +46,37 @@ async function redeliverOne(db: Kysely<DB>, deliveryId: string, now: Date): Prom
     const nextAttemptJob = sql<string>`${`${DELIVER_JOB}:`} || notification_deliveries.id || ':' || (notification_deliveries.attempts + 1)`;
     const reopened = await trx
       .updateTable('notification_deliveries')
-      .set((eb) => ({ status: 'pending', max_attempts: eb('attempts', '+', 1), next_attempt_at: now, failed_at: null, updated_at: now }))
+      .set((eb) => ({
+        status: 'pending',
+        max_attempts: eb('attempts', '+', 1),
+        next_attempt_at: now,
+        failed_at: null,
+        updated_at: now,
+      }))
       .where('id', '=', deliveryId)
       .where((eb) =>
         eb.or([
           eb('status', '<>', 'pending'),
-          eb.not(eb.exists(eb.selectFrom('jobs').select('jobs.id').where('jobs.dedup_key', '=', nextAttemptJob).where('jobs.status', 'in', ['queued', 'running']))),
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('jobs')
+                .select('jobs.id')
+                .where('jobs.dedup_key', '=', nextAttemptJob)
+                .where('jobs.status', 'in', ['queued', 'running']),
+            ),
+          ),
         ]),
       )
       .returning(['account_id', 'attempts'])
       .executeTakeFirst();
     if (!reopened) return false;
-    await enqueueDeliveryAttempt(trx, reopened.account_id, { delivery_id: deliveryId, attempt: reopened.attempts + 1 }, now);
+    await enqueueDeliveryAttempt(
+      trx,
+      reopened.account_id,
+      { delivery_id: deliveryId, attempt: reopened.attempts + 1 },
+      now,
+    );
     return true;
   });
 }
@@ -50,13 +85,29 @@ async function redeliverOne(db: Kysely<DB>, deliveryId: string, now: Date): Prom
 export async function redeliver(db: Kysely<DB>, id: string, now: Date): Promise<string[]> {
   let ids: string[];
   if (id.startsWith(ID_PREFIX.delivery)) {
-    ids = (await db.selectFrom('notification_deliveries').select('id').where('id', '=', id).execute()).map((row) => row.id);
+    ids = (await db.selectFrom('notification_deliveries').select('id').where('id', '=', id).execute()).map(
+      (row) => row.id,
+    );
   } else if (id.startsWith(ID_PREFIX.event)) {
-    const event = await db.selectFrom('notification_events').select('account_id').where('id', '=', id).executeTakeFirst();
-    const deliveries = event ? await db.selectFrom('notification_deliveries').select('id').where('account_id', '=', event.account_id).where('event_id', '=', id).orderBy('id').execute() : [];
+    const event = await db
+      .selectFrom('notification_events')
+      .select('account_id')
+      .where('id', '=', id)
+      .executeTakeFirst();
+    const deliveries = event
+      ? await db
+          .selectFrom('notification_deliveries')
+          .select('id')
+          .where('account_id', '=', event.account_id)
+          .where('event_id', '=', id)
+          .orderBy('id')
+          .execute()
+      : [];
     ids = deliveries.map((row) => row.id);
   } else {
-    throw new NotificationInputError(`"${id}" is neither a delivery id (${ID_PREFIX.delivery}…) nor an event id (${ID_PREFIX.event}…)`);
+    throw new NotificationInputError(
+      `"${id}" is neither a delivery id (${ID_PREFIX.delivery}…) nor an event id (${ID_PREFIX.event}…)`,
+    );
   }
   if (ids.length === 0) throw new NotificationInputError(`no notification delivery or event ${id}`);
   const sent: string[] = [];
@@ -65,7 +116,11 @@ export async function redeliver(db: Kysely<DB>, id: string, now: Date): Promise<
 }
 
 /** Every failed delivery (of one account, when given) is sent again. */
-export async function redeliverAllFailed(db: Kysely<DB>, options: { accountId?: string }, now: Date): Promise<string[]> {
+export async function redeliverAllFailed(
+  db: Kysely<DB>,
+  options: { accountId?: string },
+  now: Date,
+): Promise<string[]> {
   let query = db.selectFrom('notification_deliveries').select('id').where('status', '=', 'failed');
   if (options.accountId) query = query.where('account_id', '=', options.accountId);
   const sent: string[] = [];

@@ -2,7 +2,15 @@ import { signTimestamped } from '../../lib/timestamp-signature.ts';
 
 export const SIGNATURE_HEADER = 'Checkout-Signature';
 
-export type SignedRequest = { eventId: string; eventType: string; deliveryId: string; attempt: number; body: string; secrets: readonly string[]; now: Date };
+export type SignedRequest = {
+  eventId: string;
+  eventType: string;
+  deliveryId: string;
+  attempt: number;
+  body: string;
+  secrets: readonly string[];
+  now: Date;
+};
 
 /**
  * The headers of one delivery attempt. `Checkout-Signature: t=<unix>,v1=<hex>[,v1=<hex>]` is HMAC-SHA256
@@ -13,7 +21,11 @@ export function deliveryHeaders(request: SignedRequest): Record<string, string> 
   return {
     'content-type': 'application/json',
     'user-agent': 'checkout-notifications/1',
-    [SIGNATURE_HEADER.toLowerCase()]: signTimestamped(request.secrets, request.body, Math.floor(request.now.getTime() / 1000)),
+    [SIGNATURE_HEADER.toLowerCase()]: signTimestamped(
+      request.secrets,
+      request.body,
+      Math.floor(request.now.getTime() / 1000),
+    ),
     'checkout-event-id': request.eventId,
     'checkout-event-type': request.eventType,
     'checkout-delivery-id': request.deliveryId,
@@ -23,5 +35,10 @@ export function deliveryHeaders(request: SignedRequest): Record<string, string> 
 
 /** The body of every attempt of one event: the same bytes each time, signed fresh with the attempt's timestamp. */
 export function eventBody(event: { id: string; type: string; created_at: Date; data: unknown }): string {
-  return JSON.stringify({ id: event.id, type: event.type, created_at: event.created_at.toISOString(), data: event.data });
+  return JSON.stringify({
+    id: event.id,
+    type: event.type,
+    created_at: event.created_at.toISOString(),
+    data: event.data,
+  });
 }

@@ -3,7 +3,12 @@ import type { DB, OrderItems, Orders, Payments } from '../../db/schema.ts';
 import { insertTransitionEvent } from './order-events.repo.ts';
 
 export function findCompany(db: Kysely<DB>, accountId: string, companyId: number) {
-  return db.selectFrom('companies').select(['id', 'name', 'time_zone']).where('account_id', '=', accountId).where('id', '=', companyId).executeTakeFirst();
+  return db
+    .selectFrom('companies')
+    .select(['id', 'name', 'time_zone'])
+    .where('account_id', '=', accountId)
+    .where('id', '=', companyId)
+    .executeTakeFirst();
 }
 
 /** The account's live products among `ids`. */
@@ -33,8 +38,15 @@ export function findPaymentPlans(db: Kysely<DB>, accountId: string, ids: number[
 }
 
 /** Inserts an order and its `order.created` event (to `pending`) in one statement; returns the order's id. */
-export async function insertOrderWithEvent(db: Kysely<DB>, values: Insertable<Orders>, event: OrderCreatedEvent): Promise<number> {
-  const created = await withCreatedOrder(db, values, event).selectFrom('created').select('id').executeTakeFirstOrThrow();
+export async function insertOrderWithEvent(
+  db: Kysely<DB>,
+  values: Insertable<Orders>,
+  event: OrderCreatedEvent,
+): Promise<number> {
+  const created = await withCreatedOrder(db, values, event)
+    .selectFrom('created')
+    .select('id')
+    .executeTakeFirstOrThrow();
   return created.id;
 }
 
@@ -45,13 +57,25 @@ export type OrderCreatedEvent = { cause: string; data: Record<string, unknown>; 
  * returning the event's id, so that a later CTE reading it is written after it) to a statement; a value of
  * `values` may be an expression over the statement's earlier CTEs (its customer).
  */
-export function withCreatedOrder(db: QueryCreator<DB>, values: Insertable<Orders> | InsertObject<DB, 'orders'>, event: OrderCreatedEvent) {
+export function withCreatedOrder(
+  db: QueryCreator<DB>,
+  values: Insertable<Orders> | InsertObject<DB, 'orders'>,
+  event: OrderCreatedEvent,
+) {
   return db
     .with('created', (qb) => qb.insertInto('orders').values(values).returning('id'))
     .with('created_logged', (qb) =>
       insertTransitionEvent(
         qb,
-        { accountId: values.account_id as string, type: 'order.created', cause: event.cause, toStatus: 'pending', paymentId: null, data: event.data, at: event.at },
+        {
+          accountId: values.account_id as string,
+          type: 'order.created',
+          cause: event.cause,
+          toStatus: 'pending',
+          paymentId: null,
+          data: event.data,
+          at: event.at,
+        },
         qb.selectFrom('created').select(['created.id as order_id', sql<string | null>`null::text`.as('from_status')]),
       ).returning('order_events.id'),
     );
@@ -63,10 +87,26 @@ export async function insertOrderItems(db: Kysely<DB>, rows: Insertable<OrderIte
 
 /** Inserts a payment; undefined when the gateway id is already recorded for that gateway. */
 export async function insertPayment(db: Kysely<DB>, values: Insertable<Payments>): Promise<number | undefined> {
-  const row = await db.insertInto('payments').values(values).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
+  const row = await db
+    .insertInto('payments')
+    .values(values)
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
   return row?.id;
 }
 
-export async function setPaidCents(db: Kysely<DB>, accountId: string, orderId: number, paidCents: number): Promise<void> {
-  await db.updateTable('orders').set({ paid_cents: paidCents }).where('account_id', '=', accountId).where('id', '=', orderId).returning('id').execute();
+export async function setPaidCents(
+  db: Kysely<DB>,
+  accountId: string,
+  orderId: number,
+  paidCents: number,
+): Promise<void> {
+  await db
+    .updateTable('orders')
+    .set({ paid_cents: paidCents })
+    .where('account_id', '=', accountId)
+    .where('id', '=', orderId)
+    .returning('id')
+    .execute();
 }

@@ -10,7 +10,14 @@ import { orderAmounts, type OrderAmounts } from '../pricing/totals.ts';
 import { dateIn } from './company-calendar.ts';
 import { appendOrderEvent } from './order-events.repo.ts';
 import {
-  findCompany, findPaymentPlans, findProducts, insertOrderItems, insertOrderWithEvent, insertPayment, setPaidCents, type ProductRow,
+  findCompany,
+  findPaymentPlans,
+  findProducts,
+  insertOrderItems,
+  insertOrderWithEvent,
+  insertPayment,
+  setPaidCents,
+  type ProductRow,
 } from './order-create.repo.ts';
 import { transitionOrder } from './order-status.ts';
 
@@ -45,12 +52,23 @@ export type OrderDraft = {
   cause: string;
 };
 
-async function pricedItems(db: Kysely<DB>, draft: OrderDraft): Promise<Array<{ product: ProductRow; quantity: number }>> {
-  const items = draft.items.length === 0 && draft.mainProductId !== undefined ? [{ productId: draft.mainProductId, quantity: 1 }] : draft.items;
-  const wanted = [...new Set([...items.map((item) => item.productId), ...(draft.mainProductId ? [draft.mainProductId] : [])])];
+async function pricedItems(
+  db: Kysely<DB>,
+  draft: OrderDraft,
+): Promise<Array<{ product: ProductRow; quantity: number }>> {
+  const items =
+    draft.items.length === 0 && draft.mainProductId !== undefined
+      ? [{ productId: draft.mainProductId, quantity: 1 }]
+      : draft.items;
+  const wanted = [
+    ...new Set([...items.map((item) => item.productId), ...(draft.mainProductId ? [draft.mainProductId] : [])]),
+  ];
   const products = new Map((await findProducts(db, draft.accountId, wanted)).map((row) => [row.id, row]));
-  const unknown = draft.items.flatMap((item, i) => (products.has(item.productId) ? [] : [{ field: `body/items/${i}/product_id`, message: 'unknown product' }]));
-  if (draft.mainProductId !== undefined && !products.has(draft.mainProductId)) unknown.push({ field: 'body/main_product_id', message: 'unknown product' });
+  const unknown = draft.items.flatMap((item, i) =>
+    products.has(item.productId) ? [] : [{ field: `body/items/${i}/product_id`, message: 'unknown product' }],
+  );
+  if (draft.mainProductId !== undefined && !products.has(draft.mainProductId))
+    unknown.push({ field: 'body/main_product_id', message: 'unknown product' });
   if (unknown.length) throw validationFailed('The order names products this account does not have', unknown);
   return items.map((item) => ({ product: products.get(item.productId)!, quantity: item.quantity }));
 }
@@ -59,7 +77,11 @@ async function pricedItems(db: Kysely<DB>, draft: OrderDraft): Promise<Array<{ p
  * Every amount the order would store stays within the service's limit, so the order never reaches the
  * database with a sum it could not read back.
  */
-function assertOrderWithinLimit(draft: OrderDraft, lines: ReadonlyArray<{ product: ProductRow; quantity: number }>, amounts: OrderAmounts): void {
+function assertOrderWithinLimit(
+  draft: OrderDraft,
+  lines: ReadonlyArray<{ product: ProductRow; quantity: number }>,
+  amounts: OrderAmounts,
+): void {
   const lineField = (i: number) => (draft.items.length === 0 ? 'body/main_product_id' : `body/items/${i}/quantity`);
   assertWithinAmountLimit('The order', [
     ...lines.map((line, i) => ({ field: lineField(i), cents: line.product.value_cents * line.quantity })),
@@ -75,18 +97,37 @@ function assertOrderWithinLimit(draft: OrderDraft, lines: ReadonlyArray<{ produc
  * together within the per-order limit (their sum is the order's `paid_cents`; interest may put it above the
  * total, never above the limit).
  */
-function assertPaymentsRecordable(payments: ReadonlyArray<{ amountCents: number; installments?: number | undefined }>): void {
+function assertPaymentsRecordable(
+  payments: ReadonlyArray<{ amountCents: number; installments?: number | undefined }>,
+): void {
   const split = payments.findIndex((payment) => (payment.installments ?? 1) > payment.amountCents);
-  if (split >= 0) throw businessRule('A payment cannot be split into installments of less than one cent', [{ field: `body/payments/${split}/installments`, message: 'more installments than cents in the amount' }]);
-  assertWithinAmountLimit('The order’s payments', [{ field: 'body/payments', cents: payments.reduce((sum, payment) => sum + payment.amountCents, 0) }]);
+  if (split >= 0)
+    throw businessRule('A payment cannot be split into installments of less than one cent', [
+      { field: `body/payments/${split}/installments`, message: 'more installments than cents in the amount' },
+    ]);
+  assertWithinAmountLimit('The order’s payments', [
+    { field: 'body/payments', cents: payments.reduce((sum, payment) => sum + payment.amountCents, 0) },
+  ]);
 }
 
-async function usableCoupon(db: Kysely<DB>, draft: OrderDraft, productIds: number[], now: Date): Promise<UsableCoupon | undefined> {
+async function usableCoupon(
+  db: Kysely<DB>,
+  draft: OrderDraft,
+  productIds: number[],
+  now: Date,
+): Promise<UsableCoupon | undefined> {
   if (draft.coupon === undefined) return undefined;
   try {
-    return await findUsableCoupon(db, { accountId: draft.accountId, companyId: draft.companyId }, draft.coupon, productIds, now);
+    return await findUsableCoupon(
+      db,
+      { accountId: draft.accountId, companyId: draft.companyId },
+      draft.coupon,
+      productIds,
+      now,
+    );
   } catch (error) {
-    if (error instanceof CouponError) throw businessRule(error.message, [{ field: 'body/coupon', message: error.message }]);
+    if (error instanceof CouponError)
+      throw businessRule(error.message, [{ field: 'body/coupon', message: error.message }]);
     throw error;
   }
 }
@@ -94,14 +135,27 @@ async function usableCoupon(db: Kysely<DB>, draft: OrderDraft, productIds: numbe
 /** Each attached payment with its gateway (ours, or `external`) and method (given, or the plan's). */
 async function resolvedPayments(db: Kysely<DB>, draft: OrderDraft) {
   const payments = draft.payments ?? [];
-  const plans = new Map((await findPaymentPlans(db, draft.accountId, payments.flatMap((p) => p.paymentPlanId ?? []))).map((p) => [p.id, p]));
+  const plans = new Map(
+    (
+      await findPaymentPlans(
+        db,
+        draft.accountId,
+        payments.flatMap((p) => p.paymentPlanId ?? []),
+      )
+    ).map((p) => [p.id, p]),
+  );
   const errors: Array<{ field: string; message: string }> = [];
   const resolved = payments.map((payment, i) => {
     const plan = payment.paymentPlanId === undefined ? undefined : plans.get(payment.paymentPlanId);
     const method = payment.method ?? plan?.payment_method;
-    if (payment.paymentPlanId !== undefined && !plan) errors.push({ field: `body/payments/${i}/payment_plan_id`, message: 'unknown payment plan' });
+    if (payment.paymentPlanId !== undefined && !plan)
+      errors.push({ field: `body/payments/${i}/payment_plan_id`, message: 'unknown payment plan' });
     else if (!method) errors.push({ field: `body/payments/${i}/type`, message: 'is required without payment_plan_id' });
-    return { ...payment, gateway: OUR_GATEWAYS.has(payment.gateway) ? payment.gateway : 'external', method: method ?? 'credit_card' };
+    return {
+      ...payment,
+      gateway: OUR_GATEWAYS.has(payment.gateway) ? payment.gateway : 'external',
+      method: method ?? 'credit_card',
+    };
   });
   if (errors.length) throw validationFailed('An attached payment is invalid', errors);
   return resolved;
@@ -117,38 +171,52 @@ export async function createOrder(trx: Kysely<DB>, draft: OrderDraft, now: Date)
   if (!company) throw new AppError('internal_error', 'The order’s company does not exist');
   const lines = await pricedItems(trx, draft);
   const coupon = await usableCoupon(trx, draft, [...new Set(lines.map((line) => line.product.id))], now);
-  const amounts = orderAmounts(lines.map((line) => ({ unitCents: line.product.value_cents, quantity: line.quantity })), 0, coupon?.rule);
+  const amounts = orderAmounts(
+    lines.map((line) => ({ unitCents: line.product.value_cents, quantity: line.quantity })),
+    0,
+    coupon?.rule,
+  );
   assertOrderWithinLimit(draft, lines, amounts);
-  const retentionCents = draft.calculateRetention ? Math.min(draft.customer.minimumRetentionCents ?? 0, amounts.totalCents) : 0;
+  const retentionCents = draft.calculateRetention
+    ? Math.min(draft.customer.minimumRetentionCents ?? 0, amounts.totalCents)
+    : 0;
   const payments = await resolvedPayments(trx, draft);
   assertPaymentsRecordable(payments);
   const date = draft.date ?? dateIn(company.time_zone, now);
-  const orderId = await insertOrderWithEvent(trx, {
-    uid: randomUUID(),
-    account_id: draft.accountId,
-    company_id: draft.companyId,
-    customer_id: draft.customer.id,
-    source: 'api',
-    status: 'pending',
-    subtotal_cents: amounts.subtotalCents,
-    discount_cents: amounts.discountCents,
-    freight_cents: amounts.freightCents,
-    retention_cents: retentionCents,
-    total_cents: amounts.totalCents,
-    coupon_id: coupon?.id ?? null,
-    coupon_code: coupon?.code ?? null,
-    date,
-    due_date: date,
-    scheduled_at: draft.scheduledAt ? new Date(draft.scheduledAt) : null,
-    observation: draft.observation ?? null,
-    tags: draft.crmInfo?.tags ?? null,
-    meta: JSON.stringify(draft.meta ?? {}),
-    crm_info: JSON.stringify(draft.crmInfo ?? {}),
-    skip_content_release: draft.skipContentRelease ?? false,
-    calculate_retention: draft.calculateRetention ?? false,
-    created_at: now,
-    updated_at: now,
-  }, { cause: draft.cause, data: { total_cents: amounts.totalCents, items: lines.length, ...(coupon ? { coupon_id: coupon.id } : {}) }, at: now });
+  const orderId = await insertOrderWithEvent(
+    trx,
+    {
+      uid: randomUUID(),
+      account_id: draft.accountId,
+      company_id: draft.companyId,
+      customer_id: draft.customer.id,
+      source: 'api',
+      status: 'pending',
+      subtotal_cents: amounts.subtotalCents,
+      discount_cents: amounts.discountCents,
+      freight_cents: amounts.freightCents,
+      retention_cents: retentionCents,
+      total_cents: amounts.totalCents,
+      coupon_id: coupon?.id ?? null,
+      coupon_code: coupon?.code ?? null,
+      date,
+      due_date: date,
+      scheduled_at: draft.scheduledAt ? new Date(draft.scheduledAt) : null,
+      observation: draft.observation ?? null,
+      tags: draft.crmInfo?.tags ?? null,
+      meta: JSON.stringify(draft.meta ?? {}),
+      crm_info: JSON.stringify(draft.crmInfo ?? {}),
+      skip_content_release: draft.skipContentRelease ?? false,
+      calculate_retention: draft.calculateRetention ?? false,
+      created_at: now,
+      updated_at: now,
+    },
+    {
+      cause: draft.cause,
+      data: { total_cents: amounts.totalCents, items: lines.length, ...(coupon ? { coupon_id: coupon.id } : {}) },
+      at: now,
+    },
+  );
   await insertOrderItems(
     trx,
     lines.map((line) => ({
@@ -168,7 +236,9 @@ export async function createOrder(trx: Kysely<DB>, draft: OrderDraft, now: Date)
   // The discount is granted with the order, so the order holds its use from now on (a charge stays payable
   // whoever uses the coupon meanwhile); the conditional claim keeps the limit under concurrent creations.
   if (coupon && !(await claimCouponForOrder(trx, draft.accountId, coupon.id, orderId))) {
-    throw businessRule('Coupon has reached its usage limit', [{ field: 'body/coupon', message: 'Coupon has reached its usage limit' }]);
+    throw businessRule('Coupon has reached its usage limit', [
+      { field: 'body/coupon', message: 'Coupon has reached its usage limit' },
+    ]);
   }
   await attachPayments(trx, draft, orderId, payments, amounts.totalCents, now);
   return orderId;
@@ -177,7 +247,14 @@ export async function createOrder(trx: Kysely<DB>, draft: OrderDraft, now: Date)
 type ResolvedPayment = Awaited<ReturnType<typeof resolvedPayments>>[number];
 
 /** Records payments received elsewhere as paid, then moves the order to paid or partially_paid. */
-async function attachPayments(trx: Kysely<DB>, draft: OrderDraft, orderId: number, payments: ResolvedPayment[], totalCents: number, now: Date) {
+async function attachPayments(
+  trx: Kysely<DB>,
+  draft: OrderDraft,
+  orderId: number,
+  payments: ResolvedPayment[],
+  totalCents: number,
+  now: Date,
+) {
   let paidCents = 0;
   let lastPaymentId: number | undefined;
   for (const [i, payment] of payments.entries()) {
@@ -199,13 +276,32 @@ async function attachPayments(trx: Kysely<DB>, draft: OrderDraft, orderId: numbe
       created_at: now,
       updated_at: now,
     });
-    if (paymentId === undefined) throw new AppError('conflict', 'A payment with this gateway_id is already recorded', [{ field: `body/payments/${i}/gateway_id`, message: 'already recorded' }]);
-    await appendOrderEvent(trx, { accountId: draft.accountId, orderId, paymentId, type: 'payment.attached', cause: draft.cause, toStatus: 'paid', data: { amount_cents: payment.amountCents }, at: now });
+    if (paymentId === undefined)
+      throw new AppError('conflict', 'A payment with this gateway_id is already recorded', [
+        { field: `body/payments/${i}/gateway_id`, message: 'already recorded' },
+      ]);
+    await appendOrderEvent(trx, {
+      accountId: draft.accountId,
+      orderId,
+      paymentId,
+      type: 'payment.attached',
+      cause: draft.cause,
+      toStatus: 'paid',
+      data: { amount_cents: payment.amountCents },
+      at: now,
+    });
     paidCents += payment.amountCents;
     lastPaymentId = paymentId;
   }
   if (paidCents === 0) return;
   await setPaidCents(trx, draft.accountId, orderId, paidCents);
   const to = paidCents >= totalCents ? 'paid' : 'partially_paid';
-  await transitionOrder(trx, { accountId: draft.accountId, orderId, to, cause: 'payments attached at creation', paymentId: lastPaymentId, at: now });
+  await transitionOrder(trx, {
+    accountId: draft.accountId,
+    orderId,
+    to,
+    cause: 'payments attached at creation',
+    paymentId: lastPaymentId,
+    at: now,
+  });
 }

@@ -1,11 +1,15 @@
 import { Type } from 'typebox';
 import { AddressSchema } from '../customers/customers.schemas.ts';
 
-const AnyObject = (description?: string) => Type.Object({}, { additionalProperties: true, ...(description ? { description } : {}) });
+const AnyObject = (description?: string) =>
+  Type.Object({}, { additionalProperties: true, ...(description ? { description } : {}) });
 const DateTime = () => Type.String({ format: 'date-time' });
 const PageRef = (description: string) =>
   Type.Object(
-    { id: Type.Integer({ description: 'the page’s stable integer id (its identifier elsewhere is a UUID)' }), name: Type.String() },
+    {
+      id: Type.Integer({ description: 'the page’s stable integer id (its identifier elsewhere is a UUID)' }),
+      name: Type.String(),
+    },
     { description },
   );
 
@@ -13,7 +17,10 @@ export const OrderDataSchema = Type.Object(
   {
     id: Type.Integer(),
     uid: Type.String({ format: 'uuid' }),
-    link: Type.String({ format: 'uri', description: 'the hosted page of the order: its charge, cart or checkout page (docs/orders.md)' }),
+    link: Type.String({
+      format: 'uri',
+      description: 'the hosted page of the order: its charge, cart or checkout page (docs/orders.md)',
+    }),
     due_date: Type.Optional(Type.String({ format: 'date', description: 'present when the order is a charge' })),
     coupon_code: Type.Optional(Type.String()),
     deal_id: Type.Optional(Type.Integer()),
@@ -67,8 +74,14 @@ export const OrderDataSchema = Type.Object(
         interest: Type.Number(),
         paid_at: Type.Optional(DateTime()),
         cancelled_at: Type.Optional(DateTime()),
-        observation: Type.Optional(Type.String({ description: 'the note a charge attempt (POST /charges/{id}/pay) sent; present when it sent one' })),
-        meta: Type.Optional(AnyObject('the meta a charge attempt (POST /charges/{id}/pay) sent; present when it sent one')),
+        observation: Type.Optional(
+          Type.String({
+            description: 'the note a charge attempt (POST /charges/{id}/pay) sent; present when it sent one',
+          }),
+        ),
+        meta: Type.Optional(
+          AnyObject('the meta a charge attempt (POST /charges/{id}/pay) sent; present when it sent one'),
+        ),
       }),
     ),
     invoices: Type.Array(
@@ -87,7 +100,9 @@ export const OrderDataSchema = Type.Object(
           charge: Type.Number({ description: 'the freight amount of the order' }),
           type: Type.Optional(Type.String()),
           quantity: Type.Integer({ description: 'volumes; 1 unless recorded' }),
-          total: Type.Number({ description: 'the freight total (the order’s freight amount unless the carrier quote recorded another)' }),
+          total: Type.Number({
+            description: 'the freight total (the order’s freight amount unless the carrier quote recorded another)',
+          }),
           carrier: Type.Optional(Type.String()),
         },
         { description: 'present when the order has freight' },

@@ -10,7 +10,10 @@ export function whenSet<K extends string, V>(key: K, value: V | null | undefined
   return (value === null || value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
-export type AddressColumns = Pick<OrderRow, 'street' | 'neighborhood' | 'number' | 'complement' | 'zipcode' | 'city' | 'state'>;
+export type AddressColumns = Pick<
+  OrderRow,
+  'street' | 'neighborhood' | 'number' | 'complement' | 'zipcode' | 'city' | 'state'
+>;
 
 export function addressOf(row: AddressColumns) {
   return {
@@ -44,7 +47,12 @@ export function orderLink(publicUrl: string, order: OrderRow): string {
   const parent =
     order.parent_uid === null
       ? undefined
-      : hostedPath({ uid: order.parent_uid, due_date: order.parent_due_date, cart_id: order.parent_cart_id, checkout_page_id: order.parent_checkout_page_id });
+      : hostedPath({
+          uid: order.parent_uid,
+          due_date: order.parent_due_date,
+          cart_id: order.parent_cart_id,
+          checkout_page_id: order.parent_checkout_page_id,
+        });
   const path = hostedPath(order) ?? parent;
   return path === undefined ? chargeLink(publicUrl, order.uid) : `${publicUrl}${path}`;
 }
@@ -62,7 +70,8 @@ const asString = (value: unknown) => (typeof value === 'string' ? value : undefi
 function freightOf(order: OrderRow): OrderData['freight'] {
   if (order.freight_details === null && order.freight_cents === 0) return undefined;
   const details = asObject(order.freight_details);
-  const quantity = Number.isInteger(details.quantity) && (details.quantity as number) > 0 ? (details.quantity as number) : 1;
+  const quantity =
+    Number.isInteger(details.quantity) && (details.quantity as number) > 0 ? (details.quantity as number) : 1;
   return {
     ...whenSet('brand', asString(details.brand)),
     charge: toMajor(order.freight_cents),

@@ -32,35 +32,69 @@ export async function appendOrderEvent(db: Kysely<DB>, event: OrderEvent): Promi
 }
 
 /** The event a status transition (or an order's creation) writes: its order and from_status come from the statement's own rows. */
-export type TransitionEvent = { accountId: string; type: string; cause: string; toStatus: string; paymentId: number | null; data: Record<string, unknown>; at: Date };
+export type TransitionEvent = {
+  accountId: string;
+  type: string;
+  cause: string;
+  toStatus: string;
+  paymentId: number | null;
+  data: Record<string, unknown>;
+  at: Date;
+};
+
+// The CTEs in scope differ per statement, so the builders these helpers take are typed loosely.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyCreator = QueryCreator<any>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type RowSource<Row> = SelectQueryBuilder<any, any, Row>;
 
 /**
  * The `INSERT … SELECT` that appends a transition's event inside the transition's own statement, as a
  * data-modifying CTE: `source` is a query giving one row (order_id, from_status) per row the update
  * changed, so a refused transition logs nothing and a done one cannot commit without its event.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the CTEs in scope differ per transition
-export function insertTransitionEvent(db: QueryCreator<any>, event: TransitionEvent, source: SelectQueryBuilder<any, any, { order_id: number; from_status: string | null }>) {
-  return insertEventRows(db, event, source, { paymentId: sql<number | null>`${event.paymentId}::bigint`, data: sql<string>`${JSON.stringify(event.data)}::jsonb` });
+export function insertTransitionEvent(
+  db: AnyCreator,
+  event: TransitionEvent,
+  source: RowSource<{ order_id: number; from_status: string | null }>,
+) {
+  return insertEventRows(db, event, source, {
+    paymentId: sql<number | null>`${event.paymentId}::bigint`,
+    data: sql<string>`${JSON.stringify(event.data)}::jsonb`,
+  });
 }
 
 /** A data-modifying CTE's rows as events: `source` also gives each row's payment and data (rows the same statement inserted). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the CTEs in scope differ per statement
-export function insertRowEvents(db: QueryCreator<any>, event: Omit<TransitionEvent, 'paymentId' | 'data'>, source: SelectQueryBuilder<any, any, { order_id: number; from_status: string | null; payment_id: number | null; data: unknown }>) {
-  return insertEventRows(db, event, source, { paymentId: sql.ref<number | null>('changed.payment_id'), data: sql.ref<string>('changed.data') });
+export function insertRowEvents(
+  db: AnyCreator,
+  event: Omit<TransitionEvent, 'paymentId' | 'data'>,
+  source: RowSource<{ order_id: number; from_status: string | null; payment_id: number | null; data: unknown }>,
+) {
+  return insertEventRows(db, event, source, {
+    paymentId: sql.ref<number | null>('changed.payment_id'),
+    data: sql.ref<string>('changed.data'),
+  });
 }
 
 function insertEventRows(
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
-  db: QueryCreator<any>,
+  db: AnyCreator,
   event: Omit<TransitionEvent, 'paymentId' | 'data'>,
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
-  source: SelectQueryBuilder<any, any, { order_id: number; from_status: string | null }>,
+  source: RowSource<{ order_id: number; from_status: string | null }>,
   perRow: { paymentId: RawBuilder<number | null>; data: RawBuilder<string> },
 ) {
   return (db as QueryCreator<DB>)
     .insertInto('order_events')
-    .columns(['account_id', 'order_id', 'type', 'cause', 'from_status', 'to_status', 'payment_id', 'data', 'created_at'])
+    .columns([
+      'account_id',
+      'order_id',
+      'type',
+      'cause',
+      'from_status',
+      'to_status',
+      'payment_id',
+      'data',
+      'created_at',
+    ])
     .expression(
       (db as QueryCreator<DB>)
         .selectFrom(source.as('changed'))

@@ -13,7 +13,12 @@ type CreateBody = Static<typeof OrderCreateBody>;
  * POST /orders: upserts the customer (the same upsert as POST /customers) and creates the order, in
  * one transaction, so a refused order leaves no customer change behind. Returns the order id.
  */
-export async function createOrderFromRequest(db: Kysely<DB>, scope: { accountId: string; companyId: number }, body: CreateBody, now: Date): Promise<number> {
+export async function createOrderFromRequest(
+  db: Kysely<DB>,
+  scope: { accountId: string; companyId: number },
+  body: CreateBody,
+  now: Date,
+): Promise<number> {
   const customer = customerColumns(body.customer, 'customer/');
   const payments: AttachedPayment[] = (body.payments ?? []).map((payment, i) => ({
     gateway: payment.gateway,

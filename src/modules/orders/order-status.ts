@@ -61,8 +61,7 @@ export type TransitionRequest = {
 };
 
 export type TransitionResult =
-  | { changed: true; from: OrderStatus; to: OrderStatus }
-  | { changed: false; current: OrderStatus | undefined };
+  { changed: true; from: OrderStatus; to: OrderStatus } | { changed: false; current: OrderStatus | undefined };
 
 /**
  * Moves an order to `to` when the table allows it from its current status: a conditional UPDATE
@@ -77,7 +76,14 @@ export async function transitionOrder(trx: Kysely<DB>, request: TransitionReques
   // the one the update replaces), the conditional update, which sees the row as that read locked it, and
   // the event of the row it changed.
   const row = await trx
-    .with('before', (db) => db.selectFrom('orders').select(['id', 'status']).where('account_id', '=', request.accountId).where('id', '=', request.orderId).forUpdate())
+    .with('before', (db) =>
+      db
+        .selectFrom('orders')
+        .select(['id', 'status'])
+        .where('account_id', '=', request.accountId)
+        .where('id', '=', request.orderId)
+        .forUpdate(),
+    )
     .with('updated', (db) =>
       db
         .updateTable('orders')
@@ -97,8 +103,19 @@ export async function transitionOrder(trx: Kysely<DB>, request: TransitionReques
     .with('logged', (db) =>
       insertTransitionEvent(
         db,
-        { accountId: request.accountId, type: 'order.status_changed', cause: request.cause, toStatus: request.to, paymentId: request.paymentId ?? null, data: request.data ?? {}, at },
-        db.selectFrom('updated').innerJoin('before', 'before.id', 'updated.id').select(['updated.id as order_id', 'before.status as from_status']),
+        {
+          accountId: request.accountId,
+          type: 'order.status_changed',
+          cause: request.cause,
+          toStatus: request.to,
+          paymentId: request.paymentId ?? null,
+          data: request.data ?? {},
+          at,
+        },
+        db
+          .selectFrom('updated')
+          .innerJoin('before', 'before.id', 'updated.id')
+          .select(['updated.id as order_id', 'before.status as from_status']),
       ),
     )
     .selectFrom('before')
@@ -110,7 +127,8 @@ export async function transitionOrder(trx: Kysely<DB>, request: TransitionReques
   await notifyOrderTransition(trx, { accountId: request.accountId, orderId: request.orderId, status: request.to, at });
   if (request.to === 'refunded') await endSubscriptionOfRefundedOrder(trx, request.accountId, request.orderId, at);
   // A cancelled or refunded order keeps no appointment: its slot is bookable again.
-  if (request.to === 'refunded' || request.to === 'cancelled') await releaseBooking(trx, request.accountId, request.orderId);
+  if (request.to === 'refunded' || request.to === 'cancelled')
+    await releaseBooking(trx, request.accountId, request.orderId);
   if (request.to === 'paid') await billIfInvoiced(trx, request, at);
   return { changed: true, from, to: request.to };
 }
@@ -122,5 +140,12 @@ export async function transitionOrder(trx: Kysely<DB>, request: TransitionReques
 async function billIfInvoiced(trx: Kysely<DB>, request: TransitionRequest, at: Date): Promise<void> {
   const invoice = await findAuthorizedInvoice(trx, request.accountId, request.orderId);
   if (!invoice) return;
-  await transitionOrder(trx, { accountId: request.accountId, orderId: request.orderId, to: 'billed', cause: `invoicing: invoice ${invoice.external_id} authorized before the payment`, ...(request.paymentId !== undefined ? { paymentId: request.paymentId } : {}), at });
+  await transitionOrder(trx, {
+    accountId: request.accountId,
+    orderId: request.orderId,
+    to: 'billed',
+    cause: `invoicing: invoice ${invoice.external_id} authorized before the payment`,
+    ...(request.paymentId !== undefined ? { paymentId: request.paymentId } : {}),
+    at,
+  });
 }

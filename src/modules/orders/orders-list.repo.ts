@@ -32,7 +32,13 @@ async function companyTimeZones(db: Kysely<DB>, accountId: string, companyIds?: 
  * The bounds are constants per zone, so an index on (account_id, field) serves the range; companies in
  * different zones get one bounded branch each.
  */
-function timestampRange(eb: OrdersEb, field: PeriodField, zones: Map<string, number[]>, from?: string, to?: string): Expression<SqlBool> {
+function timestampRange(
+  eb: OrdersEb,
+  field: PeriodField,
+  zones: Map<string, number[]>,
+  from?: string,
+  to?: string,
+): Expression<SqlBool> {
   const column = `o.${field}` as `o.${'created_at' | 'paid_at' | 'scheduled_at'}`;
   const bounded = (zone: string) =>
     eb.and([
@@ -49,7 +55,9 @@ function searchCondition(eb: OrdersEb, accountId: string, q: string): Expression
     .selectFrom('customers')
     .select('customers.id')
     .where('customers.account_id', '=', accountId)
-    .where((inner) => inner.or([inner('customers.name', 'ilike', pattern), inner('customers.email', 'ilike', pattern)]));
+    .where((inner) =>
+      inner.or([inner('customers.name', 'ilike', pattern), inner('customers.email', 'ilike', pattern)]),
+    );
   // ANY(ARRAY(…)) evaluates the customer search once, so an OR with the id can use both indexes (BitmapOr).
   const conditions: Expression<SqlBool>[] = [eb('o.customer_id', '=', sql<number>`any(array(${matchingCustomers}))`)];
   if (/^[0-9]{1,15}$/.test(q) && Number.isSafeInteger(Number(q))) conditions.push(eb('o.id', '=', Number(q)));
@@ -58,16 +66,25 @@ function searchCondition(eb: OrdersEb, accountId: string, q: string): Expression
 }
 
 /** The account's orders matching the filter: one page of ids (newest first) and the total count. */
-export async function findOrderPage(db: Kysely<DB>, accountId: string, filter: OrderListFilter, page: { limit: number; offset: number }) {
+export async function findOrderPage(
+  db: Kysely<DB>,
+  accountId: string,
+  filter: OrderListFilter,
+  page: { limit: number; offset: number },
+) {
   const period = filter.period?.from || filter.period?.to ? filter.period : undefined;
-  const zones = period && TIMESTAMP_FIELDS.has(period.field) ? await companyTimeZones(db, accountId, filter.companyIds) : new Map<string, number[]>();
+  const zones =
+    period && TIMESTAMP_FIELDS.has(period.field)
+      ? await companyTimeZones(db, accountId, filter.companyIds)
+      : new Map<string, number[]>();
   const matching = db
     .selectFrom('orders as o')
     .where('o.account_id', '=', accountId)
     .where((eb) => {
       const conditions: Expression<SqlBool>[] = [];
       if (period) {
-        if (TIMESTAMP_FIELDS.has(period.field)) conditions.push(timestampRange(eb, period.field, zones, period.from, period.to));
+        if (TIMESTAMP_FIELDS.has(period.field))
+          conditions.push(timestampRange(eb, period.field, zones, period.from, period.to));
         else {
           const column = `o.${period.field}` as 'o.date' | 'o.due_date';
           if (period.from) conditions.push(eb(column, '>=', period.from));
@@ -79,16 +96,31 @@ export async function findOrderPage(db: Kysely<DB>, accountId: string, filter: O
       if (filter.companyIds?.length) conditions.push(eb('o.company_id', 'in', filter.companyIds));
       if (filter.statuses?.length) conditions.push(eb('o.status', 'in', filter.statuses));
       for (const alternatives of filter.metaMatches ?? []) {
-        conditions.push(eb.or(alternatives.map((object) => eb('o.meta', '@>', sql<unknown>`${JSON.stringify(object)}::jsonb`))));
+        conditions.push(
+          eb.or(alternatives.map((object) => eb('o.meta', '@>', sql<unknown>`${JSON.stringify(object)}::jsonb`))),
+        );
       }
       return eb.and(conditions);
     });
-  const countable = !filter.q && !filter.cartPageIds?.length && !filter.metaMatches?.length && (!period || period.field === 'created_at');
+  const countable =
+    !filter.q &&
+    !filter.cartPageIds?.length &&
+    !filter.metaMatches?.length &&
+    (!period || period.field === 'created_at');
   const [ids, totalCount] = await Promise.all([
-    matching.select('o.id').orderBy('o.created_at', 'desc').orderBy('o.id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    matching
+      .select('o.id')
+      .orderBy('o.created_at', 'desc')
+      .orderBy('o.id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute(),
     countable
       ? countFromDailyCounts(db, accountId, filter, period)
-      : matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow().then((row) => Number(row.n)),
+      : matching
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+          .then((row) => Number(row.n)),
   ]);
   return { ids: ids.map((row) => row.id), totalCount };
 }
@@ -97,7 +129,12 @@ export async function findOrderPage(db: Kysely<DB>, accountId: string, filter: O
  * The count of a status / company / created-date filter from `order_counts` (kept by triggers, by day in
  * each company's time zone, the same days the list filter uses): its cost follows the days asked for.
  */
-async function countFromDailyCounts(db: Kysely<DB>, accountId: string, filter: OrderListFilter, period: OrderListFilter['period']): Promise<number> {
+async function countFromDailyCounts(
+  db: Kysely<DB>,
+  accountId: string,
+  filter: OrderListFilter,
+  period: OrderListFilter['period'],
+): Promise<number> {
   let query = db
     .selectFrom('order_counts')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), sql<number>`0`).as('n'))

@@ -44,7 +44,8 @@ export function registerOrderRoutes(parent: FastifyInstance, { config, database,
         response: { 200: OrderDataSchema, ...errorResponses(401, 404, 422) },
       },
     },
-    async (request) => toOrderData(await findOrderDetails(db, requireAccount(request), request.params.id), config.publicUrl),
+    async (request) =>
+      toOrderData(await findOrderDetails(db, requireAccount(request), request.params.id), config.publicUrl),
   );
 
   app.post(

@@ -13,14 +13,26 @@ const OrderStatusSchema = Type.Union(ORDER_STATUSES.map((status) => Type.Literal
 
 export const OrderListQuery = Type.Object(
   {
-    initial_date: Type.Optional(CalendarDate({ description: 'YYYY-MM-DD, inclusive; in the company’s time zone for created_at, paid_at and scheduled_at' })),
+    initial_date: Type.Optional(
+      CalendarDate({
+        description: 'YYYY-MM-DD, inclusive; in the company’s time zone for created_at, paid_at and scheduled_at',
+      }),
+    ),
     final_date: Type.Optional(CalendarDate({ description: 'YYYY-MM-DD, inclusive' })),
     period_date_filter: Type.Optional(
-      Type.Union(PERIOD_FIELDS.map((field) => Type.Literal(field)), { default: 'created_at', description: 'the field the date range applies to' }),
+      Type.Union(
+        PERIOD_FIELDS.map((field) => Type.Literal(field)),
+        { default: 'created_at', description: 'the field the date range applies to' },
+      ),
     ),
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
-    q: Type.Optional(Type.String({ maxLength: 200, description: 'customer name or email (contains), order id or uid (exact); empty or blank is no filter' })),
+    q: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        description: 'customer name or email (contains), order id or uid (exact); empty or blank is no filter',
+      }),
+    ),
     cart_page_uuids: Type.Optional(Type.Array(Uuid(), { maxItems: 100 })),
     company_ids: Type.Optional(Type.Array(IntegerId(), { maxItems: 100 })),
     status: Type.Optional(Type.Array(OrderStatusSchema, { maxItems: 8 })),
@@ -56,11 +68,20 @@ export const PAYMENT_METHODS = ['credit_card', 'bank_slip', 'pix'] as const;
 
 export const AttachedPaymentBody = Type.Object(
   {
-    gateway: Type.String({ minLength: 1, maxLength: 60, description: 'gateway_a, gateway_b, gateway_c or bank; any other name is stored as external' }),
+    gateway: Type.String({
+      minLength: 1,
+      maxLength: 60,
+      description: 'gateway_a, gateway_b, gateway_c or bank; any other name is stored as external',
+    }),
     gateway_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     payment_plan_id: Type.Optional(IntegerId({ description: 'one of the account’s payment plans; gives the method' })),
     amount: Money({ exclusiveMinimum: 0, description: 'major units' }),
-    type: Type.Optional(Type.Union(PAYMENT_METHODS.map((m) => Type.Literal(m)), { description: 'the method; required without payment_plan_id' })),
+    type: Type.Optional(
+      Type.Union(
+        PAYMENT_METHODS.map((m) => Type.Literal(m)),
+        { description: 'the method; required without payment_plan_id' },
+      ),
+    ),
     installments: Type.Optional(Type.Integer({ minimum: 1, maximum: 24, default: 1 })),
     paid_at: Type.Optional(Instant({ description: 'default: now' })),
   },
@@ -70,9 +91,13 @@ export const AttachedPaymentBody = Type.Object(
 export const OrderCreateBody = Type.Object(
   {
     customer: OrderCustomerBody,
-    date: Type.Optional(CalendarDate({ description: 'YYYY-MM-DD; default today in the company’s time zone; also the due date' })),
+    date: Type.Optional(
+      CalendarDate({ description: 'YYYY-MM-DD; default today in the company’s time zone; also the due date' }),
+    ),
     coupon: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    main_product_id: Type.Optional(IntegerId({ description: 'validated with the coupon; the only item when items is empty' })),
+    main_product_id: Type.Optional(
+      IntegerId({ description: 'validated with the coupon; the only item when items is empty' }),
+    ),
     scheduled_at: Type.Optional(Instant()),
     observation: Type.Optional(Type.String({ maxLength: 5000 })),
     skip_content_release: Type.Optional(Type.Boolean()),
@@ -92,10 +117,17 @@ export const OrderCreateBody = Type.Object(
     items: Type.Optional(
       Type.Array(
         Type.Object(
-          { product_id: IntegerId(), quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })) },
+          {
+            product_id: IntegerId(),
+            quantity: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
+          },
           { additionalProperties: false },
         ),
-        { maxItems: 100, description: 'each line (quantity × the product’s value) and the order’s total may amount to at most 99999999.99' },
+        {
+          maxItems: 100,
+          description:
+            'each line (quantity × the product’s value) and the order’s total may amount to at most 99999999.99',
+        },
       ),
     ),
     payments: Type.Optional(Type.Array(AttachedPaymentBody, { maxItems: 10 })),

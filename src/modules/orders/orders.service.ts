@@ -8,7 +8,10 @@ import { DEFAULT_PAGE_SIZE, type OrderListQuery } from './orders.schemas.ts';
 
 type ListQuery = Static<typeof OrderListQuery>;
 
-export type OrderPage = { details: OrderDetails[]; meta: { current_page: number; total_pages: number; total_count: number; per_page: number } };
+export type OrderPage = {
+  details: OrderDetails[];
+  meta: { current_page: number; total_pages: number; total_count: number; per_page: number };
+};
 
 /**
  * `meta[]=key:value` into the objects the order's meta must contain. The value is matched as a
@@ -28,7 +31,9 @@ export function metaMatches(pairs: readonly string[]): Array<Array<Record<string
 
 export function listFilter(query: ListQuery): OrderListFilter {
   if (query.initial_date && query.final_date && query.final_date < query.initial_date) {
-    throw validationFailed('final_date is before initial_date', [{ field: 'querystring/final_date', message: 'must not be before initial_date' }]);
+    throw validationFailed('final_date is before initial_date', [
+      { field: 'querystring/final_date', message: 'must not be before initial_date' },
+    ]);
   }
   return {
     period: { field: query.period_date_filter ?? 'created_at', from: query.initial_date, to: query.final_date },
@@ -44,10 +49,18 @@ export function listFilter(query: ListQuery): OrderListFilter {
 export async function listOrders(db: Kysely<DB>, accountId: string, query: ListQuery): Promise<OrderPage> {
   const perPage = query.limit ?? DEFAULT_PAGE_SIZE;
   const currentPage = query.page ?? 1;
-  const { ids, totalCount } = await findOrderPage(db, accountId, listFilter(query), { limit: perPage, offset: (currentPage - 1) * perPage });
+  const { ids, totalCount } = await findOrderPage(db, accountId, listFilter(query), {
+    limit: perPage,
+    offset: (currentPage - 1) * perPage,
+  });
   return {
     details: await loadOrderDetails(db, accountId, ids),
-    meta: { current_page: currentPage, total_pages: Math.ceil(totalCount / perPage), total_count: totalCount, per_page: perPage },
+    meta: {
+      current_page: currentPage,
+      total_pages: Math.ceil(totalCount / perPage),
+      total_count: totalCount,
+      per_page: perPage,
+    },
   };
 }
 

@@ -20,13 +20,19 @@ export const MAX_ANSWERS_PER_SNAPSHOT = 1_000;
  * charges, cart pages, no context) are always computed.
  */
 export function rememberedAnswers(reads: CachedPricingReads) {
-  return async function answer(context: PricingContext, query: PricingQuery, now: Date, compute: () => Promise<PlanOptionsView>): Promise<PlanOptionsView> {
+  return async function answer(
+    context: PricingContext,
+    query: PricingQuery,
+    now: Date,
+    compute: () => Promise<PlanOptionsView>,
+  ): Promise<PlanOptionsView> {
     if (context.kind !== 'checkout_page') return compute();
     const snapshot = await reads.pageSnapshot(context.pageId);
     if (!snapshot) return compute();
     const answers = snapshot.answers as Map<string, RememberedAnswer>;
     const key = answerKey(query);
-    const coupon = query.coupon !== undefined && query.coupon.trim() !== '' ? await reads.coupon(context, query.coupon) : undefined;
+    const coupon =
+      query.coupon !== undefined && query.coupon.trim() !== '' ? await reads.coupon(context, query.coupon) : undefined;
     const known = answers.get(key);
     if (known && known.coupon === coupon && couponLive(coupon, now)) return known.view;
     const view = await compute();

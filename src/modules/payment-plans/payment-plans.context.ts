@@ -26,7 +26,13 @@ type ContextBase = CompanyRef & { currency: string; couponsEnabled: boolean; pre
 export type PricingContext =
   | (ContextBase & { kind: 'checkout_page'; pageId: string })
   | (ContextBase & { kind: 'charge'; dueDate: string; timeZone: string; owedCents: number; planId: number | null })
-  | (ContextBase & { kind: 'cart'; cartId: string; cartPageId: string; freightCents: number; totalOverrideCents: number | null })
+  | (ContextBase & {
+      kind: 'cart';
+      cartId: string;
+      cartPageId: string;
+      freightCents: number;
+      totalOverrideCents: number | null;
+    })
   | (ContextBase & { kind: 'cart_page'; cartPageId: string })
   | (ContextBase & { kind: 'company' });
 
@@ -106,19 +112,41 @@ export async function resolvePricingContext(
     case 'cart_page': {
       const cartPage = await findCartPage(db, query.cart_page_id!);
       if (!cartPage) throw businessRule('cart_page_id does not name a cart page');
-      return { kind, cartPageId: cartPage.id, ...owner(cartPage), couponsEnabled: cartPage.enable_coupons, preferredPlanId: cartPage.default_payment_plan_id };
+      return {
+        kind,
+        cartPageId: cartPage.id,
+        ...owner(cartPage),
+        couponsEnabled: cartPage.enable_coupons,
+        preferredPlanId: cartPage.default_payment_plan_id,
+      };
     }
     case 'company': {
       const company = await requestCompany();
-      if (!company) throw businessRule('Send a context (checkout_page_id, charge_id, cart_id or cart_page_id), an API key, or use the company’s own host');
+      if (!company)
+        throw businessRule(
+          'Send a context (checkout_page_id, charge_id, cart_id or cart_page_id), an API key, or use the company’s own host',
+        );
       return { kind, ...company, currency: 'BRL', couponsEnabled: true, preferredPlanId: null };
     }
   }
 }
 
 /** The pricing context of a checkout page row already read (the pay flow reads the page itself). */
-export function checkoutPagePricingContext(page: { id: string; account_id: string; company_id: number; currency: string; enable_coupons: boolean; default_payment_plan_id: number | null }): PricingContext {
-  return { kind: 'checkout_page', pageId: page.id, ...owner(page), couponsEnabled: page.enable_coupons, preferredPlanId: page.default_payment_plan_id };
+export function checkoutPagePricingContext(page: {
+  id: string;
+  account_id: string;
+  company_id: number;
+  currency: string;
+  enable_coupons: boolean;
+  default_payment_plan_id: number | null;
+}): PricingContext {
+  return {
+    kind: 'checkout_page',
+    pageId: page.id,
+    ...owner(page),
+    couponsEnabled: page.enable_coupons,
+    preferredPlanId: page.default_payment_plan_id,
+  };
 }
 
 function owner(row: { account_id: string; company_id: number; currency: string }) {

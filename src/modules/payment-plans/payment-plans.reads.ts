@@ -1,7 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { findCoupon, type CouponRow, type CouponScope } from '../coupons/coupons.service.ts';
-import { findCheckoutPage, listPageProducts, listPlanRows, type PlanRow, type PlanSource } from './payment-plans.repo.ts';
+import {
+  findCheckoutPage,
+  listPageProducts,
+  listPlanRows,
+  type PlanRow,
+  type PlanSource,
+} from './payment-plans.repo.ts';
 import { TtlCache } from './ttl-cache.ts';
 
 export type CheckoutPageRow = NonNullable<Awaited<ReturnType<typeof findCheckoutPage>>>;
@@ -28,19 +34,35 @@ export function databaseReads(db: Kysely<DB>): PricingReads {
  * Database reads, except a page's products and plans: the rows the caller read of that page in the same request
  * (a pay flow reads them with the page, and uses the products for its order lines too).
  */
-export function readsWithPageRows(db: Kysely<DB>, page: { accountId: string; pageId: string }, products: PageProductRow[], plans: PlanRow[]): PricingReads {
+export function readsWithPageRows(
+  db: Kysely<DB>,
+  page: { accountId: string; pageId: string },
+  products: PageProductRow[],
+  plans: PlanRow[],
+): PricingReads {
   const direct = databaseReads(db);
   const byId = new Map(products.map((row) => [row.id, row]));
   const isPage = (accountId: string, pageId: string) => accountId === page.accountId && pageId === page.pageId;
   return {
     ...direct,
-    pageProducts: (accountId, pageId, ids) => (isPage(accountId, pageId) ? Promise.resolve(ids.flatMap((id) => byId.get(id) ?? [])) : direct.pageProducts(accountId, pageId, ids)),
-    planRows: (accountId, source) => (source.kind === 'checkout_page' && isPage(accountId, source.pageId) ? Promise.resolve(plans) : direct.planRows(accountId, source)),
+    pageProducts: (accountId, pageId, ids) =>
+      isPage(accountId, pageId)
+        ? Promise.resolve(ids.flatMap((id) => byId.get(id) ?? []))
+        : direct.pageProducts(accountId, pageId, ids),
+    planRows: (accountId, source) =>
+      source.kind === 'checkout_page' && isPage(accountId, source.pageId)
+        ? Promise.resolve(plans)
+        : direct.planRows(accountId, source),
   };
 }
 
 /** A checkout page as the display cache holds it; `answers` are the responses priced from it (payment-plans.answers.ts). */
-export type PageSnapshot = { page: CheckoutPageRow; products: Map<number, PageProductRow>; plans: PlanRow[]; answers: Map<string, unknown> };
+export type PageSnapshot = {
+  page: CheckoutPageRow;
+  products: Map<number, PageProductRow>;
+  plans: PlanRow[];
+  answers: Map<string, unknown>;
+};
 
 /** The display cache's reads, plus the cached snapshot of a page itself. */
 export type CachedPricingReads = PricingReads & { pageSnapshot(pageId: string): Promise<PageSnapshot | undefined> };
@@ -76,7 +98,10 @@ export function cachedCheckoutPageReads(db: Kysely<DB>): CachedPricingReads {
   };
   return {
     pageSnapshot: snapshot,
-    coupon: (scope, code) => coupons.get(`${scope.accountId}/${scope.companyId}/${code.trim().toUpperCase()}`, () => findCoupon(db, scope, code)),
+    coupon: (scope, code) =>
+      coupons.get(`${scope.accountId}/${scope.companyId}/${code.trim().toUpperCase()}`, () =>
+        findCoupon(db, scope, code),
+      ),
     checkoutPage: async (id) => (await snapshot(id))?.page,
     pageProducts: async (accountId, pageId, ids) => {
       const found = await ownSnapshot(accountId, pageId);

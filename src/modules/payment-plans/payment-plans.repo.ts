@@ -28,14 +28,31 @@ export function findCartPage(db: Kysely<DB>, id: string) {
 export function findCart(db: Kysely<DB>, id: string) {
   return db
     .selectFrom('carts as c')
-    .innerJoin('cart_pages as cp', (join) => join.onRef('cp.id', '=', 'c.cart_page_id').onRef('cp.account_id', '=', 'c.account_id'))
-    .select(['c.id', 'c.account_id', 'c.company_id', 'c.cart_page_id', 'c.freight_cents', 'c.total_override_cents', 'cp.currency', 'cp.enable_coupons', 'cp.default_payment_plan_id'])
+    .innerJoin('cart_pages as cp', (join) =>
+      join.onRef('cp.id', '=', 'c.cart_page_id').onRef('cp.account_id', '=', 'c.account_id'),
+    )
+    .select([
+      'c.id',
+      'c.account_id',
+      'c.company_id',
+      'c.cart_page_id',
+      'c.freight_cents',
+      'c.total_override_cents',
+      'cp.currency',
+      'cp.enable_coupons',
+      'cp.default_payment_plan_id',
+    ])
     .where('c.id', '=', id)
     .executeTakeFirst();
 }
 
 export function listCartItems(db: Kysely<DB>, accountId: string, cartId: string) {
-  return db.selectFrom('cart_items').select(['product_id', 'total_cents']).where('account_id', '=', accountId).where('cart_id', '=', cartId).execute();
+  return db
+    .selectFrom('cart_items')
+    .select(['product_id', 'total_cents'])
+    .where('account_id', '=', accountId)
+    .where('cart_id', '=', cartId)
+    .execute();
 }
 
 /**
@@ -45,8 +62,19 @@ export function listCartItems(db: Kysely<DB>, accountId: string, cartId: string)
 export function findCharge(db: Kysely<DB>, uid: string) {
   return db
     .selectFrom('orders as o')
-    .innerJoin('companies as co', (join) => join.onRef('co.id', '=', 'o.company_id').onRef('co.account_id', '=', 'o.account_id'))
-    .select(['o.id', 'o.account_id', 'o.company_id', 'o.currency', 'o.total_cents', 'o.due_date', 'o.payment_plan_id', 'co.time_zone'])
+    .innerJoin('companies as co', (join) =>
+      join.onRef('co.id', '=', 'o.company_id').onRef('co.account_id', '=', 'o.account_id'),
+    )
+    .select([
+      'o.id',
+      'o.account_id',
+      'o.company_id',
+      'o.currency',
+      'o.total_cents',
+      'o.due_date',
+      'o.payment_plan_id',
+      'co.time_zone',
+    ])
     .select((eb) =>
       eb
         .selectFrom('payments as p')
@@ -70,11 +98,28 @@ export function listPageProducts(db: Kysely<DB>, accountId: string, pageId: stri
 }
 
 /** The read of `listPageProducts`, to run or to embed (the pay flow reads it with its page). */
-export function pageProductsQuery(db: Kysely<DB>, accountId: ValueOrRef<string>, pageId: ValueOrRef<string>, ids?: number[]) {
+export function pageProductsQuery(
+  db: Kysely<DB>,
+  accountId: ValueOrRef<string>,
+  pageId: ValueOrRef<string>,
+  ids?: number[],
+) {
   let query = db
     .selectFrom('checkout_page_products as cpp')
-    .innerJoin('products as p', (join) => join.onRef('p.id', '=', 'cpp.product_id').onRef('p.account_id', '=', 'cpp.account_id'))
-    .select(['p.id', 'p.value_cents', 'cpp.allow_quantity', 'cpp.max_quantity', 'p.name', 'p.unit_name', 'p.subscription', 'p.interval', 'p.interval_count'])
+    .innerJoin('products as p', (join) =>
+      join.onRef('p.id', '=', 'cpp.product_id').onRef('p.account_id', '=', 'cpp.account_id'),
+    )
+    .select([
+      'p.id',
+      'p.value_cents',
+      'cpp.allow_quantity',
+      'cpp.max_quantity',
+      'p.name',
+      'p.unit_name',
+      'p.subscription',
+      'p.interval',
+      'p.interval_count',
+    ])
     .where('cpp.account_id', '=', accountId)
     .where('cpp.checkout_page_id', '=', pageId)
     .where('p.deleted_at', 'is', null);
@@ -111,7 +156,10 @@ const PLAN_COLUMNS = [
   't.percentage',
 ] as const;
 
-export type PlanSource = { kind: 'checkout_page'; pageId: string } | { kind: 'cart_page'; cartPageId: string } | { kind: 'company'; companyId: number };
+export type PlanSource =
+  | { kind: 'checkout_page'; pageId: string }
+  | { kind: 'cart_page'; cartPageId: string }
+  | { kind: 'company'; companyId: number };
 
 /** Kept plans of a source, one row per (plan, tax row) with the plan's columns repeated; ordered by plan id. */
 export function listPlanRows(db: Kysely<DB>, accountId: string, source: PlanSource) {
@@ -122,7 +170,9 @@ export function listPlanRows(db: Kysely<DB>, accountId: string, source: PlanSour
 export function planRowsQuery(db: Kysely<DB>, accountId: ValueOrRef<string>, source: PlanSource) {
   let query = db
     .selectFrom('payment_plans as pp')
-    .leftJoin('payment_plan_taxes as t', (join) => join.onRef('t.payment_plan_id', '=', 'pp.id').onRef('t.account_id', '=', 'pp.account_id'))
+    .leftJoin('payment_plan_taxes as t', (join) =>
+      join.onRef('t.payment_plan_id', '=', 'pp.id').onRef('t.account_id', '=', 'pp.account_id'),
+    )
     .select(PLAN_COLUMNS)
     .where('pp.account_id', '=', accountId)
     .where('pp.deleted_at', 'is', null);

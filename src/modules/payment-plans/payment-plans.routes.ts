@@ -24,7 +24,8 @@ export function registerPaymentPlanRoutes(parent: FastifyInstance, { config, dat
       config: { access: 'public', errorFormat: 'errors' },
       schema: {
         tags: ['Payment plans'],
-        description: 'Installment options for one context (checkout_page_id, charge_id, cart_id, cart_page_id, resolved in that order) or none.',
+        description:
+          'Installment options for one context (checkout_page_id, charge_id, cart_id, cart_page_id, resolved in that order) or none.',
         querystring: PaymentPlansQuery,
         response: {
           200: PaymentPlanOptionsSchema,
@@ -34,10 +35,17 @@ export function registerPaymentPlanRoutes(parent: FastifyInstance, { config, dat
       },
     },
     async (request) => {
-      const context = await resolvePricingContext(db, request.query, () => requestCompany(db, request, publicHostname), reads);
+      const context = await resolvePricingContext(
+        db,
+        request.query,
+        () => requestCompany(db, request, publicHostname),
+        reads,
+      );
       await assertPublicAccess(db, request, context.accountId);
       const now = clock();
-      return answer(context, request.query, now, async () => paymentPlanOptionsView(await pricePaymentPlans(db, context, request.query, now, reads)));
+      return answer(context, request.query, now, async () =>
+        paymentPlanOptionsView(await pricePaymentPlans(db, context, request.query, now, reads)),
+      );
     },
   );
 }

@@ -2,7 +2,12 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { businessRule } from '../../http/errors.ts';
 import { installmentOptions, type InstallmentOption } from '../pricing/installments.ts';
-import { resolvePricingContext, type CompanyRef, type PricingContext, type PricingQuery } from './payment-plans.context.ts';
+import {
+  resolvePricingContext,
+  type CompanyRef,
+  type PricingContext,
+  type PricingQuery,
+} from './payment-plans.context.ts';
 import { databaseReads, type PricingReads } from './payment-plans.reads.ts';
 import type { PlanRow, PlanSource } from './payment-plans.repo.ts';
 import { contextTotal, type ContextTotal } from './payment-plans.totals.ts';
@@ -35,10 +40,16 @@ export async function pricePaymentPlans(
   now: Date,
   reads: PricingReads = databaseReads(db),
 ): Promise<PaymentPlanOffer> {
-  const [total, rows] = await Promise.all([contextTotal(db, reads, context, query, now), reads.planRows(context.accountId, planSource(context))]);
+  const [total, rows] = await Promise.all([
+    contextTotal(db, reads, context, query, now),
+    reads.planRows(context.accountId, planSource(context)),
+  ]);
   const plans = groupPlans(rows)
     .sort((a, b) => Number(b.id === context.preferredPlanId) - Number(a.id === context.preferredPlanId))
-    .map(({ taxes, terms, ...plan }) => ({ ...plan, options: total.baseCents > 0 ? installmentOptions(total.baseCents, terms, taxes) : [] }));
+    .map(({ taxes, terms, ...plan }) => ({
+      ...plan,
+      options: total.baseCents > 0 ? installmentOptions(total.baseCents, terms, taxes) : [],
+    }));
   return { ...total, context, plans };
 }
 
@@ -49,7 +60,8 @@ export async function pricePaymentPlans(
  */
 function planSource(context: PricingContext): PlanSource {
   if (context.kind === 'checkout_page') return { kind: 'checkout_page', pageId: context.pageId };
-  if (context.kind === 'cart' || context.kind === 'cart_page') return { kind: 'cart_page', cartPageId: context.cartPageId };
+  if (context.kind === 'cart' || context.kind === 'cart_page')
+    return { kind: 'cart_page', cartPageId: context.cartPageId };
   return { kind: 'company', companyId: context.companyId };
 }
 
@@ -77,7 +89,12 @@ function groupPlans(rows: PlanRow[]): PlanWithTaxes[] {
       };
       plans.set(row.id, plan);
     }
-    if (row.installments !== null) plan.taxes.push({ installments: row.installments, fixedCents: row.fixed_cents ?? 0, percentage: row.percentage ?? 0 });
+    if (row.installments !== null)
+      plan.taxes.push({
+        installments: row.installments,
+        fixedCents: row.fixed_cents ?? 0,
+        percentage: row.percentage ?? 0,
+      });
   }
   return [...plans.values()];
 }
@@ -134,14 +151,25 @@ export async function quoteOption(
 }
 
 /** `quoteOption` for a context already resolved (and whose access was already asserted). */
-export async function quoteOptionInContext(db: Kysely<DB>, context: PricingContext, query: PricingQuery, optionId: string, now: Date, reads: PricingReads = databaseReads(db)): Promise<PaymentPlanQuote> {
+export async function quoteOptionInContext(
+  db: Kysely<DB>,
+  context: PricingContext,
+  query: PricingQuery,
+  optionId: string,
+  now: Date,
+  reads: PricingReads = databaseReads(db),
+): Promise<PaymentPlanQuote> {
   const wanted = parseOptionId(optionId);
   const offer = await pricePaymentPlans(db, context, query, now, reads);
-  if (offer.baseCents <= 0) throw businessRule(NOTHING_TO_PAY, [{ field: 'body/payment_plan_id', message: 'the total to pay is zero' }]);
+  if (offer.baseCents <= 0)
+    throw businessRule(NOTHING_TO_PAY, [{ field: 'body/payment_plan_id', message: 'the total to pay is zero' }]);
   const plan = offer.plans.find((candidate) => candidate.id === wanted.planId);
   if (!plan) throw businessRule('payment_plan_id is not offered here');
   const option = plan.options.find((candidate) => candidate.installments === wanted.installments);
-  if (!option) throw businessRule(`payment_plan_id: ${wanted.installments} installments are not available for this plan and total`);
+  if (!option)
+    throw businessRule(
+      `payment_plan_id: ${wanted.installments} installments are not available for this plan and total`,
+    );
   return {
     accountId: context.accountId,
     companyId: context.companyId,

@@ -9,7 +9,11 @@ import type { CompanyRef } from './payment-plans.context.ts';
  * The company a public request names when no resource does: the per-company host
  * (`<slug>.<public host>`) first, then the API key's account's primary company.
  */
-export async function requestCompany(db: Kysely<DB>, request: FastifyRequest, publicHostname: string): Promise<CompanyRef | undefined> {
+export async function requestCompany(
+  db: Kysely<DB>,
+  request: FastifyRequest,
+  publicHostname: string,
+): Promise<CompanyRef | undefined> {
   const hostCompany = await companyFromHost(db, request.host, publicHostname);
   if (hostCompany) return { accountId: hostCompany.account_id, companyId: hostCompany.id };
   if (!request.apiKey) return undefined;

@@ -11,7 +11,13 @@ import { RECOVER_INTENT_JOB } from './payment-record.ts';
 export type IntentCustomer = { row: CustomerRow } | { upsert: CustomerColumns };
 
 /** The order of an intent: an existing one (a charge's), or a new one with its event and items. */
-export type IntentOrder = { id: number } | { row: Omit<Insertable<Orders>, 'customer_id'>; event: OrderCreatedEvent; items: ReturnType<typeof payOrderItems<unknown>> };
+export type IntentOrder =
+  | { id: number }
+  | {
+      row: Omit<Insertable<Orders>, 'customer_id'>;
+      event: OrderCreatedEvent;
+      items: ReturnType<typeof payOrderItems<unknown>>;
+    };
 
 export type IntentRows = {
   accountId: string;
@@ -39,26 +45,49 @@ export async function insertIntent(db: Kysely<DB>, rows: IntentRows): Promise<Wr
   let statement = db as unknown as QueryCreator<any>;
   if ('upsert' in rows.customer) {
     const columns = rows.customer.upsert;
-    statement = statement.with('customer', (qb) => upsertCustomerQuery(qb as QueryCreator<DB>, rows, columns, rows.now));
+    statement = statement.with('customer', (qb) =>
+      upsertCustomerQuery(qb as QueryCreator<DB>, rows, columns, rows.now),
+    );
   }
   const customerId = 'row' in rows.customer ? rows.customer.row.id : sql<number>`(select id from customer)`;
   if ('row' in rows.order) {
     const values = { ...rows.order.row, customer_id: customerId } as InsertObject<DB, 'orders'>;
     statement = withCreatedOrder(statement as QueryCreator<DB>, values, rows.order.event);
     const items = rows.order.items;
-    if (items.length) statement = statement.with('created_items', (qb) => qb.insertInto('order_items').values(items.map((item) => ({ ...item, order_id: sql`(select id from created)` }))));
+    if (items.length)
+      statement = statement.with('created_items', (qb) =>
+        qb
+          .insertInto('order_items')
+          .values(items.map((item) => ({ ...item, order_id: sql`(select id from created)` }))),
+      );
   }
   const orderId = 'id' in rows.order ? rows.order.id : sql<number>`(select id from created)`;
   const recoveryKey = `${RECOVER_INTENT_JOB}:`;
-  const written = await statement
-    .with('pays', (qb) => qb.insertInto('payments').values(rows.payments.map((payment) => ({ ...payment, order_id: orderId }))).returning(['id', 'order_id', 'card_index', 'amount_cents', 'method', 'gateway', 'observation', 'meta']))
+  const written = (await statement
+    .with('pays', (qb) =>
+      qb
+        .insertInto('payments')
+        .values(rows.payments.map((payment) => ({ ...payment, order_id: orderId })))
+        .returning(['id', 'order_id', 'card_index', 'amount_cents', 'method', 'gateway', 'observation', 'meta']),
+    )
     .with('pays_logged', (qb) =>
       insertRowEvents(
         qb,
-        { accountId: rows.accountId, type: 'payment.created', cause: rows.paymentCause, toStatus: 'pending', at: rows.now },
+        {
+          accountId: rows.accountId,
+          type: 'payment.created',
+          cause: rows.paymentCause,
+          toStatus: 'pending',
+          at: rows.now,
+        },
         qb
           .selectFrom('pays')
-          .select(['pays.order_id', sql<null>`null::text`.as('from_status'), 'pays.id as payment_id', paymentCreatedData.as('data')])
+          .select([
+            'pays.order_id',
+            sql<null>`null::text`.as('from_status'),
+            'pays.id as payment_id',
+            paymentCreatedData.as('data'),
+          ])
           // Reading the order's event first writes it first: the log lists the order's creation before its payments.
           .$if('row' in rows.order, (query) => query.where(sql<boolean>`exists (select from created_logged)`)),
       ),
@@ -67,14 +96,19 @@ export async function insertIntent(db: Kysely<DB>, rows: IntentRows): Promise<Wr
       insertJobsFrom(
         qb,
         { type: RECOVER_INTENT_JOB, accountId: rows.accountId, runAt: rows.recoveryAt },
-        qb.selectFrom('pays').select([sql`jsonb_build_object('account_id', ${rows.accountId}::text, 'payment_id', pays.id)`.as('payload'), sql<string>`${recoveryKey}::text || pays.id`.as('dedup_key')]),
+        qb
+          .selectFrom('pays')
+          .select([
+            sql`jsonb_build_object('account_id', ${rows.accountId}::text, 'payment_id', pays.id)`.as('payload'),
+            sql<string>`${recoveryKey}::text || pays.id`.as('dedup_key'),
+          ]),
       ),
     )
     .selectFrom('upsert' in rows.customer ? ['pays', 'customer'] : ['pays'])
     .select(['pays.id as intent_payment_id', 'pays.order_id as intent_order_id'])
     .$if('upsert' in rows.customer, (qb) => qb.selectAll('customer'))
     .orderBy('pays.card_index')
-    .execute() as Array<CustomerRow & { intent_payment_id: number; intent_order_id: number }>;
+    .execute()) as Array<CustomerRow & { intent_payment_id: number; intent_order_id: number }>;
   const first = written[0];
   if (!first) throw new Error('the intent statement wrote no payment');
   const customer = 'row' in rows.customer ? rows.customer.row : customerOf(first);

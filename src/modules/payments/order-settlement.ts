@@ -4,7 +4,7 @@ import { sumOf } from '../../lib/money.ts';
 import { PURCHASED_STATUSES, transitionOrder, type OrderStatus } from '../orders/order-status.ts';
 import { releaseCouponOfOrder } from '../coupons/coupon-usage.ts';
 import { releaseBooking } from '../scheduling/scheduling.repo.ts';
-import { findOrderRow, findPaymentsOfOrder, purchasedOrderOfCart } from './pay.repo.ts';
+import { type findOrderRow, findPaymentsOfOrder, purchasedOrderOfCart } from './pay.repo.ts';
 import { enqueueOrphanVoid, enqueueSupersededVoid } from './orphan-capture.ts';
 import { SETTLED_PAYMENT_STATUSES } from './payment-status.ts';
 
@@ -25,15 +25,47 @@ export type OrderSnapshot = {
 export async function orderWithPayments(trx: Kysely<DB>, accountId: string, orderId: number): Promise<OrderSnapshot> {
   const rows = await trx
     .selectFrom('orders')
-    .leftJoin('payments', (join) => join.onRef('payments.order_id', '=', 'orders.id').onRef('payments.account_id', '=', 'orders.account_id'))
-    .select(['orders.status as order_status', 'orders.total_cents', 'orders.paid_cents', 'orders.cart_id', 'payments.id', 'payments.method', 'payments.status', 'payments.amount_cents', 'payments.interest_cents'])
+    .leftJoin('payments', (join) =>
+      join.onRef('payments.order_id', '=', 'orders.id').onRef('payments.account_id', '=', 'orders.account_id'),
+    )
+    .select([
+      'orders.status as order_status',
+      'orders.total_cents',
+      'orders.paid_cents',
+      'orders.cart_id',
+      'payments.id',
+      'payments.method',
+      'payments.status',
+      'payments.amount_cents',
+      'payments.interest_cents',
+    ])
     .where('orders.account_id', '=', accountId)
     .where('orders.id', '=', orderId)
     .execute();
   const first = rows[0];
   if (!first) throw new Error(`order ${orderId} not found`);
-  const payments = rows.flatMap((row) => (row.status === null || row.id === null ? [] : [{ id: row.id, method: row.method ?? '', status: row.status, amount_cents: row.amount_cents ?? 0, interest_cents: row.interest_cents ?? 0 }]));
-  return { order: { status: first.order_status, total_cents: first.total_cents, paid_cents: first.paid_cents, cart_id: first.cart_id }, payments };
+  const payments = rows.flatMap((row) =>
+    row.status === null || row.id === null
+      ? []
+      : [
+          {
+            id: row.id,
+            method: row.method ?? '',
+            status: row.status,
+            amount_cents: row.amount_cents ?? 0,
+            interest_cents: row.interest_cents ?? 0,
+          },
+        ],
+  );
+  return {
+    order: {
+      status: first.order_status,
+      total_cents: first.total_cents,
+      paid_cents: first.paid_cents,
+      cart_id: first.cart_id,
+    },
+    payments,
+  };
 }
 
 /**
@@ -51,7 +83,18 @@ export async function orderWithPayments(trx: Kysely<DB>, accountId: string, orde
  * `order`: the order's row when the caller already read it in this transaction; `snapshot`: the order and its
  * payments when the payment's transition read them (`withOrder`).
  */
-export async function settleOrder(trx: Kysely<DB>, request: { accountId: string; orderId: number; cause: string; paymentId: number; at: Date; order?: OrderSnapshot['order']; snapshot?: OrderSnapshot }): Promise<OrderStatus> {
+export async function settleOrder(
+  trx: Kysely<DB>,
+  request: {
+    accountId: string;
+    orderId: number;
+    cause: string;
+    paymentId: number;
+    at: Date;
+    order?: OrderSnapshot['order'];
+    snapshot?: OrderSnapshot;
+  },
+): Promise<OrderStatus> {
   const { order, payments } =
     request.snapshot ??
     (request.order
@@ -60,15 +103,35 @@ export async function settleOrder(trx: Kysely<DB>, request: { accountId: string;
   const settled = payments.filter((payment) => SETTLED.has(payment.status));
   const principal = sumOf(settled, (payment) => payment.amount_cents - payment.interest_cents);
   const paidCents = sumOf(settled, (payment) => payment.amount_cents);
-  const move = (to: OrderStatus) => transitionOrder(trx, { accountId: request.accountId, orderId: request.orderId, to, cause: request.cause, paymentId: request.paymentId, at: request.at });
+  const move = (to: OrderStatus) =>
+    transitionOrder(trx, {
+      accountId: request.accountId,
+      orderId: request.orderId,
+      to,
+      cause: request.cause,
+      paymentId: request.paymentId,
+      at: request.at,
+    });
   const current = order.status as OrderStatus;
   if (settled.length > 0 && principal >= order.total_cents && !COVERED.has(current)) {
-    if (order.cart_id !== null && (await purchasedOrderOfCart(trx, request.accountId, order.cart_id, { exceptOrderId: request.orderId, lock: true }))) {
+    if (
+      order.cart_id !== null &&
+      (await purchasedOrderOfCart(trx, request.accountId, order.cart_id, {
+        exceptOrderId: request.orderId,
+        lock: true,
+      }))
+    ) {
       for (const payment of settled) await enqueueOrphanVoid(trx, request.accountId, payment.id, request.at);
       return current;
     }
     if (paidCents !== order.paid_cents) {
-      await trx.updateTable('orders').set({ paid_cents: paidCents }).where('account_id', '=', request.accountId).where('id', '=', request.orderId).returning('id').execute();
+      await trx
+        .updateTable('orders')
+        .set({ paid_cents: paidCents })
+        .where('account_id', '=', request.accountId)
+        .where('id', '=', request.orderId)
+        .returning('id')
+        .execute();
     }
     const moved = await move('paid');
     if (moved.changed) await supersedeWaitingAttempts(trx, request, order, payments);
@@ -82,7 +145,8 @@ export async function settleOrder(trx: Kysely<DB>, request: { accountId: string;
     // Money captured on an order this attempt can no longer pay (a split card approved after the other failed):
     // voided by a job, since the gateway is not called inside a transaction.
     if (current === 'pending' && !payments.some((payment) => LIVE.has(payment.status))) {
-      for (const payment of settled) if (payment.method === 'credit_card') await enqueueOrphanVoid(trx, request.accountId, payment.id, request.at);
+      for (const payment of settled)
+        if (payment.method === 'credit_card') await enqueueOrphanVoid(trx, request.accountId, payment.id, request.at);
     }
     return current;
   }
@@ -109,19 +173,28 @@ type SettleRequest = { accountId: string; orderId: number; paymentId: number; at
  * a job that voids it at the gateway and cancels it, or, if the buyer paid it meanwhile, records it (and, on
  * the same order, gives the money back).
  */
-async function supersedeWaitingAttempts(trx: Kysely<DB>, request: SettleRequest, order: OrderSnapshot['order'], payments: OrderSnapshot['payments']): Promise<void> {
+async function supersedeWaitingAttempts(
+  trx: Kysely<DB>,
+  request: SettleRequest,
+  order: OrderSnapshot['order'],
+  payments: OrderSnapshot['payments'],
+): Promise<void> {
   for (const payment of payments) {
-    if (payment.status === 'waiting_payment') await enqueueSupersededVoid(trx, request.accountId, payment.id, request.at);
+    if (payment.status === 'waiting_payment')
+      await enqueueSupersededVoid(trx, request.accountId, payment.id, request.at);
   }
   if (order.cart_id === null) return;
   // A cart is one purchase: the pix or boleto of its earlier orders (the buyer switched methods) goes too.
-  for (const sibling of await waitingOnSameCart(trx, request.accountId, request.orderId, order.cart_id)) await enqueueSupersededVoid(trx, request.accountId, sibling.id, request.at);
+  for (const sibling of await waitingOnSameCart(trx, request.accountId, request.orderId, order.cart_id))
+    await enqueueSupersededVoid(trx, request.accountId, sibling.id, request.at);
 }
 
 function waitingOnSameCart(trx: Kysely<DB>, accountId: string, orderId: number, cartId: string) {
   return trx
     .selectFrom('payments as p')
-    .innerJoin('orders as o', (join) => join.onRef('o.id', '=', 'p.order_id').onRef('o.account_id', '=', 'p.account_id'))
+    .innerJoin('orders as o', (join) =>
+      join.onRef('o.id', '=', 'p.order_id').onRef('o.account_id', '=', 'p.account_id'),
+    )
     .select('p.id')
     .where('p.account_id', '=', accountId)
     .where('p.status', '=', 'waiting_payment')
@@ -131,8 +204,15 @@ function waitingOnSameCart(trx: Kysely<DB>, accountId: string, orderId: number, 
 }
 
 /** Whether another order of the cart `cartId` was paid (the cart's purchase is made); never for a non-cart order. */
-export async function cartPaidByAnotherOrder(db: Kysely<DB>, accountId: string, orderId: number, cartId: string | null): Promise<boolean> {
-  return cartId !== null && (await purchasedOrderOfCart(db, accountId, cartId, { exceptOrderId: orderId })) !== undefined;
+export async function cartPaidByAnotherOrder(
+  db: Kysely<DB>,
+  accountId: string,
+  orderId: number,
+  cartId: string | null,
+): Promise<boolean> {
+  return (
+    cartId !== null && (await purchasedOrderOfCart(db, accountId, cartId, { exceptOrderId: orderId })) !== undefined
+  );
 }
 
 /**
@@ -140,7 +220,12 @@ export async function cartPaidByAnotherOrder(db: Kysely<DB>, accountId: string, 
  * order was paid gets the supersede job; money settled on it is an overpayment, voided or refunded in full by
  * the orphan-capture job. A covered order never keeps two payments' money for one total.
  */
-async function giveBackOverpayment(trx: Kysely<DB>, request: SettleRequest, order: OrderSnapshot['order'], payments: OrderSnapshot['payments']): Promise<void> {
+async function giveBackOverpayment(
+  trx: Kysely<DB>,
+  request: SettleRequest,
+  order: OrderSnapshot['order'],
+  payments: OrderSnapshot['payments'],
+): Promise<void> {
   const moved = payments.find((payment) => payment.id === request.paymentId);
   if (!moved) return;
   if (moved.status === 'waiting_payment') {
@@ -152,7 +237,13 @@ async function giveBackOverpayment(trx: Kysely<DB>, request: SettleRequest, orde
 }
 
 /** Whether the order's total is paid by its settled payments other than `paymentId` (principal, interest aside). */
-export function coveredWithout(order: Pick<OrderSnapshot['order'], 'total_cents'>, payments: OrderSnapshot['payments'], paymentId: number): boolean {
+export function coveredWithout(
+  order: Pick<OrderSnapshot['order'], 'total_cents'>,
+  payments: OrderSnapshot['payments'],
+  paymentId: number,
+): boolean {
   const others = payments.filter((payment) => payment.id !== paymentId && SETTLED.has(payment.status));
-  return others.length > 0 && sumOf(others, (payment) => payment.amount_cents - payment.interest_cents) >= order.total_cents;
+  return (
+    others.length > 0 && sumOf(others, (payment) => payment.amount_cents - payment.interest_cents) >= order.total_cents
+  );
 }

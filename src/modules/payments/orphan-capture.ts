@@ -11,12 +11,29 @@ export const VOID_ORPHAN_DELAY_MS = 60_000;
 
 /** Written by the settlement, in its transaction, for a card captured on an order that cannot be paid by it. */
 export function enqueueOrphanVoid(trx: Kysely<DB>, accountId: string, paymentId: number, at: Date): Promise<boolean> {
-  return enqueueJob(trx, { type: VOID_ORPHAN_JOB, payload: { account_id: accountId, payment_id: paymentId }, accountId, runAt: new Date(at.getTime() + VOID_ORPHAN_DELAY_MS), dedupKey: `${VOID_ORPHAN_JOB}:${paymentId}` });
+  return enqueueJob(trx, {
+    type: VOID_ORPHAN_JOB,
+    payload: { account_id: accountId, payment_id: paymentId },
+    accountId,
+    runAt: new Date(at.getTime() + VOID_ORPHAN_DELAY_MS),
+    dedupKey: `${VOID_ORPHAN_JOB}:${paymentId}`,
+  });
 }
 
 export const VOID_SUPERSEDED_JOB = 'payments.void_superseded';
 
 /** Written when an order became paid while another of its pix or boleto attempts was still payable. Runs at once. */
-export function enqueueSupersededVoid(trx: Kysely<DB>, accountId: string, paymentId: number, at: Date): Promise<boolean> {
-  return enqueueJob(trx, { type: VOID_SUPERSEDED_JOB, payload: { account_id: accountId, payment_id: paymentId }, accountId, runAt: at, dedupKey: `${VOID_SUPERSEDED_JOB}:${paymentId}` });
+export function enqueueSupersededVoid(
+  trx: Kysely<DB>,
+  accountId: string,
+  paymentId: number,
+  at: Date,
+): Promise<boolean> {
+  return enqueueJob(trx, {
+    type: VOID_SUPERSEDED_JOB,
+    payload: { account_id: accountId, payment_id: paymentId },
+    accountId,
+    runAt: at,
+    dedupKey: `${VOID_SUPERSEDED_JOB}:${paymentId}`,
+  });
 }

@@ -2,11 +2,24 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { businessRule, notFound } from '../../http/errors.ts';
 import { PURCHASED_STATUSES } from '../orders/order-status.ts';
-import { checkoutPagePricingContext, type PricingContext, type PricingQuery } from '../payment-plans/payment-plans.context.ts';
+import {
+  checkoutPagePricingContext,
+  type PricingContext,
+  type PricingQuery,
+} from '../payment-plans/payment-plans.context.ts';
 import { readsWithPageRows, type PricingReads } from '../payment-plans/payment-plans.reads.ts';
 import type { CustomerInput } from './pay-customer.ts';
 import type { OrderLine } from './pay-order.ts';
-import { findPayCart, findPayCharge, findPayPage, firstCardGateway, listCartLines, purchasedOrderOfCart, type CompanyGatewayRow, type PayCompany } from './pay.repo.ts';
+import {
+  findPayCart,
+  findPayCharge,
+  findPayPage,
+  firstCardGateway,
+  listCartLines,
+  purchasedOrderOfCart,
+  type CompanyGatewayRow,
+  type PayCompany,
+} from './pay.repo.ts';
 
 /** Everything a pay flow needs to know about where the payment comes from, whichever entry point. */
 export type PayContext = {
@@ -35,16 +48,27 @@ export type PayContext = {
   company?: PayCompany;
 };
 
-
 /** POST /payments: the page's products the body names (or its main product), priced from the database. */
-export async function checkoutPageContext(db: Kysely<DB>, pageId: string, body: { products?: { id: number; quantity: number }[]; main_product_id?: number; coupon?: string }, customer: CustomerInput) {
-  const requested = body.products?.length ? body.products.map((item) => ({ productId: item.id, quantity: item.quantity })) : body.main_product_id ? [{ productId: body.main_product_id, quantity: 1 }] : [];
+export async function checkoutPageContext(
+  db: Kysely<DB>,
+  pageId: string,
+  body: { products?: { id: number; quantity: number }[]; main_product_id?: number; coupon?: string },
+  customer: CustomerInput,
+) {
+  const requested = body.products?.length
+    ? body.products.map((item) => ({ productId: item.id, quantity: item.quantity }))
+    : body.main_product_id
+      ? [{ productId: body.main_product_id, quantity: 1 }]
+      : [];
   const quantities = new Map<number, number>();
   for (const line of requested) quantities.set(line.productId, (quantities.get(line.productId) ?? 0) + line.quantity);
   // The page, the products named, its plans and its gateway account: one read.
   const page = await findPayPage(db, pageId, [...quantities.keys()]);
   if (!page) throw notFound('Checkout page');
-  if (requested.length === 0) throw businessRule('products (or main_product_id) is required', [{ field: 'body/products', message: 'is required' }]);
+  if (requested.length === 0)
+    throw businessRule('products (or main_product_id) is required', [
+      { field: 'body/products', message: 'is required' },
+    ]);
   const pageProducts = page.products;
   const products = new Map(pageProducts.map((row) => [row.id, row]));
   const lines: OrderLine[] = [];
@@ -67,7 +91,11 @@ export async function checkoutPageContext(db: Kysely<DB>, pageId: string, body: 
     entry: 'checkout_page',
     accountId: page.account_id,
     companyId: page.company_id,
-    query: { checkout_page_id: page.id, products: Object.fromEntries([...quantities].map(([id, quantity]) => [String(id), quantity])), ...(body.coupon !== undefined ? { coupon: body.coupon } : {}) },
+    query: {
+      checkout_page_id: page.id,
+      products: Object.fromEntries([...quantities].map(([id, quantity]) => [String(id), quantity])),
+      ...(body.coupon !== undefined ? { coupon: body.coupon } : {}),
+    },
     pricingContext: checkoutPagePricingContext(page),
     pricingReads: readsWithPageRows(db, { accountId: page.account_id, pageId: page.id }, pageProducts, page.plans),
     gatewayAccounts: { [page.gateway]: page.page_gateway },
@@ -80,13 +108,24 @@ export async function checkoutPageContext(db: Kysely<DB>, pageId: string, body: 
     freightCents: 0,
     orderLinks: { checkoutPageId: page.id },
     customer,
-    company: { id: page.company_id, name: page.company_name, time_zone: page.time_zone, pix_expiration_minutes: page.pix_expiration_minutes, boleto_due_days: page.boleto_due_days },
+    company: {
+      id: page.company_id,
+      name: page.company_name,
+      time_zone: page.time_zone,
+      pix_expiration_minutes: page.pix_expiration_minutes,
+      boleto_due_days: page.boleto_due_days,
+    },
   };
   return context;
 }
 
 /** POST /carts/{id}/pay: the cart's items, freight and override; the cart's customer fills what the body lacks. */
-export async function cartContext(db: Kysely<DB>, cartId: string, coupon: string | undefined, customer: CustomerInput): Promise<PayContext> {
+export async function cartContext(
+  db: Kysely<DB>,
+  cartId: string,
+  coupon: string | undefined,
+  customer: CustomerInput,
+): Promise<PayContext> {
   const cart = await findPayCart(db, cartId);
   if (!cart) throw notFound('Cart');
   await assertCartUnpaid(db, cart.account_id, cart.id);
@@ -123,14 +162,21 @@ const UNPAYABLE = new Set<string>([...PURCHASED_STATUSES, 'cancelled']);
 // A cart is one purchase: once an order of it was paid, paying the cart again would buy it twice.
 async function assertCartUnpaid(db: Kysely<DB>, accountId: string, cartId: string): Promise<void> {
   const purchased = await purchasedOrderOfCart(db, accountId, cartId);
-  if (purchased) throw businessRule(`This cart was already paid (its order is ${purchased.replace('_', ' ')}) and cannot be paid again`);
+  if (purchased)
+    throw businessRule(
+      `This cart was already paid (its order is ${purchased.replace('_', ' ')}) and cannot be paid again`,
+    );
 }
 
 /** POST /charges/{id}/pay: the charge's own order, payable while it is not paid, cancelled or refunded. */
 export async function chargeContext(db: Kysely<DB>, uid: string): Promise<PayContext & { orderStatus: string }> {
   const charge = await findPayCharge(db, uid);
   if (!charge) throw notFound('Charge');
-  const defaultGateway = charge.page_gateway ?? charge.cart_page_gateway ?? (await firstCardGateway(db, charge.account_id, charge.company_id)) ?? 'gateway_a';
+  const defaultGateway =
+    charge.page_gateway ??
+    charge.cart_page_gateway ??
+    (await firstCardGateway(db, charge.account_id, charge.company_id)) ??
+    'gateway_a';
   return {
     entry: 'charge',
     accountId: charge.account_id,

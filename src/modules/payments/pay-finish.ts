@@ -26,15 +26,30 @@ export async function compensateSplit(
   answeredCount: number,
   at: Date,
 ): Promise<void> {
-  const rows = new Map((await findPaymentsOfOrder(db, recordedOf(payments[0]!).accountId, recordedOf(payments[0]!).orderId)).map((row) => [row.id, row]));
+  const rows = new Map(
+    (await findPaymentsOfOrder(db, recordedOf(payments[0]!).accountId, recordedOf(payments[0]!).orderId)).map((row) => [
+      row.id,
+      row,
+    ]),
+  );
   for (const [position, payment] of payments.entries()) {
     const recorded = recordedOf(payment);
     const row = rows.get(payment.id)!;
     const base = { accountId: recorded.accountId, paymentId: payment.id, at };
     if (position >= answeredCount) {
       await db.transaction().execute(async (trx) => {
-        await transitionPayment(trx, { ...base, to: 'cancelled', cause: 'split: the other card failed, this one was not charged' });
-        await settleOrder(trx, { accountId: recorded.accountId, orderId: recorded.orderId, cause: 'split compensation', paymentId: payment.id, at });
+        await transitionPayment(trx, {
+          ...base,
+          to: 'cancelled',
+          cause: 'split: the other card failed, this one was not charged',
+        });
+        await settleOrder(trx, {
+          accountId: recorded.accountId,
+          orderId: recorded.orderId,
+          cause: 'split compensation',
+          paymentId: payment.id,
+          at,
+        });
       });
       continue;
     }
@@ -42,20 +57,65 @@ export async function compensateSplit(
     try {
       await gateway.client.voidCharge(gateway.account, row.gateway_id, `void:${payment.uid}`);
     } catch (error) {
-      await appendOrderEvent(db, { accountId: recorded.accountId, orderId: recorded.orderId, paymentId: payment.id, type: 'payment.void_failed', cause: 'split compensation could not void the approved card', data: { error: (error as Error).message.slice(0, 300) }, at });
+      await appendOrderEvent(db, {
+        accountId: recorded.accountId,
+        orderId: recorded.orderId,
+        paymentId: payment.id,
+        type: 'payment.void_failed',
+        cause: 'split compensation could not void the approved card',
+        data: { error: (error as Error).message.slice(0, 300) },
+        at,
+      });
       continue;
     }
-    await recordVoided(db, { accountId: recorded.accountId, paymentId: payment.id, orderId: recorded.orderId, amountCents: row.amount_cents }, 'split compensation: the other card failed, this charge was voided', at);
+    await recordVoided(
+      db,
+      {
+        accountId: recorded.accountId,
+        paymentId: payment.id,
+        orderId: recorded.orderId,
+        amountCents: row.amount_cents,
+      },
+      'split compensation: the other card failed, this charge was voided',
+      at,
+    );
   }
 }
 
 /** A captured payment the gateway voided (cancelled or fully refunded) is recorded refunded, and its order settled. */
-export async function recordVoided(db: Kysely<DB>, payment: { accountId: string; paymentId: number; orderId: number; amountCents: number }, cause: string, at: Date, options: { cancelOrder?: boolean } = {}): Promise<void> {
+export async function recordVoided(
+  db: Kysely<DB>,
+  payment: { accountId: string; paymentId: number; orderId: number; amountCents: number },
+  cause: string,
+  at: Date,
+  options: { cancelOrder?: boolean } = {},
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await transitionPayment(trx, { accountId: payment.accountId, paymentId: payment.paymentId, at, to: 'refunded', cause, set: { refunded_cents: payment.amountCents } });
-    await settleOrder(trx, { accountId: payment.accountId, orderId: payment.orderId, cause, paymentId: payment.paymentId, at });
+    await transitionPayment(trx, {
+      accountId: payment.accountId,
+      paymentId: payment.paymentId,
+      at,
+      to: 'refunded',
+      cause,
+      set: { refunded_cents: payment.amountCents },
+    });
+    await settleOrder(trx, {
+      accountId: payment.accountId,
+      orderId: payment.orderId,
+      cause,
+      paymentId: payment.paymentId,
+      at,
+    });
     // An order whose purchase another order made has nothing left to pay for.
-    if (options.cancelOrder) await transitionOrder(trx, { accountId: payment.accountId, orderId: payment.orderId, to: 'cancelled', cause, paymentId: payment.paymentId, at });
+    if (options.cancelOrder)
+      await transitionOrder(trx, {
+        accountId: payment.accountId,
+        orderId: payment.orderId,
+        to: 'cancelled',
+        cause,
+        paymentId: payment.paymentId,
+        at,
+      });
   });
 }
 
@@ -63,7 +123,19 @@ export async function recordVoided(db: Kysely<DB>, payment: { accountId: string;
 export async function finishPaidOrder(
   db: Kysely<DB>,
   masterKey: Buffer,
-  input: { context: PayContext; orderId: number; customerId: number; lines: Array<{ subscription: boolean; interval: string | null; intervalCount?: number | null; cycle?: number | null }>; planId: number; now: Date },
+  input: {
+    context: PayContext;
+    orderId: number;
+    customerId: number;
+    lines: Array<{
+      subscription: boolean;
+      interval: string | null;
+      intervalCount?: number | null;
+      cycle?: number | null;
+    }>;
+    planId: number;
+    now: Date;
+  },
 ): Promise<{ offer?: string }> {
   const { context } = input;
   return db.transaction().execute(async (trx) => {

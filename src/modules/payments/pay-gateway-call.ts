@@ -33,19 +33,37 @@ export const payIdempotencyKey = (paymentUid: string) => `pay:${paymentUid}`;
  * The payment uid is the idempotency key, so a retry never charges twice.
  */
 export async function submitToGateway(gateway: ResolvedGateway, request: GatewayRequest): Promise<GatewayAnswer> {
-  const common = { buyer: request.buyer, description: request.description, metadata: request.metadata, idempotencyKey: payIdempotencyKey(request.paymentUid) };
+  const common = {
+    buyer: request.buyer,
+    description: request.description,
+    metadata: request.metadata,
+    idempotencyKey: payIdempotencyKey(request.paymentUid),
+  };
   try {
     if (request.method === 'pix') {
-      const issued = await gateway.client.createPix(gateway.account, { ...common, amountCents: request.amountCents, expiresAt: request.pixExpiresAt! });
+      const issued = await gateway.client.createPix(gateway.account, {
+        ...common,
+        amountCents: request.amountCents,
+        expiresAt: request.pixExpiresAt!,
+      });
       return { kind: 'pix', ...issued };
     }
     if (request.method === 'bank_slip') {
-      const issued = await gateway.client.createBoleto(gateway.account, { ...common, amountCents: request.amountCents, dueDate: request.boletoDueDate! });
+      const issued = await gateway.client.createBoleto(gateway.account, {
+        ...common,
+        amountCents: request.amountCents,
+        dueDate: request.boletoDueDate!,
+      });
       return { kind: 'boleto', ...issued };
     }
     const card = request.card!;
     const outcome = card.savedReference
-      ? await gateway.client.chargeSavedMethod(gateway.account, { ...common, amountCents: request.amountCents, installments: request.installments, methodReference: card.savedReference })
+      ? await gateway.client.chargeSavedMethod(gateway.account, {
+          ...common,
+          amountCents: request.amountCents,
+          installments: request.installments,
+          methodReference: card.savedReference,
+        })
       : await gateway.client.chargeCard(gateway.account, {
           ...common,
           amountCents: request.amountCents,
@@ -54,10 +72,16 @@ export async function submitToGateway(gateway: ResolvedGateway, request: Gateway
           ...(card.token !== undefined ? { cardToken: card.token } : {}),
           ...(card.confirmationTokenId !== undefined ? { confirmationTokenId: card.confirmationTokenId } : {}),
         });
-    if (outcome.status === 'paid') return { kind: 'paid', gatewayId: outcome.gatewayId, ...(outcome.savedMethod ? { savedMethod: outcome.savedMethod } : {}) };
+    if (outcome.status === 'paid')
+      return {
+        kind: 'paid',
+        gatewayId: outcome.gatewayId,
+        ...(outcome.savedMethod ? { savedMethod: outcome.savedMethod } : {}),
+      };
     return { kind: 'declined', gatewayId: outcome.gatewayId, code: outcome.code, message: outcome.message };
   } catch (error) {
-    if (error instanceof GatewayUnavailableError) return { kind: 'unavailable', reason: error.kind, message: error.message };
+    if (error instanceof GatewayUnavailableError)
+      return { kind: 'unavailable', reason: error.kind, message: error.message };
     if (error instanceof GatewayRequestError) return { kind: 'refused', code: error.code, message: error.message };
     throw error;
   }

@@ -12,7 +12,9 @@ export type GatewayDeps = { masterKey: Buffer; gatewayUrls: Partial<Record<Gatew
 let clientFor: (name: GatewayName) => PaymentGateway = gatewayFor;
 
 /** Replaces the gateway clients (tests use clients with a short timeout); returns the previous resolver. */
-export function usePayGatewayClients(resolver: (name: GatewayName) => PaymentGateway): (name: GatewayName) => PaymentGateway {
+export function usePayGatewayClients(
+  resolver: (name: GatewayName) => PaymentGateway,
+): (name: GatewayName) => PaymentGateway {
   const previous = clientFor;
   clientFor = resolver;
   return previous;
@@ -38,8 +40,15 @@ export async function resolveGateway(
   // A row the entry point already read with its own (null: it found none) is not read again.
   const known = scope.gatewayAccounts?.[name];
   const row = known !== undefined ? known : await findCompanyGateway(db, scope.accountId, scope.companyId, name);
-  if (!row || !row.secret_encrypted) throw businessRule(`The company has no enabled ${name} integration`, [{ field: 'body/gateway', message: 'not configured for this company' }]);
+  if (!row || !row.secret_encrypted)
+    throw businessRule(`The company has no enabled ${name} integration`, [
+      { field: 'body/gateway', message: 'not configured for this company' },
+    ]);
   const baseUrl = deps.gatewayUrls[name];
   if (!baseUrl) throw new AppError('service_unavailable', `${name} is not reachable from this installation`);
-  return { name, client: clientFor(name), account: { baseUrl, publicKey: row.public_key, secretKey: unseal(deps.masterKey, row.secret_encrypted) } };
+  return {
+    name,
+    client: clientFor(name),
+    account: { baseUrl, publicKey: row.public_key, secretKey: unseal(deps.masterKey, row.secret_encrypted) },
+  };
 }

@@ -16,7 +16,15 @@ import { orderCreatedEvent, payOrderItems, payOrderRow } from './pay-order.ts';
 import { findCustomerById, findCustomerSavedMethod } from './pay.repo.ts';
 import { RECONCILE_DELAY_MS } from './payment-record.ts';
 
-export type IntentPayment = { id: number; uid: string; cardIndex: 0 | 1; amountCents: number; installments: number; savedReference?: string; card?: PlannedCard };
+export type IntentPayment = {
+  id: number;
+  uid: string;
+  cardIndex: 0 | 1;
+  amountCents: number;
+  installments: number;
+  savedReference?: string;
+  card?: PlannedCard;
+};
 export type Intent = { orderId: number; orderUid: string; customer: CustomerRow; payments: IntentPayment[] };
 
 export type IntentInput = {
@@ -42,10 +50,18 @@ export type IntentInput = {
 export async function recordIntent(db: Kysely<DB>, input: IntentInput): Promise<Intent> {
   const { context, quote, now } = input;
   const scope = { accountId: context.accountId, companyId: context.companyId };
-  const customer = context.existingOrder ? { row: await chargeCustomer(db, scope, context.existingOrder.customerId) } : await payCustomerSource(db, scope, context.customer);
+  const customer = context.existingOrder
+    ? { row: await chargeCustomer(db, scope, context.existingOrder.customerId) }
+    : await payCustomerSource(db, scope, context.customer);
   const planned = (input.cards.length ? input.cards : [undefined]).map((card) => plannedPayment(input, card));
-  const savedReferences = await savedCardReferences(db, input, 'row' in customer ? { id: customer.row.id } : { email: customer.upsert.email });
-  const order = context.existingOrder ? { uid: context.existingOrder.uid, rows: { id: context.existingOrder.id } } : newOrder(input);
+  const savedReferences = await savedCardReferences(
+    db,
+    input,
+    'row' in customer ? { id: customer.row.id } : { email: customer.upsert.email },
+  );
+  const order = context.existingOrder
+    ? { uid: context.existingOrder.uid, rows: { id: context.existingOrder.id } }
+    : newOrder(input);
   const record = async (executor: Kysely<DB>): Promise<Intent> => {
     const written = await insertIntent(executor, {
       ...scope,
@@ -59,27 +75,53 @@ export async function recordIntent(db: Kysely<DB>, input: IntentInput): Promise<
     const orderId = written.orderId;
     if (input.scheduledAt) await bookSlot(executor, { ...scope, scheduledAt: input.scheduledAt, orderId });
     if (quote.coupon && !(await claimCouponForOrder(executor, context.accountId, quote.coupon.id, orderId))) {
-      throw businessRule('Coupon has reached its usage limit', [{ field: 'body/coupon', message: 'Coupon has reached its usage limit' }]);
+      throw businessRule('Coupon has reached its usage limit', [
+        { field: 'body/coupon', message: 'Coupon has reached its usage limit' },
+      ]);
     }
     const payments: IntentPayment[] = [];
     for (const [index, { card, uid, row }] of planned.entries()) {
       const savedReference = card ? savedReferences.get(card.index) : undefined;
-      if (card?.token && input.gateway === 'gateway_c') await consumeCardHashKey(executor, { ...scope, token: card.token, now });
-      payments.push({ id: written.paymentIds[index]!, uid, cardIndex: card?.index ?? 0, amountCents: row.amount_cents, installments: row.installments, ...(savedReference ? { savedReference } : {}), ...(card ? { card } : {}) });
+      if (card?.token && input.gateway === 'gateway_c')
+        await consumeCardHashKey(executor, { ...scope, token: card.token, now });
+      payments.push({
+        id: written.paymentIds[index]!,
+        uid,
+        cardIndex: card?.index ?? 0,
+        amountCents: row.amount_cents,
+        installments: row.installments,
+        ...(savedReference ? { savedReference } : {}),
+        ...(card ? { card } : {}),
+      });
     }
     return { orderId, orderUid: order.uid, customer: written.customer, payments };
   };
-  const refusable = input.scheduledAt !== undefined || quote.coupon !== undefined || input.cards.some((card) => card.token && input.gateway === 'gateway_c');
+  const refusable =
+    input.scheduledAt !== undefined ||
+    quote.coupon !== undefined ||
+    input.cards.some((card) => card.token && input.gateway === 'gateway_c');
   return refusable ? db.transaction().execute(record) : record(db);
 }
 
 /** Each saved card the body names, checked to be the paying customer's on this gateway (422 otherwise), unsealed. */
-async function savedCardReferences(db: Kysely<DB>, input: IntentInput, customer: { id: number } | { email: string }): Promise<Map<number, string>> {
+async function savedCardReferences(
+  db: Kysely<DB>,
+  input: IntentInput,
+  customer: { id: number } | { email: string },
+): Promise<Map<number, string>> {
   const references = new Map<number, string>();
   for (const card of input.cards) {
     if (!card.savedMethodId) continue;
-    const saved = await findCustomerSavedMethod(db, { accountId: input.context.accountId, companyId: input.context.companyId }, customer, card.savedMethodId);
-    if (!saved || saved.gateway !== input.gateway) throw businessRule(`credit_card_${card.index}_card_id is not a saved card of this customer on ${input.gateway}`, [{ field: `body/credit_card_${card.index}_card_id`, message: 'unknown saved card' }]);
+    const saved = await findCustomerSavedMethod(
+      db,
+      { accountId: input.context.accountId, companyId: input.context.companyId },
+      customer,
+      card.savedMethodId,
+    );
+    if (!saved || saved.gateway !== input.gateway)
+      throw businessRule(`credit_card_${card.index}_card_id is not a saved card of this customer on ${input.gateway}`, [
+        { field: `body/credit_card_${card.index}_card_id`, message: 'unknown saved card' },
+      ]);
     references.set(card.index, unseal(input.masterKey, saved.gateway_reference_encrypted));
   }
   return references;
@@ -103,7 +145,14 @@ function newOrder(input: IntentInput): { uid: string; rows: IntentOrder } {
     cause: `POST ${context.entry === 'cart' ? '/carts/{id}/pay' : '/payments'}`,
   };
   const uid = randomUUID();
-  return { uid, rows: { row: payOrderRow(draft, uid, input.timeZone, input.now), event: orderCreatedEvent(draft, input.now), items: payOrderItems(draft, null) } };
+  return {
+    uid,
+    rows: {
+      row: payOrderRow(draft, uid, input.timeZone, input.now),
+      event: orderCreatedEvent(draft, input.now),
+      items: payOrderItems(draft, null),
+    },
+  };
 }
 
 /**
@@ -147,8 +196,13 @@ function attemptNotes(extras: IntentInput['extras']): { observation?: string; me
   };
 }
 
-async function chargeCustomer(trx: Kysely<DB>, scope: { accountId: string; companyId: number }, customerId: number | null): Promise<CustomerRow> {
-  const customer = customerId === null ? undefined : await findCustomerById(trx, scope.accountId, scope.companyId, customerId);
+async function chargeCustomer(
+  trx: Kysely<DB>,
+  scope: { accountId: string; companyId: number },
+  customerId: number | null,
+): Promise<CustomerRow> {
+  const customer =
+    customerId === null ? undefined : await findCustomerById(trx, scope.accountId, scope.companyId, customerId);
   if (!customer) throw businessRule('This charge has no customer to bill');
   return customer;
 }

@@ -41,15 +41,29 @@ export type PayOrderDraft = {
 };
 
 /** Inserts the order, its items and its `order.created` event on `trx`; returns the order's id and uid. */
-export async function createPayOrder(trx: Kysely<DB>, draft: PayOrderDraft, timeZone: string, now: Date): Promise<{ id: number; uid: string }> {
+export async function createPayOrder(
+  trx: Kysely<DB>,
+  draft: PayOrderDraft,
+  timeZone: string,
+  now: Date,
+): Promise<{ id: number; uid: string }> {
   const uid = randomUUID();
-  const id = await insertOrderWithEvent(trx, { ...payOrderRow(draft, uid, timeZone, now), customer_id: draft.customerId }, orderCreatedEvent(draft, now));
+  const id = await insertOrderWithEvent(
+    trx,
+    { ...payOrderRow(draft, uid, timeZone, now), customer_id: draft.customerId },
+    orderCreatedEvent(draft, now),
+  );
   await insertOrderItems(trx, payOrderItems(draft, id));
   return { id, uid };
 }
 
 /** The order's row but its customer (which a pay intent's statement takes from its own customer upsert). */
-export function payOrderRow(draft: Omit<PayOrderDraft, 'customerId'>, uid: string, timeZone: string, now: Date): Omit<Insertable<Orders>, 'customer_id'> {
+export function payOrderRow(
+  draft: Omit<PayOrderDraft, 'customerId'>,
+  uid: string,
+  timeZone: string,
+  now: Date,
+): Omit<Insertable<Orders>, 'customer_id'> {
   const subtotalCents = draft.totalCents - draft.freightCents + draft.discountCents;
   return {
     uid,
@@ -78,8 +92,19 @@ export function payOrderRow(draft: Omit<PayOrderDraft, 'customerId'>, uid: strin
   };
 }
 
-export function orderCreatedEvent(draft: Omit<PayOrderDraft, 'customerId'>, at: Date): { cause: string; data: Record<string, unknown>; at: Date } {
-  return { cause: draft.cause, data: { total_cents: draft.totalCents, items: draft.lines.length, ...(draft.coupon ? { coupon_id: draft.coupon.id } : {}) }, at };
+export function orderCreatedEvent(
+  draft: Omit<PayOrderDraft, 'customerId'>,
+  at: Date,
+): { cause: string; data: Record<string, unknown>; at: Date } {
+  return {
+    cause: draft.cause,
+    data: {
+      total_cents: draft.totalCents,
+      items: draft.lines.length,
+      ...(draft.coupon ? { coupon_id: draft.coupon.id } : {}),
+    },
+    at,
+  };
 }
 
 /** The order's item rows; `orderId` may be an expression of the statement that inserts the order. */

@@ -20,12 +20,20 @@ export type PayOwner = (request: FastifyRequest) => Promise<string | undefined>;
 export function payOwners(db: Kysely<DB>): Record<'checkoutPage' | 'cart' | 'charge', PayOwner> {
   // A page, cart or order never changes account, so a found owner is remembered (bounded; ids are random).
   const owners = new Map<string, string>();
-  const read = async (table: 'checkout_pages' | 'carts' | 'orders', column: 'id' | 'uid', id: unknown): Promise<string | undefined> => {
+  const read = async (
+    table: 'checkout_pages' | 'carts' | 'orders',
+    column: 'id' | 'uid',
+    id: unknown,
+  ): Promise<string | undefined> => {
     if (typeof id !== 'string' || !UUID.test(id)) return undefined;
     const key = `${table}:${id.toLowerCase()}`;
     const remembered = owners.get(key);
     if (remembered !== undefined) return remembered;
-    const row = await db.selectFrom(table).select('account_id').where(column as 'id', '=', id).executeTakeFirst();
+    const row = await db
+      .selectFrom(table)
+      .select('account_id')
+      .where(column as 'id', '=', id)
+      .executeTakeFirst();
     if (row) {
       if (owners.size >= REMEMBERED_OWNERS) owners.delete(owners.keys().next().value!);
       owners.set(key, row.account_id);
@@ -33,14 +41,22 @@ export function payOwners(db: Kysely<DB>): Record<'checkoutPage' | 'cart' | 'cha
     return row?.account_id;
   };
   const known = new WeakMap<FastifyRequest, Promise<string | undefined>>();
-  const once = (resolve: PayOwner): PayOwner => (request) => {
-    let owner = known.get(request);
-    if (!owner) known.set(request, (owner = resolve(request)));
-    return owner;
-  };
+  const once =
+    (resolve: PayOwner): PayOwner =>
+    (request) => {
+      let owner = known.get(request);
+      if (!owner) known.set(request, (owner = resolve(request)));
+      return owner;
+    };
   const pathId = (request: FastifyRequest) => (request.params as { id?: unknown } | undefined)?.id;
   return {
-    checkoutPage: once((request) => read('checkout_pages', 'id', (request.body as { checkout_page_id?: unknown } | null | undefined)?.checkout_page_id)),
+    checkoutPage: once((request) =>
+      read(
+        'checkout_pages',
+        'id',
+        (request.body as { checkout_page_id?: unknown } | null | undefined)?.checkout_page_id,
+      ),
+    ),
     cart: once((request) => read('carts', 'id', pathId(request))),
     charge: once((request) => read('orders', 'uid', pathId(request))),
   };

@@ -6,7 +6,15 @@ import { businessRule } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { assertChargePayable, cartContext, chargeContext, checkoutPageContext } from './pay-context.ts';
 import { payOwners, type PayOwner } from './pay-owner.ts';
-import { CartPayBody, CartPayResultSchema, ChargePayBody, ChargePayResultSchema, CheckoutPayBody, PaymentResultSchema, UidParams } from './pay.schemas.ts';
+import {
+  CartPayBody,
+  CartPayResultSchema,
+  ChargePayBody,
+  ChargePayResultSchema,
+  CheckoutPayBody,
+  PaymentResultSchema,
+  UidParams,
+} from './pay.schemas.ts';
 import { takePayment, type PayDeps, type PayOutcome } from './pay.service.ts';
 import { cartPayResult, chargePayResult, paymentResult } from './pay.view.ts';
 
@@ -16,7 +24,10 @@ const PENDING_PAYMENT_ERRORS = [502] as const;
 
 /** A declined card is a 422 where the result cannot say so (PaymentResult, CartPayResult). */
 function refuseDeclined(outcome: PayOutcome): void {
-  if (outcome.declined) throw businessRule(`The card was declined (${outcome.declined.code})`, [{ field: outcome.declined.field, message: outcome.declined.code }]);
+  if (outcome.declined)
+    throw businessRule(`The card was declined (${outcome.declined.code})`, [
+      { field: outcome.declined.field, message: outcome.declined.code },
+    ]);
 }
 
 /**
@@ -28,12 +39,24 @@ export function registerPayRoutes(parent: FastifyInstance, context: AppContext):
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = context.database;
   const owners = payOwners(db);
-  const ownedBy = (owner: PayOwner) => ({ access: 'public' as const, publicOwner: owner, idempotency: { scope: owner, keptServerErrors: PENDING_PAYMENT_ERRORS } });
-  const deps: PayDeps = { masterKey: context.config.masterKey, gatewayUrls: context.gatewayUrls, publicUrl: context.config.publicUrl.replace(/\/$/, ''), clock: context.clock };
+  const ownedBy = (owner: PayOwner) => ({
+    access: 'public' as const,
+    publicOwner: owner,
+    idempotency: { scope: owner, keptServerErrors: PENDING_PAYMENT_ERRORS },
+  });
+  const deps: PayDeps = {
+    masterKey: context.config.masterKey,
+    gatewayUrls: context.gatewayUrls,
+    publicUrl: context.config.publicUrl.replace(/\/$/, ''),
+    clock: context.clock,
+  };
 
   app.post(
     '/payments',
-    { config: ownedBy(owners.checkoutPage), schema: { tags: ['Payments'], body: CheckoutPayBody, response: { 200: PaymentResultSchema, ...PAY_ERRORS } } },
+    {
+      config: ownedBy(owners.checkoutPage),
+      schema: { tags: ['Payments'], body: CheckoutPayBody, response: { 200: PaymentResultSchema, ...PAY_ERRORS } },
+    },
     async (request) => {
       const body = request.body;
       const pay = await checkoutPageContext(db, body.checkout_page_id, body, {
@@ -51,7 +74,15 @@ export function registerPayRoutes(parent: FastifyInstance, context: AppContext):
 
   app.post(
     '/carts/:id/pay',
-    { config: ownedBy(owners.cart), schema: { tags: ['Carts'], params: UidParams, body: CartPayBody, response: { 200: CartPayResultSchema, ...PAY_ERRORS } } },
+    {
+      config: ownedBy(owners.cart),
+      schema: {
+        tags: ['Carts'],
+        params: UidParams,
+        body: CartPayBody,
+        response: { 200: CartPayResultSchema, ...PAY_ERRORS },
+      },
+    },
     async (request) => {
       const { tags, customer_id, customer_email, customer_phone, ...body } = request.body;
       const pay = await cartContext(db, request.params.id, body.coupon, {
@@ -60,7 +91,13 @@ export function registerPayRoutes(parent: FastifyInstance, context: AppContext):
         ...(customer_phone !== undefined ? { phone: customer_phone } : {}),
       });
       await assertPublicAccess(db, request, pay.accountId);
-      const outcome = await takePayment(db, deps, pay, { ...body, ...(tags ? { tags: tags.join(',') } : {}) }, context.clock());
+      const outcome = await takePayment(
+        db,
+        deps,
+        pay,
+        { ...body, ...(tags ? { tags: tags.join(',') } : {}) },
+        context.clock(),
+      );
       refuseDeclined(outcome);
       return cartPayResult(outcome, pay.redirectUrl);
     },
@@ -68,7 +105,15 @@ export function registerPayRoutes(parent: FastifyInstance, context: AppContext):
 
   app.post(
     '/charges/:id/pay',
-    { config: ownedBy(owners.charge), schema: { tags: ['Charges'], params: UidParams, body: ChargePayBody, response: { 200: ChargePayResultSchema, ...PAY_ERRORS } } },
+    {
+      config: ownedBy(owners.charge),
+      schema: {
+        tags: ['Charges'],
+        params: UidParams,
+        body: ChargePayBody,
+        response: { 200: ChargePayResultSchema, ...PAY_ERRORS },
+      },
+    },
     async (request) => {
       const pay = await chargeContext(db, request.params.id);
       await assertPublicAccess(db, request, pay.accountId);

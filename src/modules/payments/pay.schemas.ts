@@ -2,14 +2,21 @@ import { Type } from 'typebox';
 import { IntegerId, KeyValue, Money, Uuid } from '../../http/schemas.ts';
 import { Instant } from '../../http/date-range.ts';
 
-const OptionId = () => Type.String({ minLength: 3, maxLength: 40, description: '`{plan_id}-{installments}`, the payment plan option id' });
+const OptionId = () =>
+  Type.String({ minLength: 3, maxLength: 40, description: '`{plan_id}-{installments}`, the payment plan option id' });
 const Token = () => Type.String({ minLength: 1, maxLength: 2048 });
 const Meta = () => KeyValue(Type.Unknown(), { maxProperties: 50 });
 
 /** The card fields every pay body shares (two sets: card 0 and card 1 of a split). */
 const cardFields = {
   payment_plan_id: OptionId(),
-  confirmation_token_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'gateway_b card payments: the client-side confirmation token' })),
+  confirmation_token_id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'gateway_b card payments: the client-side confirmation token',
+    }),
+  ),
   credit_card_0_token: Type.Optional(Token()),
   credit_card_0_card_id: Type.Optional(Uuid({ description: 'a saved card of this customer' })),
   credit_card_0_payment_plan: Type.Optional(OptionId()),
@@ -34,7 +41,8 @@ const Address = Type.Object(
 
 const Email = () => Type.String({ format: 'email', maxLength: 254 });
 const Phone = () => Type.String({ pattern: '^[0-9]{1,11}$', description: 'digits only, with area code' });
-const ScheduledAt = () => Instant({ description: 'an appointment slot (ISO 8601); requires require_scheduling on the page' });
+const ScheduledAt = () =>
+  Instant({ description: 'an appointment slot (ISO 8601); requires require_scheduling on the page' });
 
 export const CheckoutPayBody = Type.Object(
   {
@@ -46,7 +54,13 @@ export const CheckoutPayBody = Type.Object(
     customer_address: Type.Optional(Address),
     main_product_id: Type.Optional(IntegerId()),
     products: Type.Optional(
-      Type.Array(Type.Object({ id: IntegerId(), quantity: Type.Integer({ minimum: 1, maximum: 10_000 }) }, { additionalProperties: false }), { maxItems: 100 }),
+      Type.Array(
+        Type.Object(
+          { id: IntegerId(), quantity: Type.Integer({ minimum: 1, maximum: 10_000 }) },
+          { additionalProperties: false },
+        ),
+        { maxItems: 100 },
+      ),
     ),
     coupon: Type.Optional(Type.String({ maxLength: 64 })),
     gateway: Type.Optional(Type.Union([Type.Literal('gateway_a'), Type.Literal('gateway_b')])),
@@ -64,7 +78,9 @@ export const CartPayBody = Type.Object(
   {
     ...cardFields,
     coupon: Type.Optional(Type.String({ maxLength: 64 })),
-    customer_id: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,9}$', description: 'an existing customer id, as text' })),
+    customer_id: Type.Optional(
+      Type.String({ pattern: '^[1-9][0-9]{0,9}$', description: 'an existing customer id, as text' }),
+    ),
     customer_email: Type.Optional(Email()),
     customer_phone: Type.Optional(Phone()),
     gateway: Type.Optional(AnyGateway()),
@@ -90,10 +106,16 @@ const methodFields = {
 
 export const PaymentResultSchema = Type.Object({
   order_status: Type.String(),
-  payments: Type.Array(Type.String(), { description: 'gateway-side payment ids (the payment uid while the gateway has not numbered it)' }),
+  payments: Type.Array(Type.String(), {
+    description: 'gateway-side payment ids (the payment uid while the gateway has not numbered it)',
+  }),
   ...methodFields,
   redirect_url: Type.Optional(Type.String({ format: 'uri' })),
-  offer: Type.Optional(Type.String({ description: 'signed single-use upsell token; only after a successful payment on a page with an upsell' })),
+  offer: Type.Optional(
+    Type.String({
+      description: 'signed single-use upsell token; only after a successful payment on a page with an upsell',
+    }),
+  ),
   is_subscription: Type.Boolean(),
 });
 

@@ -7,7 +7,13 @@ import type { PayOutcome } from './pay.service.ts';
 function methodFields(outcome: PayOutcome) {
   return {
     ...(outcome.bankSlipUrl ? { bank_slip_url: outcome.bankSlipUrl } : {}),
-    ...(outcome.pix ? { pix_qr_code: outcome.pix.qrCode, pix_qr_code_url: outcome.pix.url, pix_expires_at: outcome.pix.expiresAt.toISOString() } : {}),
+    ...(outcome.pix
+      ? {
+          pix_qr_code: outcome.pix.qrCode,
+          pix_qr_code_url: outcome.pix.url,
+          pix_expires_at: outcome.pix.expiresAt.toISOString(),
+        }
+      : {}),
   };
 }
 

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { FoundCharge, GatewayName, RemoteStatus } from '../../gateways/port.ts';
 import { enqueueJob } from '../../jobs/outbox.ts';
-import { PURCHASED_STATUSES, transitionOrder, type OrderStatus } from '../orders/order-status.ts';
+import { PURCHASED_STATUSES, type OrderStatus } from '../orders/order-status.ts';
 import { applyPaymentAction } from './gateway-actions.ts';
 import { recordVoided } from './pay-finish.ts';
 import { cartPaidByAnotherOrder, coveredWithout, orderWithPayments, settleOrder } from './order-settlement.ts';
@@ -16,7 +16,12 @@ import { cancelUnpaidPayment } from './unpaid-attempt.ts';
 type JobRef = { accountId: string; paymentId: number };
 
 function findPayment(db: Kysely<DB>, ref: JobRef) {
-  return db.selectFrom('payments').selectAll().where('account_id', '=', ref.accountId).where('id', '=', ref.paymentId).executeTakeFirst();
+  return db
+    .selectFrom('payments')
+    .selectAll()
+    .where('account_id', '=', ref.accountId)
+    .where('id', '=', ref.paymentId)
+    .executeTakeFirst();
 }
 
 /**
@@ -27,14 +32,40 @@ function findPayment(db: Kysely<DB>, ref: JobRef) {
  * is cancelled, since paying again creates a new order. A gateway that cannot be reached throws and the
  * worker retries: nothing is cancelled on a guess.
  */
-export async function expirePix(db: Kysely<DB>, deps: GatewayDeps, ref: JobRef, now: Date): Promise<'expired' | 'paid' | 'skipped'> {
+export async function expirePix(
+  db: Kysely<DB>,
+  deps: GatewayDeps,
+  ref: JobRef,
+  now: Date,
+): Promise<'expired' | 'paid' | 'skipped'> {
   const payment = await findPayment(db, ref);
-  if (!payment || payment.status !== 'waiting_payment' || payment.method !== 'pix' || !payment.pix_expires_at || payment.pix_expires_at > now) return 'skipped';
+  if (
+    !payment ||
+    payment.status !== 'waiting_payment' ||
+    payment.method !== 'pix' ||
+    !payment.pix_expires_at ||
+    payment.pix_expires_at > now
+  )
+    return 'skipped';
   if (payment.gateway_id) {
-    const gateway = await resolveGateway(db, deps, { accountId: payment.account_id, companyId: payment.company_id }, payment.gateway);
+    const gateway = await resolveGateway(
+      db,
+      deps,
+      { accountId: payment.account_id, companyId: payment.company_id },
+      payment.gateway,
+    );
     if (await paidOrVoidedAtGateway(db, gateway, payment, now)) return 'paid';
   }
-  const cancelled = await db.transaction().execute((trx) => cancelUnpaidPayment(trx, { accountId: ref.accountId, paymentId: payment.id, orderId: payment.order_id }, 'pix expired unpaid', now));
+  const cancelled = await db
+    .transaction()
+    .execute((trx) =>
+      cancelUnpaidPayment(
+        trx,
+        { accountId: ref.accountId, paymentId: payment.id, orderId: payment.order_id },
+        'pix expired unpaid',
+        now,
+      ),
+    );
   return cancelled ? 'expired' : 'skipped';
 }
 
@@ -43,7 +74,12 @@ export async function expirePix(db: Kysely<DB>, deps: GatewayDeps, ref: JobRef, 
  * still waiting → voided at the gateway, so a charge we no longer expect cannot be paid (false). A void
  * that races the buyer's payment is the gateway's cancel-or-refund, so no money stays on a cancelled order.
  */
-export async function paidOrVoidedAtGateway(db: Kysely<DB>, gateway: ResolvedGateway, payment: PaymentRow, now: Date): Promise<boolean> {
+export async function paidOrVoidedAtGateway(
+  db: Kysely<DB>,
+  gateway: ResolvedGateway,
+  payment: PaymentRow,
+  now: Date,
+): Promise<boolean> {
   const gatewayId = payment.gateway_id!;
   const status = await gateway.client.fetchStatus(gateway.account, gatewayId);
   if (status === 'paid' || status === 'partially_refunded') {
@@ -51,7 +87,8 @@ export async function paidOrVoidedAtGateway(db: Kysely<DB>, gateway: ResolvedGat
     await applyRemoteStatus(db, undefined, payment, { gatewayId, status }, now);
     return true;
   }
-  if (status === 'waiting_payment' || status === 'pending') await gateway.client.voidCharge(gateway.account, gatewayId, `void:${payment.uid}`);
+  if (status === 'waiting_payment' || status === 'pending')
+    await gateway.client.voidCharge(gateway.account, gatewayId, `void:${payment.uid}`);
   return false;
 }
 
@@ -65,15 +102,36 @@ export async function paidOrVoidedAtGateway(db: Kysely<DB>, gateway: ResolvedGat
  *   buyer paid the cart by card): once given back, that order is cancelled.
  * Skipped when none holds any more or the payment moved meanwhile; a gateway error throws and the worker retries.
  */
-export async function voidOrphanCapture(db: Kysely<DB>, deps: GatewayDeps, ref: JobRef, now: Date): Promise<'voided' | 'skipped'> {
+export async function voidOrphanCapture(
+  db: Kysely<DB>,
+  deps: GatewayDeps,
+  ref: JobRef,
+  now: Date,
+): Promise<'voided' | 'skipped'> {
   const payment = await findPayment(db, ref);
   if (!payment || payment.status !== 'paid' || !payment.gateway_id) return 'skipped';
   const reason = await whyNotKept(db, ref.accountId, payment);
   if (!reason) return 'skipped';
-  const gateway = await resolveGateway(db, deps, { accountId: payment.account_id, companyId: payment.company_id }, payment.gateway);
+  const gateway = await resolveGateway(
+    db,
+    deps,
+    { accountId: payment.account_id, companyId: payment.company_id },
+    payment.gateway,
+  );
   await gateway.client.voidCharge(gateway.account, payment.gateway_id, `void:${payment.uid}`);
-  const why = reason === 'cart_bought' ? 'paid on an order of a cart another order bought' : payment.method === 'credit_card' ? 'captured on an order that cannot keep it' : 'paid on an order that cannot keep it';
-  await recordVoided(db, { accountId: ref.accountId, paymentId: payment.id, orderId: payment.order_id, amountCents: payment.amount_cents }, `${why}: voided at the gateway`, now, { cancelOrder: reason === 'cart_bought' });
+  const why =
+    reason === 'cart_bought'
+      ? 'paid on an order of a cart another order bought'
+      : payment.method === 'credit_card'
+        ? 'captured on an order that cannot keep it'
+        : 'paid on an order that cannot keep it';
+  await recordVoided(
+    db,
+    { accountId: ref.accountId, paymentId: payment.id, orderId: payment.order_id, amountCents: payment.amount_cents },
+    `${why}: voided at the gateway`,
+    now,
+    { cancelOrder: reason === 'cart_bought' },
+  );
   return 'voided';
 }
 
@@ -81,11 +139,23 @@ export async function voidOrphanCapture(db: Kysely<DB>, deps: GatewayDeps, ref: 
  * Why the order of a settled payment cannot keep its money: pending with nothing live, paid by its other
  * payments, or of a cart another order bought; undefined when it can.
  */
-async function whyNotKept(db: Kysely<DB>, accountId: string, payment: PaymentRow): Promise<'orphan' | 'overpaid' | 'cart_bought' | undefined> {
+async function whyNotKept(
+  db: Kysely<DB>,
+  accountId: string,
+  payment: PaymentRow,
+): Promise<'orphan' | 'overpaid' | 'cart_bought' | undefined> {
   const { order, payments } = await orderWithPayments(db, accountId, payment.order_id);
   // First, as it also ends the order: a capture on an order of a cart another order bought (two buyers' cards at once).
-  if (!PURCHASED_STATUSES.includes(order.status as OrderStatus) && (await cartPaidByAnotherOrder(db, accountId, payment.order_id, order.cart_id))) return 'cart_bought';
-  if (order.status === 'pending' && !payments.some((other) => other.status === 'pending' || other.status === 'waiting_payment')) return 'orphan';
+  if (
+    !PURCHASED_STATUSES.includes(order.status as OrderStatus) &&
+    (await cartPaidByAnotherOrder(db, accountId, payment.order_id, order.cart_id))
+  )
+    return 'cart_bought';
+  if (
+    order.status === 'pending' &&
+    !payments.some((other) => other.status === 'pending' || other.status === 'waiting_payment')
+  )
+    return 'orphan';
   if (order.status !== 'pending' && coveredWithout(order, payments, payment.id)) return 'overpaid';
   return undefined;
 }
@@ -97,19 +167,41 @@ async function whyNotKept(db: Kysely<DB>, accountId: string, payment: PaymentRow
  * cancelled here (a cart's earlier order with it), so the buyer cannot pay twice. Skipped when the attempt is
  * no longer waiting or nothing else paid for it.
  */
-export async function voidSupersededAttempt(db: Kysely<DB>, deps: GatewayDeps, ref: JobRef, now: Date): Promise<'cancelled' | 'paid' | 'skipped'> {
+export async function voidSupersededAttempt(
+  db: Kysely<DB>,
+  deps: GatewayDeps,
+  ref: JobRef,
+  now: Date,
+): Promise<'cancelled' | 'paid' | 'skipped'> {
   const payment = await findPayment(db, ref);
   if (!payment || payment.status !== 'waiting_payment') return 'skipped';
   const { order, payments } = await orderWithPayments(db, ref.accountId, payment.order_id);
   const sameOrder = coveredWithout(order, payments, payment.id);
-  if (!sameOrder && !(await cartPaidByAnotherOrder(db, ref.accountId, payment.order_id, order.cart_id))) return 'skipped';
+  if (!sameOrder && !(await cartPaidByAnotherOrder(db, ref.accountId, payment.order_id, order.cart_id)))
+    return 'skipped';
   if (payment.gateway_id) {
-    const gateway = await resolveGateway(db, deps, { accountId: payment.account_id, companyId: payment.company_id }, payment.gateway);
+    const gateway = await resolveGateway(
+      db,
+      deps,
+      { accountId: payment.account_id, companyId: payment.company_id },
+      payment.gateway,
+    );
     if (await paidOrVoidedAtGateway(db, gateway, payment, now)) return 'paid';
   }
-  const cause = sameOrder ? 'superseded: the order was paid by another payment' : 'superseded: the cart was paid by another order';
+  const cause = sameOrder
+    ? 'superseded: the order was paid by another payment'
+    : 'superseded: the cart was paid by another order';
   // A cart's earlier order has nothing else to wait for, so it is cancelled with its attempt.
-  const cancelled = await db.transaction().execute((trx) => cancelUnpaidPayment(trx, { accountId: ref.accountId, paymentId: payment.id, orderId: payment.order_id }, cause, now));
+  const cancelled = await db
+    .transaction()
+    .execute((trx) =>
+      cancelUnpaidPayment(
+        trx,
+        { accountId: ref.accountId, paymentId: payment.id, orderId: payment.order_id },
+        cause,
+        now,
+      ),
+    );
   return cancelled ? 'cancelled' : 'skipped';
 }
 
@@ -141,14 +233,28 @@ export type PaymentRow = NonNullable<Awaited<ReturnType<typeof findPayment>>>;
 export async function reconcilePayment(db: Kysely<DB>, deps: GatewayDeps, ref: JobRef, now: Date): Promise<string> {
   const payment = await findPayment(db, ref);
   if (!payment || payment.status !== 'pending') return 'skipped';
-  const gateway = await resolveGateway(db, deps, { accountId: payment.account_id, companyId: payment.company_id }, payment.gateway);
+  const gateway = await resolveGateway(
+    db,
+    deps,
+    { accountId: payment.account_id, companyId: payment.company_id },
+    payment.gateway,
+  );
   const found = payment.gateway_id
     ? await gateway.client.fetchCharge(gateway.account, payment.gateway_id)
-    : await gateway.client.findCharge(gateway.account, { paymentUid: payment.uid, idempotencyKey: payIdempotencyKey(payment.uid) });
+    : await gateway.client.findCharge(gateway.account, {
+        paymentUid: payment.uid,
+        idempotencyKey: payIdempotencyKey(payment.uid),
+      });
   const withinWindow = now.getTime() - payment.created_at.getTime() < RECONCILE_WINDOW_MS;
   const askAgain = () => {
     const runAt = new Date(now.getTime() + RECONCILE_RETRY_MS);
-    return enqueueJob(db, { type: RECONCILE_JOB, payload: { account_id: ref.accountId, payment_id: ref.paymentId }, accountId: ref.accountId, runAt, dedupKey: `${RECONCILE_JOB}:${ref.paymentId}:${runAt.toISOString()}` });
+    return enqueueJob(db, {
+      type: RECONCILE_JOB,
+      payload: { account_id: ref.accountId, payment_id: ref.paymentId },
+      accountId: ref.accountId,
+      runAt,
+      dedupKey: `${RECONCILE_JOB}:${ref.paymentId}:${runAt.toISOString()}`,
+    });
   };
   if (found) {
     const settled = await applyRemoteStatus(db, deps.masterKey, payment, found, now);
@@ -161,8 +267,22 @@ export async function reconcilePayment(db: Kysely<DB>, deps: GatewayDeps, ref: J
     return 'pending';
   }
   await db.transaction().execute(async (trx) => {
-    const moved = await transitionPayment(trx, { accountId: ref.accountId, paymentId: payment.id, to: 'failed', cause: 'reconciliation: the gateway has no charge for this payment', at: now, set: { failure_code: 'gateway_unavailable' } });
-    if (moved.changed) await settleOrder(trx, { accountId: ref.accountId, orderId: payment.order_id, cause: 'reconciliation', paymentId: payment.id, at: now });
+    const moved = await transitionPayment(trx, {
+      accountId: ref.accountId,
+      paymentId: payment.id,
+      to: 'failed',
+      cause: 'reconciliation: the gateway has no charge for this payment',
+      at: now,
+      set: { failure_code: 'gateway_unavailable' },
+    });
+    if (moved.changed)
+      await settleOrder(trx, {
+        accountId: ref.accountId,
+        orderId: payment.order_id,
+        cause: 'reconciliation',
+        paymentId: payment.id,
+        at: now,
+      });
   });
   return 'failed';
 }
@@ -185,15 +305,47 @@ export async function recoverIntent(db: Kysely<DB>, deps: GatewayDeps, ref: JobR
  * status settles nothing yet. A capture applied as paid keeps the card the lookup names when its pay request asked
  * for it (`keepLateCard`, sealed with `masterKey`).
  */
-export async function applyRemoteStatus(db: Kysely<DB>, masterKey: Buffer | undefined, payment: PaymentRow, found: FoundCharge, now: Date): Promise<boolean> {
+export async function applyRemoteStatus(
+  db: Kysely<DB>,
+  masterKey: Buffer | undefined,
+  payment: PaymentRow,
+  found: FoundCharge,
+  now: Date,
+): Promise<boolean> {
   const kind = ACTION_OF[found.status];
   await db.transaction().execute(async (trx) => {
-    if (!payment.gateway_id) await adoptGatewayId(trx, payment, { gatewayId: found.gatewayId, how: 'reconciliation found the charge by its reference', data: { remote_status: found.status } }, now);
+    if (!payment.gateway_id)
+      await adoptGatewayId(
+        trx,
+        payment,
+        {
+          gatewayId: found.gatewayId,
+          how: 'reconciliation found the charge by its reference',
+          data: { remote_status: found.status },
+        },
+        now,
+      );
     if (!kind) return;
     const gatewayId = found.gatewayId;
-    const paid = { kind: 'payment_paid' as const, gatewayId, paidAt: now, ...(found.savedMethod ? { savedMethod: found.savedMethod } : {}) };
-    const action = kind === 'payment_paid' ? paid : kind === 'payment_failed' ? { kind, gatewayId, reason: 'reconciled' } : { kind, gatewayId };
-    await applyPaymentAction(trx, { gateway: payment.gateway as GatewayName, action, accountId: payment.account_id, at: now, masterKey });
+    const paid = {
+      kind: 'payment_paid' as const,
+      gatewayId,
+      paidAt: now,
+      ...(found.savedMethod ? { savedMethod: found.savedMethod } : {}),
+    };
+    const action =
+      kind === 'payment_paid'
+        ? paid
+        : kind === 'payment_failed'
+          ? { kind, gatewayId, reason: 'reconciled' }
+          : { kind, gatewayId };
+    await applyPaymentAction(trx, {
+      gateway: payment.gateway as GatewayName,
+      action,
+      accountId: payment.account_id,
+      at: now,
+      masterKey,
+    });
   });
   return kind !== undefined;
 }

@@ -12,10 +12,16 @@ export type PaymentRefs = { gatewayIds: string[]; ids: number[]; uids: string[] 
 function originPayments(db: Kysely<DB>, accountId: string, origin: PaymentOrigin) {
   return db
     .selectFrom('payments as p')
-    .innerJoin('orders as o', (join) => join.onRef('o.id', '=', 'p.order_id').onRef('o.account_id', '=', 'p.account_id'))
+    .innerJoin('orders as o', (join) =>
+      join.onRef('o.id', '=', 'p.order_id').onRef('o.account_id', '=', 'p.account_id'),
+    )
     .select(['p.uid', 'p.gateway_id', 'p.status'])
     .where('p.account_id', '=', accountId)
-    .where((eb) => ('checkoutPageId' in origin ? eb('o.checkout_page_id', '=', origin.checkoutPageId) : eb('o.cart_id', '=', origin.cartId)));
+    .where((eb) =>
+      'checkoutPageId' in origin
+        ? eb('o.checkout_page_id', '=', origin.checkoutPageId)
+        : eb('o.cart_id', '=', origin.cartId),
+    );
 }
 
 /** The status-list query with ids: the payments of `origin`'s orders that match any of `refs`, oldest first. */
@@ -36,7 +42,11 @@ export function listPaymentStatuses(db: Kysely<DB>, accountId: string, origin: P
 
 /** The status-list query without ids: the `limit` most recent payments of `origin`'s orders, newest first. */
 export function listRecentPaymentStatuses(db: Kysely<DB>, accountId: string, origin: PaymentOrigin, limit: number) {
-  return originPayments(db, accountId, origin).orderBy('p.created_at', 'desc').orderBy('p.id', 'desc').limit(limit).execute();
+  return originPayments(db, accountId, origin)
+    .orderBy('p.created_at', 'desc')
+    .orderBy('p.id', 'desc')
+    .limit(limit)
+    .execute();
 }
 
 /** A cart by its UID, with its owner (public endpoints check access afterwards). */
@@ -62,7 +72,16 @@ export function findChargeOwner(db: Kysely<DB>, orderUid: string) {
 export async function findLastActiveAttempt(db: Kysely<DB>, accountId: string, orderId: number) {
   const rows = await db
     .selectFrom('payments')
-    .select(['uid', 'gateway_id', 'amount_cents', 'late_interest_cents', 'paid_at', 'status', 'created_at', 'card_index'])
+    .select([
+      'uid',
+      'gateway_id',
+      'amount_cents',
+      'late_interest_cents',
+      'paid_at',
+      'status',
+      'created_at',
+      'card_index',
+    ])
     .where('account_id', '=', accountId)
     .where('order_id', '=', orderId)
     .orderBy('created_at', 'desc')

@@ -7,7 +7,13 @@ import { notFound } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { checkoutPageExists } from '../catalog/checkout-pages.repo.ts';
 import { findCartOwner, findChargeOwner } from './payment-reads.repo.ts';
-import { LastPaymentSchema, NoContent, PaymentIdsQuery, PaymentStatusSchema, UidParams } from './payment-reads.schemas.ts';
+import {
+  LastPaymentSchema,
+  NoContent,
+  PaymentIdsQuery,
+  PaymentStatusSchema,
+  UidParams,
+} from './payment-reads.schemas.ts';
 import { lastChargePayment, paymentStatuses } from './payment-reads.service.ts';
 
 /** Read-only payment status endpoints: the lists of a checkout page and of a cart, and the last attempt of a charge. */

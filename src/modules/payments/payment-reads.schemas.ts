@@ -2,16 +2,34 @@ import { Type } from 'typebox';
 import { Uuid } from '../../http/schemas.ts';
 
 export const PaymentStatusSchema = Type.Object({
-  gateway_id: Type.String({ description: "the gateway's payment id; the payment's uid while the gateway has not assigned one" }),
-  status: Type.Union([Type.Literal('paid'), Type.Literal('waiting_payment'), Type.Literal('failed'), Type.Literal('cancelled')]),
+  gateway_id: Type.String({
+    description: "the gateway's payment id; the payment's uid while the gateway has not assigned one",
+  }),
+  status: Type.Union([
+    Type.Literal('paid'),
+    Type.Literal('waiting_payment'),
+    Type.Literal('failed'),
+    Type.Literal('cancelled'),
+  ]),
 });
 
 export const LastPaymentSchema = Type.Object({
-  gateway_id: Type.String({ description: "the gateway's payment id; the payment's uid while the gateway has not assigned one" }),
+  gateway_id: Type.String({
+    description: "the gateway's payment id; the payment's uid while the gateway has not assigned one",
+  }),
   amount: Type.Number(),
-  interest: Type.Number({ description: 'late interest included in the amount (not the fine, not card interest or fees); 0 when paid on time or in advance' }),
+  interest: Type.Number({
+    description:
+      'late interest included in the amount (not the fine, not card interest or fees); 0 when paid on time or in advance',
+  }),
   paid_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  status: Type.Union([Type.Literal('waiting_payment'), Type.Literal('paid'), Type.Literal('failed'), Type.Literal('cancelled'), Type.Literal('pending')]),
+  status: Type.Union([
+    Type.Literal('waiting_payment'),
+    Type.Literal('paid'),
+    Type.Literal('failed'),
+    Type.Literal('cancelled'),
+    Type.Literal('pending'),
+  ]),
 });
 
 /** How many payments a list without `ids` gives: the most recent ones. */

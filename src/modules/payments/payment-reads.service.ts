@@ -2,7 +2,13 @@ import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
 import { sumOf, toMajor } from '../../lib/money.ts';
-import { findLastActiveAttempt, listPaymentStatuses, listRecentPaymentStatuses, type PaymentOrigin, type PaymentRefs } from './payment-reads.repo.ts';
+import {
+  findLastActiveAttempt,
+  listPaymentStatuses,
+  listRecentPaymentStatuses,
+  type PaymentOrigin,
+  type PaymentRefs,
+} from './payment-reads.repo.ts';
 import { RECENT_PAYMENTS_LIMIT, type LastPaymentSchema, type PaymentStatusSchema } from './payment-reads.schemas.ts';
 
 type ListedStatus = Static<typeof PaymentStatusSchema>['status'];
@@ -53,15 +59,26 @@ const publicGatewayId = (row: { gateway_id: string | null; uid: string }) => row
  * PaymentStatus items of the origin's payments: without `ids`, its RECENT_PAYMENTS_LIMIT most recent ones,
  * newest first; with `ids`, those it names, oldest first (empty when it names none, e.g. only blanks).
  */
-export async function paymentStatuses(db: Kysely<DB>, accountId: string, origin: PaymentOrigin, ids: readonly string[] | undefined): Promise<Static<typeof PaymentStatusSchema>[]> {
+export async function paymentStatuses(
+  db: Kysely<DB>,
+  accountId: string,
+  origin: PaymentOrigin,
+  ids: readonly string[] | undefined,
+): Promise<Static<typeof PaymentStatusSchema>[]> {
   const refs = ids === undefined ? undefined : paymentRefs(ids);
   if (refs?.gatewayIds.length === 0) return [];
-  const rows = refs ? await listPaymentStatuses(db, accountId, origin, refs) : await listRecentPaymentStatuses(db, accountId, origin, RECENT_PAYMENTS_LIMIT);
+  const rows = refs
+    ? await listPaymentStatuses(db, accountId, origin, refs)
+    : await listRecentPaymentStatuses(db, accountId, origin, RECENT_PAYMENTS_LIMIT);
   return rows.map((row) => ({ gateway_id: publicGatewayId(row), status: mapped(LISTED_STATUS, row.status) }));
 }
 
 /** LastPayment of a charge, or undefined when it has no active or failed attempt. */
-export async function lastChargePayment(db: Kysely<DB>, accountId: string, orderId: number): Promise<Static<typeof LastPaymentSchema> | undefined> {
+export async function lastChargePayment(
+  db: Kysely<DB>,
+  accountId: string,
+  orderId: number,
+): Promise<Static<typeof LastPaymentSchema> | undefined> {
   const cards = await findLastActiveAttempt(db, accountId, orderId);
   const first = cards[0];
   if (!first) return undefined;
@@ -81,4 +98,3 @@ export async function lastChargePayment(db: Kysely<DB>, accountId: string, order
 
 /** A split's status is its least advanced card's: failed if either failed, paid only when both are. */
 const ATTEMPT_STATUS_PRECEDENCE: readonly LastStatus[] = ['failed', 'pending', 'waiting_payment', 'cancelled', 'paid'];
-

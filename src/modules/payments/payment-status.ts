@@ -36,7 +36,11 @@ export const PAYMENT_TRANSITIONS: Readonly<Record<PaymentStatus, readonly Paymen
 };
 
 /** Payments whose money stands and pays for their order (a refunded or charged-back one no longer does). */
-export const SETTLED_PAYMENT_STATUSES: readonly PaymentStatus[] = ['paid', 'partially_refunded', 'waiting_cancellation'];
+export const SETTLED_PAYMENT_STATUSES: readonly PaymentStatus[] = [
+  'paid',
+  'partially_refunded',
+  'waiting_cancellation',
+];
 
 export function paymentSourcesOf(to: PaymentStatus): PaymentStatus[] {
   return PAYMENT_STATUSES.filter((from) => PAYMENT_TRANSITIONS[from].includes(to));
@@ -68,7 +72,9 @@ export type PaymentTransition = {
   withOrder?: boolean;
 };
 
-export type PaymentTransitionResult = { changed: true; from: PaymentStatus; to: PaymentStatus; orderId: number; order?: OrderSnapshot } | { changed: false };
+export type PaymentTransitionResult =
+  | { changed: true; from: PaymentStatus; to: PaymentStatus; orderId: number; order?: OrderSnapshot }
+  | { changed: false };
 
 /**
  * Moves a payment to `to` when the table allows it from its current status: a conditional
@@ -83,7 +89,14 @@ export async function transitionPayment(trx: Kysely<DB>, request: PaymentTransit
   // locked, and the event is inserted for the row the update changed.
   const caused = request.causes;
   const logged = trx
-    .with('before', (db) => db.selectFrom('payments').select(['id', 'status']).where('account_id', '=', request.accountId).where('id', '=', request.paymentId).forUpdate())
+    .with('before', (db) =>
+      db
+        .selectFrom('payments')
+        .select(['id', 'status'])
+        .where('account_id', '=', request.accountId)
+        .where('id', '=', request.paymentId)
+        .forUpdate(),
+    )
     .with('updated', (db) =>
       db
         .updateTable('payments')
@@ -103,37 +116,96 @@ export async function transitionPayment(trx: Kysely<DB>, request: PaymentTransit
     .with('logged', (db) =>
       insertTransitionEvent(
         db,
-        { accountId: request.accountId, type: 'payment.status_changed', cause: request.cause, toStatus: request.to, paymentId: request.paymentId, data: request.data ?? {}, at: request.at },
-        db.selectFrom('updated').innerJoin('before', 'before.id', 'updated.id').select(['updated.order_id', 'before.status as from_status']),
+        {
+          accountId: request.accountId,
+          type: 'payment.status_changed',
+          cause: request.cause,
+          toStatus: request.to,
+          paymentId: request.paymentId,
+          data: request.data ?? {},
+          at: request.at,
+        },
+        db
+          .selectFrom('updated')
+          .innerJoin('before', 'before.id', 'updated.id')
+          .select(['updated.order_id', 'before.status as from_status']),
       ),
     );
   const statement = caused
     ? (logged.with('caused', (db) =>
-        insertJobsFrom(db, { type: caused.type, accountId: request.accountId, runAt: caused.runAt }, db.selectFrom('updated').select([sql`${JSON.stringify(caused.payload)}::jsonb`.as('payload'), sql<string>`${caused.dedupKey}::text`.as('dedup_key')])),
+        insertJobsFrom(
+          db,
+          { type: caused.type, accountId: request.accountId, runAt: caused.runAt },
+          db
+            .selectFrom('updated')
+            .select([
+              sql`${JSON.stringify(caused.payload)}::jsonb`.as('payload'),
+              sql<string>`${caused.dedupKey}::text`.as('dedup_key'),
+            ]),
+        ),
       ) as unknown as typeof logged)
     : logged;
-  const moved = statement.selectFrom('updated').innerJoin('before', 'before.id', 'updated.id').select(['before.status as from_status', 'updated.order_id']);
+  const moved = statement
+    .selectFrom('updated')
+    .innerJoin('before', 'before.id', 'updated.id')
+    .select(['before.status as from_status', 'updated.order_id']);
   let order: OrderSnapshot | undefined;
   let updated: { from_status: string; order_id: number } | undefined;
   if (request.withOrder) {
     // The statement's snapshot shows this payment's old status: the row's new one is the transition's `to`.
     const rows = await moved
-      .innerJoin('orders as o', (join) => join.onRef('o.id', '=', 'updated.order_id').on('o.account_id', '=', request.accountId))
-      .innerJoin('payments as p', (join) => join.onRef('p.order_id', '=', 'o.id').onRef('p.account_id', '=', 'o.account_id'))
-      .select(['o.status as order_status', 'o.total_cents', 'o.paid_cents', 'o.cart_id', 'p.id', 'p.method', 'p.status', 'p.amount_cents', 'p.interest_cents'])
+      .innerJoin('orders as o', (join) =>
+        join.onRef('o.id', '=', 'updated.order_id').on('o.account_id', '=', request.accountId),
+      )
+      .innerJoin('payments as p', (join) =>
+        join.onRef('p.order_id', '=', 'o.id').onRef('p.account_id', '=', 'o.account_id'),
+      )
+      .select([
+        'o.status as order_status',
+        'o.total_cents',
+        'o.paid_cents',
+        'o.cart_id',
+        'p.id',
+        'p.method',
+        'p.status',
+        'p.amount_cents',
+        'p.interest_cents',
+      ])
       .orderBy('p.id')
       .execute();
     updated = rows[0];
     if (updated) {
       order = {
-        order: { status: rows[0]!.order_status, total_cents: rows[0]!.total_cents, paid_cents: rows[0]!.paid_cents, cart_id: rows[0]!.cart_id },
-        payments: rows.map((row) => ({ id: row.id, method: row.method, status: row.id === request.paymentId ? request.to : row.status, amount_cents: row.amount_cents, interest_cents: row.interest_cents })),
+        order: {
+          status: rows[0]!.order_status,
+          total_cents: rows[0]!.total_cents,
+          paid_cents: rows[0]!.paid_cents,
+          cart_id: rows[0]!.cart_id,
+        },
+        payments: rows.map((row) => ({
+          id: row.id,
+          method: row.method,
+          status: row.id === request.paymentId ? request.to : row.status,
+          amount_cents: row.amount_cents,
+          interest_cents: row.interest_cents,
+        })),
       };
     }
   } else {
     updated = await moved.executeTakeFirst();
   }
   if (!updated) return { changed: false };
-  await notifyPaymentTransition(trx, { accountId: request.accountId, orderId: updated.order_id, status: request.to, at: request.at });
-  return { changed: true, from: updated.from_status as PaymentStatus, to: request.to, orderId: updated.order_id, ...(order ? { order } : {}) };
+  await notifyPaymentTransition(trx, {
+    accountId: request.accountId,
+    orderId: updated.order_id,
+    status: request.to,
+    at: request.at,
+  });
+  return {
+    changed: true,
+    from: updated.from_status as PaymentStatus,
+    to: request.to,
+    orderId: updated.order_id,
+    ...(order ? { order } : {}),
+  };
 }

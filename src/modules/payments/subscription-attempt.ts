@@ -16,7 +16,12 @@ import { lockPaymentAndOrder } from '../refunds/refunds.repo.ts';
 
 export type Subscription = Selectable<Subscriptions>;
 /** The renewal in flight: its order and its one payment. */
-export type RenewalAttempt = { order: { id: number; uid: string }; paymentId: number; uid: string; gateway: GatewayName };
+export type RenewalAttempt = {
+  order: { id: number; uid: string };
+  paymentId: number;
+  uid: string;
+  gateway: GatewayName;
+};
 export type RenewalOutcome = 'renewed' | 'awaiting' | 'failed' | 'cancelled' | 'skipped';
 
 const DAY_MS = 86_400_000;
@@ -33,7 +38,13 @@ export const renewalMethodOf = (sub: Subscription) => sub.renewal_method as Rene
 /** The saved card a card renewal charges, unless it was revoked. */
 export function findRenewalCard(db: Kysely<DB>, sub: Subscription) {
   if (!sub.saved_payment_method_id) return Promise.resolve(undefined);
-  return db.selectFrom('saved_payment_methods').select(['gateway', 'gateway_reference_encrypted']).where('account_id', '=', sub.account_id).where('id', '=', sub.saved_payment_method_id).where('revoked_at', 'is', null).executeTakeFirst();
+  return db
+    .selectFrom('saved_payment_methods')
+    .select(['gateway', 'gateway_reference_encrypted'])
+    .where('account_id', '=', sub.account_id)
+    .where('id', '=', sub.saved_payment_method_id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
 }
 
 /**
@@ -41,20 +52,39 @@ export function findRenewalCard(db: Kysely<DB>, sub: Subscription) {
  * died, an answer that was lost) is replayed by the gateway instead of charging again. A card renewal
  * charges the saved card; a pix or boleto renewal is issued with the payment window to pay it in.
  */
-export async function submitRenewal(db: Kysely<DB>, deps: GatewayDeps, sub: Subscription, attempt: RenewalAttempt, now: Date): Promise<GatewayAnswer> {
+export async function submitRenewal(
+  db: Kysely<DB>,
+  deps: GatewayDeps,
+  sub: Subscription,
+  attempt: RenewalAttempt,
+  now: Date,
+): Promise<GatewayAnswer> {
   const method = renewalMethodOf(sub);
   const card = method === 'credit_card' ? await findRenewalCard(db, sub) : undefined;
-  if (method === 'credit_card' && !card) return { kind: 'refused', code: 'no_saved_method', message: 'The subscription has no saved card' };
+  if (method === 'credit_card' && !card)
+    return { kind: 'refused', code: 'no_saved_method', message: 'The subscription has no saved card' };
   const company = await findPayCompany(db, sub.account_id, sub.company_id);
-  const customer = await db.selectFrom('customers').selectAll().where('account_id', '=', sub.account_id).where('id', '=', sub.customer_id).executeTakeFirstOrThrow();
-  const gateway = await resolveGateway(db, deps, { accountId: sub.account_id, companyId: sub.company_id }, attempt.gateway);
+  const customer = await db
+    .selectFrom('customers')
+    .selectAll()
+    .where('account_id', '=', sub.account_id)
+    .where('id', '=', sub.customer_id)
+    .executeTakeFirstOrThrow();
+  const gateway = await resolveGateway(
+    db,
+    deps,
+    { accountId: sub.account_id, companyId: sub.company_id },
+    attempt.gateway,
+  );
   const payBy = new Date(now.getTime() + renewalPaymentWindowMs(sub.interval as Interval, sub.interval_count, now));
   return submitToGateway(gateway, {
     paymentUid: attempt.uid,
     method,
     amountCents: sub.amount_cents,
     installments: 1,
-    ...(card ? { card: { savedReference: unseal(deps.masterKey, card.gateway_reference_encrypted), saveForLater: false } } : {}),
+    ...(card
+      ? { card: { savedReference: unseal(deps.masterKey, card.gateway_reference_encrypted), saveForLater: false } }
+      : {}),
     ...(method === 'pix' ? { pixExpiresAt: payBy } : {}),
     ...(method === 'bank_slip' ? { boletoDueDate: dateIn(company.time_zone, payBy) } : {}),
     buyer: { name: customer.name, email: customer.email, document: customer.identification, phone: customer.phone },
@@ -70,10 +100,28 @@ function deadlineOf(answer: Extract<GatewayAnswer, { kind: 'pix' | 'boleto' }>):
 }
 
 /** What the buyer needs to pay a renewal pix or boleto; the merchant forwards it (links are resolved against PUBLIC_URL when sent). */
-function paymentDue(attempt: RenewalAttempt, sub: Subscription, answer: Extract<GatewayAnswer, { kind: 'pix' | 'boleto' }>) {
+function paymentDue(
+  attempt: RenewalAttempt,
+  sub: Subscription,
+  answer: Extract<GatewayAnswer, { kind: 'pix' | 'boleto' }>,
+) {
   const common = { payment_id: attempt.paymentId, amount: toMajor(sub.amount_cents) };
-  if (answer.kind === 'pix') return { ...common, method: 'pix', pix_code: answer.brCode, pix_qr_code_url: `/pay/pix/${attempt.uid}`, pix_expires_at: answer.expiresAt.toISOString() };
-  return { ...common, method: 'bank_slip', bank_slip_url: `/pay/boleto/${attempt.uid}`, boleto_digitable_line: answer.digitableLine, boleto_barcode: answer.barcode, boleto_due_date: answer.dueDate };
+  if (answer.kind === 'pix')
+    return {
+      ...common,
+      method: 'pix',
+      pix_code: answer.brCode,
+      pix_qr_code_url: `/pay/pix/${attempt.uid}`,
+      pix_expires_at: answer.expiresAt.toISOString(),
+    };
+  return {
+    ...common,
+    method: 'bank_slip',
+    bank_slip_url: `/pay/boleto/${attempt.uid}`,
+    boleto_digitable_line: answer.digitableLine,
+    boleto_barcode: answer.barcode,
+    boleto_due_date: answer.dueDate,
+  };
 }
 
 /**
@@ -86,14 +134,35 @@ function paymentDue(attempt: RenewalAttempt, sub: Subscription, answer: Extract<
  *   again once reconciliation has settled the charge; it is never charged under another uid meanwhile;
  * - declined or refused: a failure (retried, then cancelled).
  */
-export async function recordRenewalAnswer(db: Kysely<DB>, deps: GatewayDeps, sub: Subscription, attempt: RenewalAttempt, answer: GatewayAnswer, now: Date): Promise<RenewalOutcome> {
+export async function recordRenewalAnswer(
+  db: Kysely<DB>,
+  deps: GatewayDeps,
+  sub: Subscription,
+  attempt: RenewalAttempt,
+  answer: GatewayAnswer,
+  now: Date,
+): Promise<RenewalOutcome> {
   return db.transaction().execute(async (trx): Promise<RenewalOutcome> => {
     // Money settling locks its payment and order before anything else, as the release job locks the order before
     // the subscription: taken in that order here too, the two cannot wait for each other.
     if (answer.kind === 'paid') await lockPaymentAndOrder(trx, sub.account_id, attempt.paymentId, attempt.order.id);
-    const current = await trx.selectFrom('subscriptions').select('id').where('id', '=', sub.id).where('renewal_order_id', '=', attempt.order.id).forUpdate().executeTakeFirst();
+    const current = await trx
+      .selectFrom('subscriptions')
+      .select('id')
+      .where('id', '=', sub.id)
+      .where('renewal_order_id', '=', attempt.order.id)
+      .forUpdate()
+      .executeTakeFirst();
     if (!current) return 'skipped';
-    const payment = { id: attempt.paymentId, uid: attempt.uid, accountId: sub.account_id, companyId: sub.company_id, orderId: attempt.order.id, customerId: sub.customer_id, gateway: attempt.gateway };
+    const payment = {
+      id: attempt.paymentId,
+      uid: attempt.uid,
+      accountId: sub.account_id,
+      companyId: sub.company_id,
+      orderId: attempt.order.id,
+      customerId: sub.customer_id,
+      gateway: attempt.gateway,
+    };
     await recordGatewayAnswer(trx, deps.masterKey, payment, answer, now);
     switch (answer.kind) {
       case 'paid':
@@ -101,7 +170,14 @@ export async function recordRenewalAnswer(db: Kysely<DB>, deps: GatewayDeps, sub
       case 'pix':
       case 'boleto': {
         await awaitRenewal(trx, sub.id, attempt.order.id, deadlineOf(answer), now);
-        await notifySubscription(trx, { accountId: sub.account_id, orderId: attempt.order.id, subscriptionId: sub.id, type: 'subscription.payment_due', at: now, extra: { payment_due: paymentDue(attempt, sub, answer) } });
+        await notifySubscription(trx, {
+          accountId: sub.account_id,
+          orderId: attempt.order.id,
+          subscriptionId: sub.id,
+          type: 'subscription.payment_due',
+          at: now,
+          extra: { payment_due: paymentDue(attempt, sub, answer) },
+        });
         return 'awaiting';
       }
       case 'unavailable':

@@ -7,7 +7,12 @@ import { notifySubscription } from '../notifications/notify.ts';
  * for a subscription: the one it started is cancelled (`subscription.cancelled`), so no later period is
  * charged. A renewal already in flight is left to settle; a paid one keeps its period.
  */
-export async function endSubscriptionOfRefundedOrder(trx: Kysely<DB>, accountId: string, orderId: number, at: Date): Promise<void> {
+export async function endSubscriptionOfRefundedOrder(
+  trx: Kysely<DB>,
+  accountId: string,
+  orderId: number,
+  at: Date,
+): Promise<void> {
   const ended = await trx
     .updateTable('subscriptions')
     .set({ status: 'cancelled', cancelled_at: at, next_charge_at: null, updated_at: at })
@@ -16,5 +21,6 @@ export async function endSubscriptionOfRefundedOrder(trx: Kysely<DB>, accountId:
     .where('status', '<>', 'cancelled')
     .returning('id')
     .executeTakeFirst();
-  if (ended) await notifySubscription(trx, { accountId, orderId, subscriptionId: ended.id, type: 'subscription.cancelled', at });
+  if (ended)
+    await notifySubscription(trx, { accountId, orderId, subscriptionId: ended.id, type: 'subscription.cancelled', at });
 }

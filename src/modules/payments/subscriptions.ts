@@ -18,7 +18,8 @@ export const RENEWAL_PAYMENT_WINDOW_DAYS = 3;
  * (Jan 31 + 1 month = Feb 28; Feb 29 + 1 year = Feb 28) instead of rolling into the next month.
  */
 export function addInterval(from: Date, interval: Interval, count: number): Date {
-  if (interval === 'day' || interval === 'week') return new Date(from.getTime() + (interval === 'week' ? 7 : 1) * count * DAY_MS);
+  if (interval === 'day' || interval === 'week')
+    return new Date(from.getTime() + (interval === 'week' ? 7 : 1) * count * DAY_MS);
   const months = from.getUTCMonth() + (interval === 'month' ? count : 12 * count);
   const year = from.getUTCFullYear() + Math.floor(months / 12);
   const month = ((months % 12) + 12) % 12;
@@ -29,7 +30,12 @@ export function addInterval(from: Date, interval: Interval, count: number): Date
 }
 
 /** Average interval lengths: a first guess at how many periods have passed, which `periodEndAfter` then corrects. */
-const APPROX_MS: Record<Interval, number> = { day: DAY_MS, week: 7 * DAY_MS, month: 30.436875 * DAY_MS, year: 365.2425 * DAY_MS };
+const APPROX_MS: Record<Interval, number> = {
+  day: DAY_MS,
+  week: 7 * DAY_MS,
+  month: 30.436875 * DAY_MS,
+  year: 365.2425 * DAY_MS,
+};
 
 /**
  * The end of the period that follows one ending at `after`, for a subscription started at `start`: the
@@ -52,7 +58,12 @@ export function renewalPaymentWindowMs(interval: Interval, intervalCount: number
 }
 
 /** When the renewal of a period ending at `periodEnd` starts: a card is charged at the end; a pix or boleto is issued a payment window ahead. */
-export function renewalStartsAt(method: RenewalMethod, periodEnd: Date, interval: Interval, intervalCount: number): Date {
+export function renewalStartsAt(
+  method: RenewalMethod,
+  periodEnd: Date,
+  interval: Interval,
+  intervalCount: number,
+): Date {
   if (method === 'credit_card') return periodEnd;
   return new Date(periodEnd.getTime() - renewalPaymentWindowMs(interval, intervalCount, periodEnd));
 }
@@ -62,23 +73,43 @@ export function renewalDedupKey(subscriptionId: string, chargeAt: Date): string 
 }
 
 /** Enqueues the renewal due at `chargeAt`, once per subscription and period. */
-export function enqueueRenewal(trx: Kysely<DB>, accountId: string, subscriptionId: string, chargeAt: Date): Promise<boolean> {
-  return enqueueJob(trx, { type: RENEW_JOB, payload: { account_id: accountId, subscription_id: subscriptionId }, accountId, runAt: chargeAt, dedupKey: renewalDedupKey(subscriptionId, chargeAt) });
+export function enqueueRenewal(
+  trx: Kysely<DB>,
+  accountId: string,
+  subscriptionId: string,
+  chargeAt: Date,
+): Promise<boolean> {
+  return enqueueJob(trx, {
+    type: RENEW_JOB,
+    payload: { account_id: accountId, subscription_id: subscriptionId },
+    accountId,
+    runAt: chargeAt,
+    dedupKey: renewalDedupKey(subscriptionId, chargeAt),
+  });
 }
 
-type SubscribedLine = { subscription: boolean; interval: string | null; intervalCount?: number | null; cycle?: number | null };
+type SubscribedLine = {
+  subscription: boolean;
+  interval: string | null;
+  intervalCount?: number | null;
+  cycle?: number | null;
+};
 
 /** A subscription line's period: its interval and how many of them (1 when unset). */
 export function periodOf(line: SubscribedLine): { interval: Interval; count: number } | undefined {
-  return line.subscription && line.interval ? { interval: line.interval as Interval, count: line.intervalCount ?? line.cycle ?? 1 } : undefined;
+  return line.subscription && line.interval
+    ? { interval: line.interval as Interval, count: line.intervalCount ?? line.cycle ?? 1 }
+    : undefined;
 }
 
 /** Whether an order's subscription products share one period, so one subscription renews them all. */
 export function haveOnePeriod(lines: SubscribedLine[]): boolean {
-  const periods = new Set(lines.flatMap((line) => {
-    const period = periodOf(line);
-    return period ? [`${period.count} ${period.interval}`] : [];
-  }));
+  const periods = new Set(
+    lines.flatMap((line) => {
+      const period = periodOf(line);
+      return period ? [`${period.count} ${period.interval}`] : [];
+    }),
+  );
   return periods.size <= 1;
 }
 
@@ -93,8 +124,17 @@ export function haveOnePeriod(lines: SubscribedLine[]): boolean {
 export async function startSubscription(
   trx: Kysely<DB>,
   input: {
-    accountId: string; companyId: number; customerId: number; orderId: number; savedMethodId: string | null; planId: number | null; amountCents: number;
-    interval: Interval; intervalCount: number; renewal: { method: RenewalMethod; gateway: string | null }; now: Date;
+    accountId: string;
+    companyId: number;
+    customerId: number;
+    orderId: number;
+    savedMethodId: string | null;
+    planId: number | null;
+    amountCents: number;
+    interval: Interval;
+    intervalCount: number;
+    renewal: { method: RenewalMethod; gateway: string | null };
+    now: Date;
   },
 ): Promise<boolean> {
   const id = randomUUID();

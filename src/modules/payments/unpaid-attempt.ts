@@ -10,13 +10,47 @@ import { transitionPayment } from './payment-status.ts';
  * renewal order with no other live attempt is cancelled (a charge stays pending, payable again).
  * Returns whether this call cancelled the payment.
  */
-export async function cancelUnpaidPayment(trx: Kysely<DB>, payment: { accountId: string; paymentId: number; orderId: number }, cause: string, now: Date): Promise<boolean> {
-  const moved = await transitionPayment(trx, { accountId: payment.accountId, paymentId: payment.paymentId, to: 'cancelled', cause, at: now });
-  const status = await settleOrder(trx, { accountId: payment.accountId, orderId: payment.orderId, cause, paymentId: payment.paymentId, at: now });
-  const order = await trx.selectFrom('orders').select(['due_date']).where('id', '=', payment.orderId).executeTakeFirstOrThrow();
-  const live = await trx.selectFrom('payments').select('id').where('account_id', '=', payment.accountId).where('order_id', '=', payment.orderId).where('status', 'in', ['pending', 'waiting_payment']).executeTakeFirst();
+export async function cancelUnpaidPayment(
+  trx: Kysely<DB>,
+  payment: { accountId: string; paymentId: number; orderId: number },
+  cause: string,
+  now: Date,
+): Promise<boolean> {
+  const moved = await transitionPayment(trx, {
+    accountId: payment.accountId,
+    paymentId: payment.paymentId,
+    to: 'cancelled',
+    cause,
+    at: now,
+  });
+  const status = await settleOrder(trx, {
+    accountId: payment.accountId,
+    orderId: payment.orderId,
+    cause,
+    paymentId: payment.paymentId,
+    at: now,
+  });
+  const order = await trx
+    .selectFrom('orders')
+    .select(['due_date'])
+    .where('id', '=', payment.orderId)
+    .executeTakeFirstOrThrow();
+  const live = await trx
+    .selectFrom('payments')
+    .select('id')
+    .where('account_id', '=', payment.accountId)
+    .where('order_id', '=', payment.orderId)
+    .where('status', 'in', ['pending', 'waiting_payment'])
+    .executeTakeFirst();
   if (status === 'pending' && order.due_date === null && !live) {
-    await transitionOrder(trx, { accountId: payment.accountId, orderId: payment.orderId, to: 'cancelled', cause: `${cause}, with no other live attempt`, paymentId: payment.paymentId, at: now });
+    await transitionOrder(trx, {
+      accountId: payment.accountId,
+      orderId: payment.orderId,
+      to: 'cancelled',
+      cause: `${cause}, with no other live attempt`,
+      paymentId: payment.paymentId,
+      at: now,
+    });
   }
   return moved.changed;
 }

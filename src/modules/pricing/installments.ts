@@ -24,7 +24,10 @@ const NO_TAX = { fixedCents: 0, percentage: 0 };
  * The total for `installments` payments of `baseCents`: `percentage` is the whole interest for that
  * count, applied once to the base (1.79 → the total grows by 1.79%), then the fixed fee is added.
  */
-export function installmentTotal(baseCents: number, tax: Pick<InstallmentTax, 'fixedCents' | 'percentage'> = NO_TAX): number {
+export function installmentTotal(
+  baseCents: number,
+  tax: Pick<InstallmentTax, 'fixedCents' | 'percentage'> = NO_TAX,
+): number {
   assertCents(baseCents, 'baseCents');
   return baseCents + percentOf(baseCents, tax.percentage) + tax.fixedCents;
 }
@@ -47,7 +50,11 @@ export function splitInstallments(totalCents: number, count: number): number[] {
  * offered; n > 1 is offered while each installment (the smallest, floor(total_n / n)) is at least
  * the plan's minimum and at least one cent.
  */
-export function installmentOptions(baseCents: number, terms: InstallmentTerms, taxes: readonly InstallmentTax[]): InstallmentOption[] {
+export function installmentOptions(
+  baseCents: number,
+  terms: InstallmentTerms,
+  taxes: readonly InstallmentTax[],
+): InstallmentOption[] {
   const taxByCount = new Map(taxes.map((tax) => [tax.installments, tax]));
   const options: InstallmentOption[] = [];
   for (let n = 1; n <= Math.max(1, terms.maxInstallments); n++) {
@@ -57,10 +64,21 @@ export function installmentOptions(baseCents: number, terms: InstallmentTerms, t
   return options;
 }
 
-export function installmentOption(baseCents: number, installments: number, tax: InstallmentTax | undefined): InstallmentOption {
+export function installmentOption(
+  baseCents: number,
+  installments: number,
+  tax: InstallmentTax | undefined,
+): InstallmentOption {
   const { fixedCents, percentage } = tax ?? NO_TAX;
   const totalCents = installmentTotal(baseCents, { fixedCents, percentage });
-  return { installments, baseCents, percentage, fixedCents, totalCents, scheduleCents: splitInstallments(totalCents, installments) };
+  return {
+    installments,
+    baseCents,
+    percentage,
+    fixedCents,
+    totalCents,
+    scheduleCents: splitInstallments(totalCents, installments),
+  };
 }
 
 function isSelectable(option: InstallmentOption, minInstallmentCents: number): boolean {
@@ -69,5 +87,6 @@ function isSelectable(option: InstallmentOption, minInstallmentCents: number): b
 }
 
 function assertCents(value: number, name: string): void {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer number of cents`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new RangeError(`${name} must be a non-negative integer number of cents`);
 }

@@ -15,7 +15,13 @@ export function formatMoney(cents: number, currency = 'BRL'): string {
  * ` sem juros` when the count carries neither interest nor fixed fee. The amount shown is the first
  * (largest) installment.
  */
-export function installmentOptionName(option: { planName: string; installments: number; firstInstallmentCents: number; interestFree: boolean; currency?: string }): string {
+export function installmentOptionName(option: {
+  planName: string;
+  installments: number;
+  firstInstallmentCents: number;
+  interestFree: boolean;
+  currency?: string;
+}): string {
   const amount = formatMoney(option.firstInstallmentCents, option.currency);
   if (option.installments === 1) return `${option.planName} - ${amount}`;
   return `${option.installments}x de ${amount}${option.interestFree ? ' sem juros' : ''}`;

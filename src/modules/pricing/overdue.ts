@@ -32,7 +32,8 @@ export function overdueCharges(input: OverdueInput): OverdueCharges {
   const daysLate = Math.max(0, daysBetween(input.dueDate, input.today));
   if (daysLate === 0) return { daysLate, ...NOTHING_DUE };
   const fineCents = input.fineType === 'fixed' ? input.fineCents : percentOf(input.totalCents, input.fineTax);
-  const lateInterestCents = percentOfProRata(input.totalCents, input.lateInterestTax, daysLate, DAYS_PER_MONTH) + input.lateInterestCents;
+  const lateInterestCents =
+    percentOfProRata(input.totalCents, input.lateInterestTax, daysLate, DAYS_PER_MONTH) + input.lateInterestCents;
   return { daysLate, fineCents, lateInterestCents, extraCents: fineCents + lateInterestCents };
 }
 
@@ -46,7 +47,8 @@ export function daysBetween(from: string, to: string): number {
 function dateToUtcMs(date: string): number {
   const match = ISO_DATE.exec(date);
   const ms = match ? Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) : Number.NaN;
-  if (!Number.isFinite(ms) || new Date(ms).toISOString().slice(0, 10) !== date) throw new RangeError(`not a YYYY-MM-DD date: ${date}`);
+  if (!Number.isFinite(ms) || new Date(ms).toISOString().slice(0, 10) !== date)
+    throw new RangeError(`not a YYYY-MM-DD date: ${date}`);
   return ms;
 }
 

@@ -21,7 +21,8 @@ export function percentOf(cents: number, percent: number): number {
 
 /** numerator / denominator rounded half up, for non-negative operands. */
 export function divideRoundHalfUp(numerator: bigint, denominator: bigint): number {
-  if (numerator < 0n || denominator <= 0n) throw new RangeError('divideRoundHalfUp takes a non-negative numerator and a positive denominator');
+  if (numerator < 0n || denominator <= 0n)
+    throw new RangeError('divideRoundHalfUp takes a non-negative numerator and a positive denominator');
   return Number((numerator * 2n + denominator) / (denominator * 2n));
 }
 

@@ -40,7 +40,10 @@ export async function sweepPendingRefunds(db: Kysely<DB>, now: Date): Promise<nu
     .execute();
   let enqueued = 0;
   for (const refund of orphans) {
-    if (await enqueueRefundReconciliation(db, { accountId: refund.account_id, refundUid: refund.uid }, refund.created_at)) enqueued++;
+    if (
+      await enqueueRefundReconciliation(db, { accountId: refund.account_id, refundUid: refund.uid }, refund.created_at)
+    )
+      enqueued++;
   }
   return enqueued;
 }

@@ -21,7 +21,8 @@ type RefundRef = { accountId: string; refundUid: string };
  * (and by the pending-refund sweep), 1 the one a job that ran too early leaves for later, `unanswered` the one
  * a timed-out refund call writes.
  */
-export const reconcileRefundKey = (refundUid: string, attempt: 0 | 1 | typeof UNANSWERED = 0) => `${RECONCILE_REFUND_JOB}:${refundUid}${attempt ? `:${attempt}` : ''}`;
+export const reconcileRefundKey = (refundUid: string, attempt: 0 | 1 | typeof UNANSWERED = 0) =>
+  `${RECONCILE_REFUND_JOB}:${refundUid}${attempt ? `:${attempt}` : ''}`;
 
 /**
  * Written with every refund reservation, in its transaction, to run once the reservation is stale. A
@@ -29,7 +30,12 @@ export const reconcileRefundKey = (refundUid: string, attempt: 0 | 1 | typeof UN
  * then) would otherwise keep the amount reserved forever; by then the job finds the refund settled and
  * does nothing, or asks the gateway what became of it.
  */
-export function enqueueRefundReconciliation(trx: Executor, ref: RefundRef, reservedAt: Date, attempt: 0 | 1 = 0): Promise<boolean> {
+export function enqueueRefundReconciliation(
+  trx: Executor,
+  ref: RefundRef,
+  reservedAt: Date,
+  attempt: 0 | 1 = 0,
+): Promise<boolean> {
   const runAt = new Date(reservedAt.getTime() + STALE_RESERVATION_MS);
   return enqueueJob(trx, {
     type: RECONCILE_REFUND_JOB,
@@ -71,8 +77,19 @@ export type RefundReconciliation = 'skipped' | 'not_stale' | 'succeeded' | 'fail
  * - not found: the gateway never refunded, so the refund fails and its reservation is given back.
  * A gateway that cannot be reached throws (the worker retries); nothing is settled on a guess.
  */
-export async function reconcileStaleRefund(db: Kysely<DB>, deps: GatewayDeps, ref: RefundRef, now: Date, options: { unanswered?: boolean } = {}): Promise<RefundReconciliation> {
-  const refund = await db.selectFrom('refunds').selectAll().where('account_id', '=', ref.accountId).where('uid', '=', ref.refundUid).executeTakeFirst();
+export async function reconcileStaleRefund(
+  db: Kysely<DB>,
+  deps: GatewayDeps,
+  ref: RefundRef,
+  now: Date,
+  options: { unanswered?: boolean } = {},
+): Promise<RefundReconciliation> {
+  const refund = await db
+    .selectFrom('refunds')
+    .selectAll()
+    .where('account_id', '=', ref.accountId)
+    .where('uid', '=', ref.refundUid)
+    .executeTakeFirst();
   if (!refund || refund.status !== 'pending') return 'skipped';
   // A refund whose call went unanswered has no live request left to wait for.
   if (!options.unanswered && now.getTime() - refund.created_at.getTime() < STALE_RESERVATION_MS) {
@@ -81,28 +98,84 @@ export async function reconcileStaleRefund(db: Kysely<DB>, deps: GatewayDeps, re
   }
   const payment = await findAccountPayment(db, ref.accountId, refund.payment_id);
   if (!payment?.gateway_id) return 'skipped';
-  const gateway = await resolveGateway(db, deps, { accountId: ref.accountId, companyId: payment.company_id }, payment.gateway);
+  const gateway = await resolveGateway(
+    db,
+    deps,
+    { accountId: ref.accountId, companyId: payment.company_id },
+    payment.gateway,
+  );
   const found = await gateway.client.findRefund(gateway.account, payment.gateway_id, refundReference(refund.uid));
-  const reservation = { uid: refund.uid, accountId: ref.accountId, paymentId: payment.id, amountCents: refund.amount_cents, now };
-  const event = (type: string, cause: string, data: Record<string, unknown>) =>
-    ({ accountId: ref.accountId, orderId: refund.order_id, paymentId: payment.id, type, cause, data: { refund_uid: refund.uid, amount_cents: refund.amount_cents, ...data }, at: now });
+  const reservation = {
+    uid: refund.uid,
+    accountId: ref.accountId,
+    paymentId: payment.id,
+    amountCents: refund.amount_cents,
+    now,
+  };
+  const event = (type: string, cause: string, data: Record<string, unknown>) => ({
+    accountId: ref.accountId,
+    orderId: refund.order_id,
+    paymentId: payment.id,
+    type,
+    cause,
+    data: { refund_uid: refund.uid, amount_cents: refund.amount_cents, ...data },
+    at: now,
+  });
   return db.transaction().execute(async (trx): Promise<RefundReconciliation> => {
     const order = await lockPaymentAndOrder(trx, ref.accountId, payment.id, refund.order_id);
     if (!found) {
       if (!(await releaseRefund(trx, reservation))) return 'skipped';
-      await appendOrderEvent(trx, event('refund.failed', `reconciliation: the gateway has no refund ${refund.uid}; its reservation is released`, {}));
+      await appendOrderEvent(
+        trx,
+        event(
+          'refund.failed',
+          `reconciliation: the gateway has no refund ${refund.uid}; its reservation is released`,
+          {},
+        ),
+      );
       return 'failed';
     }
-    const known = await trx.selectFrom('refunds').select('uid').where('account_id', '=', ref.accountId).where('payment_id', '=', payment.id).where('gateway_refund_id', '=', found.refundId).executeTakeFirst();
+    const known = await trx
+      .selectFrom('refunds')
+      .select('uid')
+      .where('account_id', '=', ref.accountId)
+      .where('payment_id', '=', payment.id)
+      .where('gateway_refund_id', '=', found.refundId)
+      .executeTakeFirst();
     if (known) {
       if (!(await releaseRefund(trx, reservation))) return 'skipped';
-      await appendOrderEvent(trx, event('refund.failed', `reconciliation: the gateway's refund ${found.refundId} is already recorded as refund ${known.uid}; this reservation is released`, { gateway_refund_id: found.refundId }));
+      await appendOrderEvent(
+        trx,
+        event(
+          'refund.failed',
+          `reconciliation: the gateway's refund ${found.refundId} is already recorded as refund ${known.uid}; this reservation is released`,
+          { gateway_refund_id: found.refundId },
+        ),
+      );
       return 'recorded_elsewhere';
     }
     if (!(await markRefundSucceeded(trx, ref.accountId, refund.uid, found.refundId))) return 'skipped';
-    const target = { accountId: ref.accountId, paymentId: payment.id, orderId: refund.order_id, capturedCents: payment.amount_cents };
-    const succeeded = { uid: refund.uid, amountCents: refund.amount_cents, gatewayRefundId: found.refundId, type: refund.type, refundedAt: refund.refunded_at };
-    await recordSucceededRefund(trx, target, order, succeeded, `reconciliation: refund ${refund.uid} (${refund.type}) of ${refund.amount_cents} cents found at the gateway`, now);
+    const target = {
+      accountId: ref.accountId,
+      paymentId: payment.id,
+      orderId: refund.order_id,
+      capturedCents: payment.amount_cents,
+    };
+    const succeeded = {
+      uid: refund.uid,
+      amountCents: refund.amount_cents,
+      gatewayRefundId: found.refundId,
+      type: refund.type,
+      refundedAt: refund.refunded_at,
+    };
+    await recordSucceededRefund(
+      trx,
+      target,
+      order,
+      succeeded,
+      `reconciliation: refund ${refund.uid} (${refund.type}) of ${refund.amount_cents} cents found at the gateway`,
+      now,
+    );
     return 'succeeded';
   });
 }

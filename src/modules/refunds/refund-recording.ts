@@ -34,9 +34,16 @@ export type RefundTarget = { accountId: string; paymentId: number; orderId: numb
  * After a refund succeeded: the payment moves by what the gateway confirmed (its succeeded refunds), the
  * order by what its payments keep (`settleOrderAfterReturn`). The caller holds the payment and order locks.
  */
-export async function settleRefundTotals(trx: Kysely<DB>, target: RefundTarget, order: OrderFigures, cause: string, at: Date): Promise<void> {
+export async function settleRefundTotals(
+  trx: Kysely<DB>,
+  target: RefundTarget,
+  order: OrderFigures,
+  cause: string,
+  at: Date,
+): Promise<void> {
   const confirmed = await succeededRefundsOfOrder(trx, target.accountId, target.orderId);
-  const paymentTo: PaymentStatus = (confirmed.get(target.paymentId) ?? 0) >= target.capturedCents ? 'refunded' : 'partially_refunded';
+  const paymentTo: PaymentStatus =
+    (confirmed.get(target.paymentId) ?? 0) >= target.capturedCents ? 'refunded' : 'partially_refunded';
   await transitionPayment(trx, { accountId: target.accountId, paymentId: target.paymentId, to: paymentTo, cause, at });
   await settleOrderAfterReturn(trx, target, order, cause, at);
 }
@@ -45,7 +52,13 @@ export async function settleRefundTotals(trx: Kysely<DB>, target: RefundTarget, 
 export type OrderFigures = { paid_cents: number; status: string };
 
 /** A refund the gateway confirmed, as its row now says (the row is already marked succeeded). */
-export type SucceededRefund = { uid: string; amountCents: number; gatewayRefundId: string; type: string; refundedAt: Date };
+export type SucceededRefund = {
+  uid: string;
+  amountCents: number;
+  gatewayRefundId: string;
+  type: string;
+  refundedAt: Date;
+};
 
 /**
  * The one place a confirmed refund is recorded, whichever path confirmed it (our request, the gateway's
@@ -53,13 +66,30 @@ export type SucceededRefund = { uid: string; amountCents: number; gatewayRefundI
  * moved by the confirmed totals, and the merchant's `refund.succeeded` notification (one per refund, so a
  * second partial refund is announced too). In the caller's transaction, which holds the payment and order locks.
  */
-export async function recordSucceededRefund(trx: Kysely<DB>, target: RefundTarget, order: OrderFigures, refund: SucceededRefund, cause: string, at: Date): Promise<void> {
+export async function recordSucceededRefund(
+  trx: Kysely<DB>,
+  target: RefundTarget,
+  order: OrderFigures,
+  refund: SucceededRefund,
+  cause: string,
+  at: Date,
+): Promise<void> {
   await appendOrderEvent(trx, {
-    accountId: target.accountId, orderId: target.orderId, paymentId: target.paymentId, type: 'refund.succeeded', cause,
-    data: { amount_cents: refund.amountCents, gateway_refund_id: refund.gatewayRefundId, refund_uid: refund.uid }, at,
+    accountId: target.accountId,
+    orderId: target.orderId,
+    paymentId: target.paymentId,
+    type: 'refund.succeeded',
+    cause,
+    data: { amount_cents: refund.amountCents, gateway_refund_id: refund.gatewayRefundId, refund_uid: refund.uid },
+    at,
   });
   await settleRefundTotals(trx, target, order, cause, at);
-  await notifyRefund(trx, { accountId: target.accountId, orderId: target.orderId, at, refund: { ...refund, paymentId: target.paymentId } });
+  await notifyRefund(trx, {
+    accountId: target.accountId,
+    orderId: target.orderId,
+    at,
+    refund: { ...refund, paymentId: target.paymentId },
+  });
 }
 
 /**
@@ -84,10 +114,21 @@ export async function recordReportedRefund(
   at: Date,
 ): Promise<'recorded' | 'duplicate' | 'not_refundable' | 'amount_mismatch'> {
   const order = await lockPaymentAndOrder(trx, target.accountId, target.paymentId, target.orderId);
-  const payment = await trx.selectFrom('payments').select(['status', 'refunded_cents', 'amount_cents']).where('id', '=', target.paymentId).executeTakeFirstOrThrow();
-  const known = await trx.selectFrom('refunds').select('id').where('account_id', '=', target.accountId).where('payment_id', '=', target.paymentId).where('gateway_refund_id', '=', refund.gatewayRefundId).executeTakeFirst();
+  const payment = await trx
+    .selectFrom('payments')
+    .select(['status', 'refunded_cents', 'amount_cents'])
+    .where('id', '=', target.paymentId)
+    .executeTakeFirstOrThrow();
+  const known = await trx
+    .selectFrom('refunds')
+    .select('id')
+    .where('account_id', '=', target.accountId)
+    .where('payment_id', '=', target.paymentId)
+    .where('gateway_refund_id', '=', refund.gatewayRefundId)
+    .executeTakeFirst();
   if (known) return 'duplicate';
-  if (payment.status === 'pending' || payment.status === 'waiting_payment') throw new RefundBeforePaymentError(refund.gatewayRefundId);
+  if (payment.status === 'pending' || payment.status === 'waiting_payment')
+    throw new RefundBeforePaymentError(refund.gatewayRefundId);
   if (payment.status !== 'paid' && payment.status !== 'partially_refunded') return 'not_refundable';
   const pending = await trx
     .selectFrom('refunds')
@@ -99,29 +140,74 @@ export async function recordReportedRefund(
     .orderBy('id')
     .execute();
   const staleBefore = at.getTime() - STALE_RESERVATION_MS;
-  if (pending.some((row) => row.created_at.getTime() > staleBefore)) throw new RefundInFlightError(refund.gatewayRefundId);
+  if (pending.some((row) => row.created_at.getTime() > staleBefore))
+    throw new RefundInFlightError(refund.gatewayRefundId);
   const abandoned = pending.find((row) => row.amount_cents === refund.amountCents);
   // `refunded_cents` counts pending reservations too, so what remains is what no refund has claimed yet.
   const refundable = payment.amount_cents - payment.refunded_cents;
   if (!abandoned && refund.amountCents > refundable) {
     await appendOrderEvent(trx, {
-      accountId: target.accountId, orderId: target.orderId, paymentId: target.paymentId, type: 'refund.amount_mismatch',
+      accountId: target.accountId,
+      orderId: target.orderId,
+      paymentId: target.paymentId,
+      type: 'refund.amount_mismatch',
       cause: `${refund.source}: refund ${refund.gatewayRefundId} reports ${refund.amountCents} cents where ${refundable} cents remain refundable; not recorded`,
-      data: { reported_amount_cents: refund.amountCents, refundable_cents: refundable, gateway_refund_id: refund.gatewayRefundId, payment_id: target.paymentId }, at,
+      data: {
+        reported_amount_cents: refund.amountCents,
+        refundable_cents: refundable,
+        gateway_refund_id: refund.gatewayRefundId,
+        payment_id: target.paymentId,
+      },
+      at,
     });
     return 'amount_mismatch';
   }
   const cause = `${refund.source}: refund ${refund.gatewayRefundId} of ${refund.amountCents} cents`;
   let recorded: SucceededRefund;
   if (abandoned) {
-    await trx.updateTable('refunds').set({ status: 'succeeded', gateway_refund_id: refund.gatewayRefundId }).where('account_id', '=', target.accountId).where('uid', '=', abandoned.uid).returning('id').execute();
-    recorded = { uid: abandoned.uid, amountCents: abandoned.amount_cents, gatewayRefundId: refund.gatewayRefundId, type: abandoned.type, refundedAt: abandoned.refunded_at };
+    await trx
+      .updateTable('refunds')
+      .set({ status: 'succeeded', gateway_refund_id: refund.gatewayRefundId })
+      .where('account_id', '=', target.accountId)
+      .where('uid', '=', abandoned.uid)
+      .returning('id')
+      .execute();
+    recorded = {
+      uid: abandoned.uid,
+      amountCents: abandoned.amount_cents,
+      gatewayRefundId: refund.gatewayRefundId,
+      type: abandoned.type,
+      refundedAt: abandoned.refunded_at,
+    };
   } else {
-    await trx.updateTable('payments').set({ refunded_cents: payment.refunded_cents + refund.amountCents, updated_at: at }).where('account_id', '=', target.accountId).where('id', '=', target.paymentId).returning('id').execute();
-    recorded = { uid: crypto.randomUUID(), amountCents: refund.amountCents, gatewayRefundId: refund.gatewayRefundId, type: 'gateway', refundedAt: at };
+    await trx
+      .updateTable('payments')
+      .set({ refunded_cents: payment.refunded_cents + refund.amountCents, updated_at: at })
+      .where('account_id', '=', target.accountId)
+      .where('id', '=', target.paymentId)
+      .returning('id')
+      .execute();
+    recorded = {
+      uid: crypto.randomUUID(),
+      amountCents: refund.amountCents,
+      gatewayRefundId: refund.gatewayRefundId,
+      type: 'gateway',
+      refundedAt: at,
+    };
     await trx
       .insertInto('refunds')
-      .values({ uid: recorded.uid, account_id: target.accountId, payment_id: target.paymentId, order_id: target.orderId, amount_cents: refund.amountCents, type: 'gateway', status: 'succeeded', gateway_refund_id: refund.gatewayRefundId, refunded_at: at, created_at: at })
+      .values({
+        uid: recorded.uid,
+        account_id: target.accountId,
+        payment_id: target.paymentId,
+        order_id: target.orderId,
+        amount_cents: refund.amountCents,
+        type: 'gateway',
+        status: 'succeeded',
+        gateway_refund_id: refund.gatewayRefundId,
+        refunded_at: at,
+        created_at: at,
+      })
       .execute();
   }
   await recordSucceededRefund(trx, target, order, recorded, cause, at);

@@ -7,9 +7,21 @@ import { AppError, businessRule, notFound, validationFailed } from '../../http/e
 import { toCents } from '../../lib/money.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
 import { resolveGateway, type GatewayDeps } from '../payments/pay-gateways.ts';
-import { enqueueRefundReconciliation, enqueueUnansweredRefundReconciliation, refundReference } from './refund-reconciliation.ts';
+import {
+  enqueueRefundReconciliation,
+  enqueueUnansweredRefundReconciliation,
+  refundReference,
+} from './refund-reconciliation.ts';
 import { recordSucceededRefund } from './refund-recording.ts';
-import { findAccountPayment, findOrderPaymentByGatewayId, lockPaymentAndOrder, markRefundSucceeded, releaseRefund, reserveRefund, type RefundReservation } from './refunds.repo.ts';
+import {
+  findAccountPayment,
+  findOrderPaymentByGatewayId,
+  lockPaymentAndOrder,
+  markRefundSucceeded,
+  releaseRefund,
+  reserveRefund,
+  type RefundReservation,
+} from './refunds.repo.ts';
 import type { RefundType } from './refunds.schemas.ts';
 
 export type RefundInput = { amount?: number; date?: string; type?: RefundType; transaction_id?: string };
@@ -27,8 +39,12 @@ function amountInCents(amount: number): number {
 function refundDate(date: string | undefined, now: Date): Date {
   if (date === undefined) return now;
   const at = new Date(date);
-  if (Number.isNaN(at.getTime())) throw validationFailed('The date is invalid', [{ field: 'body/date', message: 'must be an ISO 8601 datetime' }]);
-  if (at > now) throw validationFailed('The refund date cannot be in the future', [{ field: 'body/date', message: 'is in the future' }]);
+  if (Number.isNaN(at.getTime()))
+    throw validationFailed('The date is invalid', [{ field: 'body/date', message: 'must be an ISO 8601 datetime' }]);
+  if (at > now)
+    throw validationFailed('The refund date cannot be in the future', [
+      { field: 'body/date', message: 'is in the future' },
+    ]);
   return at;
 }
 
@@ -38,7 +54,10 @@ async function refundTarget(db: Kysely<DB>, accountId: string, paymentId: number
   if (!payment) throw notFound('Payment');
   if (transactionId === undefined) return payment;
   const target = await findOrderPaymentByGatewayId(db, accountId, payment.order_id, transactionId);
-  if (!target) throw validationFailed('transaction_id is not a charge of this payment\'s order', [{ field: 'body/transaction_id', message: 'unknown transaction' }]);
+  if (!target)
+    throw validationFailed("transaction_id is not a charge of this payment's order", [
+      { field: 'body/transaction_id', message: 'unknown transaction' },
+    ]);
   return target;
 }
 
@@ -49,42 +68,86 @@ async function refundTarget(db: Kysely<DB>, accountId: string, paymentId: number
  * gateway refuses or fails, the reservation is given back and the caller gets 422/502. When the call gets no
  * answer (504) the reservation stays: the gateway may have refunded, and its reconciliation settles it.
  */
-export async function refundPayment(db: Kysely<DB>, deps: GatewayDeps, accountId: string, paymentId: number, input: RefundInput, now: Date): Promise<void> {
+export async function refundPayment(
+  db: Kysely<DB>,
+  deps: GatewayDeps,
+  accountId: string,
+  paymentId: number,
+  input: RefundInput,
+  now: Date,
+): Promise<void> {
   const refundedAt = refundDate(input.date, now);
   const target = await refundTarget(db, accountId, paymentId, input.transaction_id);
   // A refund cannot precede its charge; this also bounds the date to what the database can store (year 0000 cannot be).
-  if (refundedAt < target.created_at) throw validationFailed('The refund date cannot be before the payment was made', [{ field: 'body/date', message: 'is before the payment was created' }]);
-  if (!REFUNDABLE.has(target.status)) throw businessRule(`Only a paid or partially refunded payment can be refunded (this one is ${target.status})`);
+  if (refundedAt < target.created_at)
+    throw validationFailed('The refund date cannot be before the payment was made', [
+      { field: 'body/date', message: 'is before the payment was created' },
+    ]);
+  if (!REFUNDABLE.has(target.status))
+    throw businessRule(`Only a paid or partially refunded payment can be refunded (this one is ${target.status})`);
   if (!target.gateway_id) throw businessRule('The payment has no gateway charge to refund');
-  const amountCents = input.amount === undefined ? target.amount_cents - target.refunded_cents : amountInCents(input.amount);
+  const amountCents =
+    input.amount === undefined ? target.amount_cents - target.refunded_cents : amountInCents(input.amount);
   if (amountCents <= 0) throw businessRule('Nothing is left to refund on this payment');
   const gateway = await resolveGateway(db, deps, { accountId, companyId: target.company_id }, target.gateway);
   const refund: RefundReservation = {
-    uid: randomUUID(), accountId, paymentId: target.id, orderId: target.order_id, amountCents, type: input.type ?? 'requested_by_customer', transactionId: input.transaction_id ?? null, refundedAt, now,
+    uid: randomUUID(),
+    accountId,
+    paymentId: target.id,
+    orderId: target.order_id,
+    amountCents,
+    type: input.type ?? 'requested_by_customer',
+    transactionId: input.transaction_id ?? null,
+    refundedAt,
+    now,
   };
   const reserved = await db.transaction().execute(async (trx) => {
     if (!(await reserveRefund(trx, refund))) return false;
     await enqueueRefundReconciliation(trx, { accountId, refundUid: refund.uid }, now);
     return true;
   });
-  if (!reserved) throw businessRule('The refund exceeds what remains to be refunded on this payment', [{ field: 'body/amount', message: 'exceeds the refundable amount' }]);
+  if (!reserved)
+    throw businessRule('The refund exceeds what remains to be refunded on this payment', [
+      { field: 'body/amount', message: 'exceeds the refundable amount' },
+    ]);
   let gatewayRefundId: string;
   try {
-    gatewayRefundId = (await gateway.client.refund(gateway.account, target.gateway_id, amountCents, refundReference(refund.uid))).refundId;
+    gatewayRefundId = (
+      await gateway.client.refund(gateway.account, target.gateway_id, amountCents, refundReference(refund.uid))
+    ).refundId;
   } catch (error) {
     if (error instanceof GatewayUnavailableError && error.kind === 'timeout') {
       // The gateway may have refunded (its answer lost): the amount stays reserved, so no retry can refund it twice,
       // until the gateway is asked what became of it (a minute later) or its refund webhook settles it.
       const at = new Date();
       await db.transaction().execute(async (trx) => {
-        await appendOrderEvent(trx, { accountId, orderId: target.order_id, paymentId: target.id, type: 'refund.outcome_unknown', cause: `the gateway did not answer refund ${refund.uid} in time; its amount stays reserved until the gateway's outcome is known`, data: { refund_uid: refund.uid, amount_cents: amountCents }, at });
+        await appendOrderEvent(trx, {
+          accountId,
+          orderId: target.order_id,
+          paymentId: target.id,
+          type: 'refund.outcome_unknown',
+          cause: `the gateway did not answer refund ${refund.uid} in time; its amount stays reserved until the gateway's outcome is known`,
+          data: { refund_uid: refund.uid, amount_cents: amountCents },
+          at,
+        });
         await enqueueUnansweredRefundReconciliation(trx, { accountId, refundUid: refund.uid }, at);
       });
-      throw new AppError('gateway_timeout', 'The gateway did not answer the refund in time; its outcome is unknown, so the amount stays reserved until the gateway confirms or denies it (asked again after a minute)');
+      throw new AppError(
+        'gateway_timeout',
+        'The gateway did not answer the refund in time; its outcome is unknown, so the amount stays reserved until the gateway confirms or denies it (asked again after a minute)',
+      );
     }
     await db.transaction().execute(async (trx) => {
       if (!(await releaseRefund(trx, { ...refund, now: new Date() }))) return;
-      await appendOrderEvent(trx, { accountId, orderId: target.order_id, paymentId: target.id, type: 'refund.failed', cause: `gateway refused or failed the refund ${refund.uid}`, data: { amount_cents: amountCents, error: (error as Error).message.slice(0, 300) }, at: new Date() });
+      await appendOrderEvent(trx, {
+        accountId,
+        orderId: target.order_id,
+        paymentId: target.id,
+        type: 'refund.failed',
+        cause: `gateway refused or failed the refund ${refund.uid}`,
+        data: { amount_cents: amountCents, error: (error as Error).message.slice(0, 300) },
+        at: new Date(),
+      });
     });
     throw refundFailure(error);
   }
@@ -92,7 +155,8 @@ export async function refundPayment(db: Kysely<DB>, deps: GatewayDeps, accountId
 }
 
 function refundFailure(error: unknown): AppError {
-  if (error instanceof GatewayUnavailableError) return new AppError('gateway_error', 'The gateway failed to refund; nothing was refunded');
+  if (error instanceof GatewayUnavailableError)
+    return new AppError('gateway_error', 'The gateway failed to refund; nothing was refunded');
   if (error instanceof GatewayRequestError) return businessRule(`The gateway refused the refund: ${error.message}`);
   throw error;
 }
@@ -101,11 +165,29 @@ function refundFailure(error: unknown): AppError {
  * The gateway refunded: the refund succeeds with its gateway refund id, then it is recorded like every
  * confirmed refund. A refund a webhook already settled (its request had been given up as dead) is left as it is.
  */
-async function recordRefundSuccess(trx: Kysely<DB>, refund: RefundReservation, gatewayRefundId: string, capturedCents: number): Promise<void> {
+async function recordRefundSuccess(
+  trx: Kysely<DB>,
+  refund: RefundReservation,
+  gatewayRefundId: string,
+  capturedCents: number,
+): Promise<void> {
   const at = new Date();
   const order = await lockPaymentAndOrder(trx, refund.accountId, refund.paymentId, refund.orderId);
   if (!(await markRefundSucceeded(trx, refund.accountId, refund.uid, gatewayRefundId))) return;
   const target = { accountId: refund.accountId, paymentId: refund.paymentId, orderId: refund.orderId, capturedCents };
-  const succeeded = { uid: refund.uid, amountCents: refund.amountCents, gatewayRefundId, type: refund.type, refundedAt: refund.refundedAt };
-  await recordSucceededRefund(trx, target, order, succeeded, `refund ${refund.uid} (${refund.type}) of ${refund.amountCents} cents`, at);
+  const succeeded = {
+    uid: refund.uid,
+    amountCents: refund.amountCents,
+    gatewayRefundId,
+    type: refund.type,
+    refundedAt: refund.refundedAt,
+  };
+  await recordSucceededRefund(
+    trx,
+    target,
+    order,
+    succeeded,
+    `refund ${refund.uid} (${refund.type}) of ${refund.amountCents} cents`,
+    at,
+  );
 }

@@ -3,7 +3,11 @@ import type { DB } from '../../db/schema.ts';
 
 /** A company by its global id, with its owner and time zone. */
 export function findScheduleCompany(db: Kysely<DB>, companyId: number) {
-  return db.selectFrom('companies').select(['id', 'account_id', 'time_zone']).where('id', '=', companyId).executeTakeFirst();
+  return db
+    .selectFrom('companies')
+    .select(['id', 'account_id', 'time_zone'])
+    .where('id', '=', companyId)
+    .executeTakeFirst();
 }
 
 /** The company's open intervals on a weekday (0 = Sunday). */
@@ -19,7 +23,13 @@ export function listOpenIntervals(db: Kysely<DB>, accountId: string, companyId: 
 }
 
 /** Instants of the company's live bookings in [from, to). */
-export async function listBookedInstants(db: Kysely<DB>, accountId: string, companyId: number, from: Date, to: Date): Promise<Date[]> {
+export async function listBookedInstants(
+  db: Kysely<DB>,
+  accountId: string,
+  companyId: number,
+  from: Date,
+  to: Date,
+): Promise<Date[]> {
   const rows = await db
     .selectFrom('appointment_bookings')
     .select('scheduled_at')
@@ -49,12 +59,21 @@ export async function insertBookingUnlessTaken(
       order_id: booking.orderId,
       status: 'booked',
     })
-    .onConflict((oc) => oc.columns(['account_id', 'company_id', 'scheduled_at']).where('status', '=', 'booked').doNothing())
+    .onConflict((oc) =>
+      oc.columns(['account_id', 'company_id', 'scheduled_at']).where('status', '=', 'booked').doNothing(),
+    )
     .returning('id')
     .executeTakeFirst();
 }
 
 /** Gives the order's booked slot back (its attempt failed, or the order was cancelled or refunded). */
 export async function releaseBooking(db: Kysely<DB>, accountId: string, orderId: number): Promise<void> {
-  await db.updateTable('appointment_bookings').set({ status: 'cancelled' }).where('account_id', '=', accountId).where('order_id', '=', orderId).where('status', '=', 'booked').returning('id').execute();
+  await db
+    .updateTable('appointment_bookings')
+    .set({ status: 'cancelled' })
+    .where('account_id', '=', accountId)
+    .where('order_id', '=', orderId)
+    .where('status', '=', 'booked')
+    .returning('id')
+    .execute();
 }

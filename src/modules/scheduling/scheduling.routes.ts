@@ -23,7 +23,8 @@ export function registerSchedulingRoutes(parent: FastifyInstance, { database, cl
       config: { access: 'open', rateLimit: 'public' },
       schema: {
         tags: ['Companies'],
-        description: 'Free HH:MM slots of the company on a date, in its time zone. Empty when id or date is missing or malformed, the company is unknown, the date is past or the weekday has no schedule.',
+        description:
+          'Free HH:MM slots of the company on a date, in its time zone. Empty when id or date is missing or malformed, the company is unknown, the date is past or the weekday has no schedule.',
         params: CompanyParams,
         querystring: SlotsQuery,
         response: { 200: Type.Array(Type.String({ pattern: '^[0-2][0-9]:[0-5][0-9]$' })), ...errorResponses(422) },

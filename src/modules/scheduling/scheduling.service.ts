@@ -2,7 +2,12 @@ import type { Kysely, Transaction } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { clampToRange, isInstantInRange } from '../../http/date-range.ts';
 import { AppError } from '../../http/errors.ts';
-import { findScheduleCompany, insertBookingUnlessTaken, listBookedInstants, listOpenIntervals } from './scheduling.repo.ts';
+import {
+  findScheduleCompany,
+  insertBookingUnlessTaken,
+  listBookedInstants,
+  listOpenIntervals,
+} from './scheduling.repo.ts';
 import { slotTimes } from './slots.ts';
 import { instantOf, isCalendarDate, utcDayStart, wallClockAt, weekdayOf } from './time-zones.ts';
 
@@ -23,7 +28,12 @@ type Company = NonNullable<Awaited<ReturnType<typeof findScheduleCompany>>>;
  * instants. A slot whose instant falls past the end of year 9999 in UTC is left out: no `scheduled_at`
  * the service accepts can name it.
  */
-async function futureSlotsOn(db: Kysely<DB>, company: Company, date: string, now: Date): Promise<Array<{ time: string; instant: Date }>> {
+async function futureSlotsOn(
+  db: Kysely<DB>,
+  company: Company,
+  date: string,
+  now: Date,
+): Promise<Array<{ time: string; instant: Date }>> {
   const intervals = await listOpenIntervals(db, company.account_id, company.id, weekdayOf(date));
   const slots: Array<{ time: string; instant: Date }> = [];
   for (const time of slotTimes(intervals)) {
@@ -38,7 +48,12 @@ async function futureSlotsOn(db: Kysely<DB>, company: Company, date: string, now
  * id or date (including one outside the service's date range), an unknown company, a past date, or a
  * weekday without schedule.
  */
-export async function availableSlots(db: Kysely<DB>, companyIdText: string | undefined, date: string | undefined, now: Date): Promise<string[]> {
+export async function availableSlots(
+  db: Kysely<DB>,
+  companyIdText: string | undefined,
+  date: string | undefined,
+  now: Date,
+): Promise<string[]> {
   const companyId = parseCompanyId(companyIdText);
   if (companyId === undefined || date === undefined || !isCalendarDate(date)) return [];
   const company = await findScheduleCompany(db, companyId);
@@ -50,13 +65,21 @@ export async function availableSlots(db: Kysely<DB>, companyIdText: string | und
   const bounds = [clampToRange(utcDayStart(date, -1)), clampToRange(utcDayStart(date, 2))] as const;
   const booked = await listBookedInstants(db, company.account_id, company.id, ...bounds);
   const taken = new Set(
-    booked.map((instant) => wallClockAt(instant, company.time_zone)).filter((wall) => wall.date === date).map((wall) => wall.time),
+    booked
+      .map((instant) => wallClockAt(instant, company.time_zone))
+      .filter((wall) => wall.date === date)
+      .map((wall) => wall.time),
   );
   return slots.map((slot) => slot.time).filter((time) => !taken.has(time));
 }
 
 /** Whether `scheduledAt` is exactly one of the company's slots and still in the future (taken or not). */
-export async function isBookableSlot(db: Kysely<DB>, companyId: number, scheduledAt: Date, now: Date): Promise<boolean> {
+export async function isBookableSlot(
+  db: Kysely<DB>,
+  companyId: number,
+  scheduledAt: Date,
+  now: Date,
+): Promise<boolean> {
   if (!(scheduledAt > now)) return false;
   const company = await findScheduleCompany(db, companyId);
   if (!company) return false;

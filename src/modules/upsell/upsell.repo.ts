@@ -18,11 +18,21 @@ export function consumeOffer(db: Kysely<DB>, offerId: string, now: Date) {
 }
 
 export async function linkUpsellOrder(trx: Kysely<DB>, offerId: string, upsellOrderId: number): Promise<void> {
-  await trx.updateTable('upsell_offers').set({ upsell_order_id: upsellOrderId }).where('id', '=', offerId).returning('id').execute();
+  await trx
+    .updateTable('upsell_offers')
+    .set({ upsell_order_id: upsellOrderId })
+    .where('id', '=', offerId)
+    .returning('id')
+    .execute();
 }
 
 export function findOriginalOrder(db: Kysely<DB>, accountId: string, orderId: number) {
-  return db.selectFrom('orders').select(['id', 'uid', 'status', 'company_id', 'customer_id', 'payment_plan_id', 'paid_cents']).where('account_id', '=', accountId).where('id', '=', orderId).executeTakeFirstOrThrow();
+  return db
+    .selectFrom('orders')
+    .select(['id', 'uid', 'status', 'company_id', 'customer_id', 'payment_plan_id', 'paid_cents'])
+    .where('account_id', '=', accountId)
+    .where('id', '=', orderId)
+    .executeTakeFirstOrThrow();
 }
 
 /**
@@ -48,13 +58,24 @@ export function findOriginalPayment(db: Kysely<DB>, accountId: string, orderId: 
     .select(['gateway', 'method', 'payment_plan_id', 'saved_payment_method_id', 'status'])
     .where('account_id', '=', accountId)
     .where('order_id', '=', orderId)
-    .orderBy((eb) => eb.case().when('status', 'in', ['paid', 'partially_refunded', 'refunded', 'waiting_payment']).then(0).else(1).end())
+    .orderBy((eb) =>
+      eb
+        .case()
+        .when('status', 'in', ['paid', 'partially_refunded', 'refunded', 'waiting_payment'])
+        .then(0)
+        .else(1)
+        .end(),
+    )
     .orderBy('card_index')
     .orderBy('id')
     .executeTakeFirst();
 }
 
 export function findCustomer(db: Kysely<DB>, accountId: string, customerId: number) {
-  return db.selectFrom('customers').select(['id', 'name', 'email', 'identification', 'phone']).where('account_id', '=', accountId).where('id', '=', customerId).executeTakeFirstOrThrow();
+  return db
+    .selectFrom('customers')
+    .select(['id', 'name', 'email', 'identification', 'phone'])
+    .where('account_id', '=', accountId)
+    .where('id', '=', customerId)
+    .executeTakeFirstOrThrow();
 }
-

@@ -12,7 +12,13 @@ function upsellResult(outcome: UpsellOutcome) {
     order_status: outcome.orderStatus,
     payments: outcome.payments,
     ...(outcome.bankSlipUrl ? { bank_slip_url: outcome.bankSlipUrl } : {}),
-    ...(outcome.pix ? { pix_qr_code: outcome.pix.qrCode, pix_qr_code_url: outcome.pix.url, pix_expires_at: outcome.pix.expiresAt.toISOString() } : {}),
+    ...(outcome.pix
+      ? {
+          pix_qr_code: outcome.pix.qrCode,
+          pix_qr_code_url: outcome.pix.url,
+          pix_expires_at: outcome.pix.expiresAt.toISOString(),
+        }
+      : {}),
   };
 }
 
@@ -20,7 +26,11 @@ function upsellResult(outcome: UpsellOutcome) {
 export function registerUpsellRoutes(parent: FastifyInstance, context: AppContext): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = context.database;
-  const deps = { masterKey: context.config.masterKey, gatewayUrls: context.gatewayUrls, publicUrl: context.config.publicUrl.replace(/\/$/, '') };
+  const deps = {
+    masterKey: context.config.masterKey,
+    gatewayUrls: context.gatewayUrls,
+    publicUrl: context.config.publicUrl.replace(/\/$/, ''),
+  };
 
   // The offer names its account; a genuine token scopes the key, expired or spent since the first answer
   // (a forged one runs and is refused).
@@ -28,7 +38,11 @@ export function registerUpsellRoutes(parent: FastifyInstance, context: AppContex
     scope: async (request) => {
       const verified = genuineOfferToken(deps.masterKey, String((request.body as { offer?: unknown }).offer ?? ''));
       if (!verified) return undefined;
-      const offer = await db.selectFrom('upsell_offers').select('account_id').where('id', '=', verified.offerId).executeTakeFirst();
+      const offer = await db
+        .selectFrom('upsell_offers')
+        .select('account_id')
+        .where('id', '=', verified.offerId)
+        .executeTakeFirst();
       return offer?.account_id;
     },
     // As on the pay routes: a 502 leaves the upsell payment pending and reconciled.
@@ -37,7 +51,14 @@ export function registerUpsellRoutes(parent: FastifyInstance, context: AppContex
 
   app.post(
     '/upsell',
-    { config: { access: 'open', rateLimit: 'public', idempotency }, schema: { tags: ['Upsell'], body: UpsellBody, response: { 200: UpsellResultSchema, ...errorResponses(400, 413, 415, 422, 502, 503, 504) } } },
+    {
+      config: { access: 'open', rateLimit: 'public', idempotency },
+      schema: {
+        tags: ['Upsell'],
+        body: UpsellBody,
+        response: { 200: UpsellResultSchema, ...errorResponses(400, 413, 415, 422, 502, 503, 504) },
+      },
+    },
     async (request) => upsellResult(await redeemOffer(db, deps, request.body, context.clock())),
   );
 }

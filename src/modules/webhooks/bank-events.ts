@@ -2,13 +2,21 @@ import type { PaymentAction } from '../../gateways/port.ts';
 import { invalidPayload, isObject, requireCents, requireDate, requireString } from './payloads.ts';
 
 /** The bank event types and their effect; any other type is stored and ignored. */
-export const BANK_EVENT_TYPES = ['pix.received', 'boleto.paid', 'pix.refunded', 'pix.expired', 'boleto.expired', 'boleto.cancelled'] as const;
+export const BANK_EVENT_TYPES = [
+  'pix.received',
+  'boleto.paid',
+  'pix.refunded',
+  'pix.expired',
+  'boleto.expired',
+  'boleto.cancelled',
+] as const;
 
 export type BankEvent = { id: string; type: string; data: Record<string, unknown> };
 
 /** `{ id, type, data: { gateway_id, ... } }`; throws a 422 for any other shape. */
 export function parseBankEvent(body: unknown): BankEvent {
-  if (!isObject(body) || !isObject(body.data)) throw invalidPayload('A bank event is { id, type, data: { gateway_id, ... } }');
+  if (!isObject(body) || !isObject(body.data))
+    throw invalidPayload('A bank event is { id, type, data: { gateway_id, ... } }');
   return { id: requireString(body.id, 'id'), type: requireString(body.type, 'type', 100), data: body.data };
 }
 
@@ -19,9 +27,23 @@ export function bankActions(body: unknown): PaymentAction[] {
   switch (event.type) {
     case 'pix.received':
     case 'boleto.paid':
-      return [{ kind: 'payment_paid', gatewayId: requireString(data.gateway_id, 'data.gateway_id'), amountCents: requireCents(data.amount, 'data.amount'), paidAt: requireDate(data.paid_at, 'data.paid_at') }];
+      return [
+        {
+          kind: 'payment_paid',
+          gatewayId: requireString(data.gateway_id, 'data.gateway_id'),
+          amountCents: requireCents(data.amount, 'data.amount'),
+          paidAt: requireDate(data.paid_at, 'data.paid_at'),
+        },
+      ];
     case 'pix.refunded':
-      return [{ kind: 'payment_refunded', gatewayId: requireString(data.gateway_id, 'data.gateway_id'), amountCents: requireCents(data.amount, 'data.amount'), refundId: requireString(data.refund_id, 'data.refund_id') }];
+      return [
+        {
+          kind: 'payment_refunded',
+          gatewayId: requireString(data.gateway_id, 'data.gateway_id'),
+          amountCents: requireCents(data.amount, 'data.amount'),
+          refundId: requireString(data.refund_id, 'data.refund_id'),
+        },
+      ];
     case 'pix.expired':
     case 'boleto.expired':
     case 'boleto.cancelled':

@@ -20,7 +20,13 @@ export function basicCredentials(headers: WebhookHeaders): { username: string; p
 }
 
 /** HTTP Basic against the company's stored credentials for `receiver`; 401 `invalid_credentials` otherwise. */
-export async function authenticateBasic(db: Kysely<DB>, masterKey: Buffer, receiver: CredentialReceiver, companyId: number | null, headers: WebhookHeaders): Promise<Tenant> {
+export async function authenticateBasic(
+  db: Kysely<DB>,
+  masterKey: Buffer,
+  receiver: CredentialReceiver,
+  companyId: number | null,
+  headers: WebhookHeaders,
+): Promise<Tenant> {
   const given = basicCredentials(headers);
   const row = companyId === null ? undefined : await findCredential(db, receiver, companyId);
   const password = row ? unseal(masterKey, row.secret_encrypted) : DUMMY;
@@ -31,16 +37,29 @@ export async function authenticateBasic(db: Kysely<DB>, masterKey: Buffer, recei
 }
 
 /** HTTP Basic where the username names the company (the invoicing receiver has no company in its path). */
-export async function authenticateBasicByUsername(db: Kysely<DB>, masterKey: Buffer, receiver: CredentialReceiver, headers: WebhookHeaders): Promise<Tenant> {
+export async function authenticateBasicByUsername(
+  db: Kysely<DB>,
+  masterKey: Buffer,
+  receiver: CredentialReceiver,
+  headers: WebhookHeaders,
+): Promise<Tenant> {
   const given = basicCredentials(headers);
   const row = given ? await findCredentialByUsername(db, receiver, given.username) : undefined;
-  const passwordMatches = constantTimeEqual(given?.password ?? '', row ? unseal(masterKey, row.secret_encrypted) : DUMMY);
+  const passwordMatches = constantTimeEqual(
+    given?.password ?? '',
+    row ? unseal(masterKey, row.secret_encrypted) : DUMMY,
+  );
   if (!given || !row || !passwordMatches) throw invalidCredentials();
   return { accountId: row.account_id, companyId: row.company_id };
 }
 
 /** The company's current signing secret and, during a rotation, the previous one. */
-export async function signingSecrets(db: Kysely<DB>, masterKey: Buffer, receiver: CredentialReceiver, companyId: number): Promise<{ tenant: Tenant; secrets: string[] } | undefined> {
+export async function signingSecrets(
+  db: Kysely<DB>,
+  masterKey: Buffer,
+  receiver: CredentialReceiver,
+  companyId: number,
+): Promise<{ tenant: Tenant; secrets: string[] } | undefined> {
   const row = await findCredential(db, receiver, companyId);
   if (!row) return undefined;
   const secrets = [unseal(masterKey, row.secret_encrypted)];

@@ -29,6 +29,10 @@ export class EarlierEventPendingError extends Error {
 export async function awaitTurnOfEvent(trx: Transaction<DB>, event: StoredEvent, jobType: string): Promise<void> {
   if (event.payment_ref === null || event.account_id === null) return;
   await lockPaymentRef(trx, event.account_id, event.payment_ref);
-  const earlier = await findEarlierUnattemptedEvent(trx, { id: event.id, accountId: event.account_id, paymentRef: event.payment_ref }, jobType);
+  const earlier = await findEarlierUnattemptedEvent(
+    trx,
+    { id: event.id, accountId: event.account_id, paymentRef: event.payment_ref },
+    jobType,
+  );
   if (earlier !== undefined) throw new EarlierEventPendingError(earlier);
 }

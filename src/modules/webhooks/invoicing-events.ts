@@ -12,7 +12,19 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * `{ id, type, data: { order_id: <order uid>, invoice: { id, type, number?, series?, amount, url? } } }`.
  * Other types are stored and ignored; a known type with another shape is a 422.
  */
-export type InvoiceEvent = { id: string; type: string; invoice?: { orderUid: string; externalId: string; type: string; number: string | null; series: string | null; valueCents: number; url: string | null } };
+export type InvoiceEvent = {
+  id: string;
+  type: string;
+  invoice?: {
+    orderUid: string;
+    externalId: string;
+    type: string;
+    number: string | null;
+    series: string | null;
+    valueCents: number;
+    url: string | null;
+  };
+};
 
 export function parseInvoiceEvent(body: unknown): InvoiceEvent {
   if (!isObject(body)) throw invalidPayload('An invoicing event is { id, type, data }');
@@ -23,7 +35,8 @@ export function parseInvoiceEvent(body: unknown): InvoiceEvent {
   const invoice = isObject(data.invoice) ? data.invoice : {};
   const orderUid = requireString(data.order_id, 'data.order_id');
   if (!UUID.test(orderUid)) throw invalidPayload('data.order_id must be an order id (uuid)');
-  const optional = (value: unknown, field: string) => (value === undefined || value === null ? null : requireString(value, field, 2000));
+  const optional = (value: unknown, field: string) =>
+    value === undefined || value === null ? null : requireString(value, field, 2000);
   return {
     id,
     type,
@@ -47,14 +60,48 @@ export async function applyInvoiceEvent(deps: WebhookDeps, event: StoredEvent): 
   const invoice = parsed.invoice;
   const at = deps.clock();
   const trx = deps.db;
-  const order = await trx.selectFrom('orders').select('id').where('account_id', '=', accountId).where('company_id', '=', event.company_id).where('uid', '=', invoice.orderUid).executeTakeFirst();
+  const order = await trx
+    .selectFrom('orders')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('company_id', '=', event.company_id)
+    .where('uid', '=', invoice.orderUid)
+    .executeTakeFirst();
   if (!order) return 'ignored';
   const status = parsed.type === 'invoice.authorized' ? 'authorized' : 'cancelled';
   await trx
     .insertInto('invoices')
-    .values({ account_id: accountId, order_id: order.id, external_id: invoice.externalId, type: invoice.type, number: invoice.number, series: invoice.series, status, value_cents: invoice.valueCents, url: invoice.url, created_at: at, updated_at: at })
-    .onConflict((oc) => oc.columns(['account_id', 'order_id', 'external_id']).doUpdateSet({ status, number: invoice.number, series: invoice.series, value_cents: invoice.valueCents, url: invoice.url, updated_at: at }))
+    .values({
+      account_id: accountId,
+      order_id: order.id,
+      external_id: invoice.externalId,
+      type: invoice.type,
+      number: invoice.number,
+      series: invoice.series,
+      status,
+      value_cents: invoice.valueCents,
+      url: invoice.url,
+      created_at: at,
+      updated_at: at,
+    })
+    .onConflict((oc) =>
+      oc.columns(['account_id', 'order_id', 'external_id']).doUpdateSet({
+        status,
+        number: invoice.number,
+        series: invoice.series,
+        value_cents: invoice.valueCents,
+        url: invoice.url,
+        updated_at: at,
+      }),
+    )
     .execute();
-  if (status === 'authorized') await transitionOrder(trx, { accountId, orderId: order.id, to: 'billed', cause: `invoicing: invoice ${invoice.externalId} authorized`, at });
+  if (status === 'authorized')
+    await transitionOrder(trx, {
+      accountId,
+      orderId: order.id,
+      to: 'billed',
+      cause: `invoicing: invoice ${invoice.externalId} authorized`,
+      at,
+    });
   return 'processed';
 }

@@ -22,7 +22,8 @@ export function gatewayEvent<T>(parse: () => T): T {
 }
 
 export function requireString(value: unknown, field: string, max = 200): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > max) throw invalidPayload(`${field} must be a non-empty string of at most ${max} characters`);
+  if (typeof value !== 'string' || value.length === 0 || value.length > max)
+    throw invalidPayload(`${field} must be a non-empty string of at most ${max} characters`);
   return value;
 }
 
@@ -32,14 +33,18 @@ export function requireString(value: unknown, field: string, max = 200): string 
  */
 export function requireCents(value: unknown, field: string, { allowZero = false } = {}): number {
   const least = allowZero ? 0 : 1;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < least || value > MAX_AMOUNT_CENTS) throw invalidPayload(`${field} must be a ${allowZero ? 'non-negative' : 'positive'} integer amount in cents of at most ${MAX_AMOUNT_CENTS}`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < least || value > MAX_AMOUNT_CENTS)
+    throw invalidPayload(
+      `${field} must be a ${allowZero ? 'non-negative' : 'positive'} integer amount in cents of at most ${MAX_AMOUNT_CENTS}`,
+    );
   return value;
 }
 
 /** An ISO 8601 time within the range the service stores (a time outside it fails in the database). */
 export function requireDate(value: unknown, field: string): Date {
   const date = typeof value === 'string' ? new Date(value) : undefined;
-  if (!date || !isInstantInRange(date)) throw invalidPayload(`${field} must be an ISO 8601 time between ${FIRST_DATE} and ${LAST_DATE}`);
+  if (!date || !isInstantInRange(date))
+    throw invalidPayload(`${field} must be an ISO 8601 time between ${FIRST_DATE} and ${LAST_DATE}`);
   return date;
 }
 

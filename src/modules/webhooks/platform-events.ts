@@ -28,6 +28,11 @@ export async function applyPlatformEvent(deps: WebhookDeps, event: StoredEvent):
   const parsed = parsePlatformEvent(event.payload);
   const payment = parsed.paymentUid ? await findPaymentByUid(deps.db, parsed.paymentUid) : undefined;
   if (!payment) return 'ignored';
-  await enqueueJob(deps.db, { type: RECONCILE_JOB, payload: { account_id: payment.account_id, payment_id: payment.id }, accountId: payment.account_id, dedupKey: `${RECONCILE_JOB}:${payment.id}` });
+  await enqueueJob(deps.db, {
+    type: RECONCILE_JOB,
+    payload: { account_id: payment.account_id, payment_id: payment.id },
+    accountId: payment.account_id,
+    dedupKey: `${RECONCILE_JOB}:${payment.id}`,
+  });
   return 'processed';
 }

@@ -15,17 +15,31 @@ export type Processor = (deps: WebhookDeps, event: StoredEvent) => Promise<Proce
 export type GatewayResolver = (deps: WebhookDeps, accountId: string, gatewayId: string) => Promise<string | undefined>;
 
 /** Applies each action through `applyPaymentAction`; an event whose actions are all `ignored` is `ignored`. */
-async function applyActions(deps: WebhookDeps, event: StoredEvent, actions: PaymentAction[], gateway: GatewayName | 'by_payment'): Promise<ProcessOutcome> {
+async function applyActions(
+  deps: WebhookDeps,
+  event: StoredEvent,
+  actions: PaymentAction[],
+  gateway: GatewayName | 'by_payment',
+): Promise<ProcessOutcome> {
   const accountId = event.account_id ?? undefined;
   let acted = false;
   for (const action of actions) {
     if (action.kind === 'ignored') continue;
     acted = true;
-    const name = gateway === 'by_payment' ? await findPaymentGateway(deps.db, accountId ?? '', action.gatewayId) : gateway;
+    const name =
+      gateway === 'by_payment' ? await findPaymentGateway(deps.db, accountId ?? '', action.gatewayId) : gateway;
     if (!name) continue;
     // The bank or a topic message reports on a payment another gateway issued: the log names who reported it.
-    const source = gateway === 'by_payment' ? { source: event.receiver === 'topic' ? 'topic message' : event.receiver } : {};
-    await deps.applyAction(deps.db, { gateway: name as GatewayName, action, accountId, at: deps.clock(), masterKey: deps.masterKey, ...source });
+    const source =
+      gateway === 'by_payment' ? { source: event.receiver === 'topic' ? 'topic message' : event.receiver } : {};
+    await deps.applyAction(deps.db, {
+      gateway: name as GatewayName,
+      action,
+      accountId,
+      at: deps.clock(),
+      masterKey: deps.masterKey,
+      ...source,
+    });
   }
   return acted ? 'processed' : 'ignored';
 }

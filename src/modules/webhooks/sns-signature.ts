@@ -12,17 +12,32 @@ export type TopicOptions = {
 };
 
 export function topicOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): TopicOptions {
-  const list = (value: string | undefined) => (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+  const list = (value: string | undefined) =>
+    (value ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
   const hosts = list(env.TOPIC_CERT_HOSTS);
-  return { certHosts: hosts.length ? hosts : ['sns.*.amazonaws.com'], protocols: ['https:'], topicArns: list(env.TOPIC_ARNS), fetch: globalThis.fetch };
+  return {
+    certHosts: hosts.length ? hosts : ['sns.*.amazonaws.com'],
+    protocols: ['https:'],
+    topicArns: list(env.TOPIC_ARNS),
+    fetch: globalThis.fetch,
+  };
 }
 
-const SIGNED_KEYS = { Notification: ['Message', 'MessageId', 'Subject', 'Timestamp', 'TopicArn', 'Type'], Confirmation: ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'] };
+const SIGNED_KEYS = {
+  Notification: ['Message', 'MessageId', 'Subject', 'Timestamp', 'TopicArn', 'Type'],
+  Confirmation: ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'],
+};
 
 /** `Key\nValue\n` for each signed key present, in the reference order. */
 export function stringToSign(message: Record<string, unknown>): string {
   const keys = message.Type === 'Notification' ? SIGNED_KEYS.Notification : SIGNED_KEYS.Confirmation;
-  return keys.filter((key) => typeof message[key] === 'string').map((key) => `${key}\n${message[key] as string}\n`).join('');
+  return keys
+    .filter((key) => typeof message[key] === 'string')
+    .map((key) => `${key}\n${message[key] as string}\n`)
+    .join('');
 }
 
 export function hostAllowed(url: string, options: Pick<TopicOptions, 'certHosts' | 'protocols'>): boolean {
@@ -33,7 +48,15 @@ export function hostAllowed(url: string, options: Pick<TopicOptions, 'certHosts'
     return false;
   }
   if (!options.protocols.includes(parsed.protocol)) return false;
-  return options.certHosts.some((pattern) => new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[a-z0-9-]+')}$`, 'i').test(parsed.hostname));
+  return options.certHosts.some((pattern) =>
+    new RegExp(
+      `^${pattern
+        .split('*')
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[a-z0-9-]+')}$`,
+      'i',
+    ).test(parsed.hostname),
+  );
 }
 
 const certificates = new Map<string, string>();
@@ -52,8 +75,10 @@ async function certificateAt(url: string, options: TopicOptions): Promise<string
 
 /** True when the message is signed (SignatureVersion 1 SHA1withRSA, 2 SHA256withRSA) by a certificate from an allowed host. */
 export async function verifySnsMessage(message: unknown, options: TopicOptions): Promise<boolean> {
-  if (!isObject(message) || typeof message.Signature !== 'string' || typeof message.SigningCertURL !== 'string') return false;
-  const algorithm = message.SignatureVersion === '1' ? 'RSA-SHA1' : message.SignatureVersion === '2' ? 'RSA-SHA256' : undefined;
+  if (!isObject(message) || typeof message.Signature !== 'string' || typeof message.SigningCertURL !== 'string')
+    return false;
+  const algorithm =
+    message.SignatureVersion === '1' ? 'RSA-SHA1' : message.SignatureVersion === '2' ? 'RSA-SHA256' : undefined;
   if (!algorithm) return false;
   const url = message.SigningCertURL;
   if (!hostAllowed(url, options) || !new URL(url).pathname.endsWith('.pem')) return false;
@@ -63,5 +88,7 @@ export async function verifySnsMessage(message: unknown, options: TopicOptions):
   } catch {
     return false;
   }
-  return createVerify(algorithm).update(stringToSign(message), 'utf8').verify(new X509Certificate(pem).publicKey, message.Signature, 'base64');
+  return createVerify(algorithm)
+    .update(stringToSign(message), 'utf8')
+    .verify(new X509Certificate(pem).publicKey, message.Signature, 'base64');
 }

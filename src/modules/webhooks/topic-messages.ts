@@ -20,7 +20,8 @@ export function parseTopicMessage(message: unknown): TopicMessage {
   }
   if (!isObject(parsed)) throw invalidPayload('Message must be a JSON object');
   const companyId = requireCompanyId(parsed.company_id, 'Message.company_id');
-  if (parsed.source === 'gateway_c') return { source: 'gateway_c', companyId, body: requireString(parsed.postback, 'Message.postback', 64 * 1024) };
+  if (parsed.source === 'gateway_c')
+    return { source: 'gateway_c', companyId, body: requireString(parsed.postback, 'Message.postback', 64 * 1024) };
   if (parsed.source === 'bank') return { source: 'bank', companyId, body: parsed.event };
   throw invalidPayload('Message.source must be gateway_c or bank');
 }

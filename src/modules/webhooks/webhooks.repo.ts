@@ -6,21 +6,63 @@ export type Receiver = 'gateway_a' | 'gateway_b' | 'bank' | 'platform' | 'invoic
 export type CredentialReceiver = 'gateway_a' | 'gateway_b' | 'bank' | 'invoicing';
 
 /** `paymentRef`: the gateway id of the payment the event is about (see event-order.ts); absent is none. */
-export type NewWebhookEvent = { receiver: Receiver; accountId: string | null; companyId: number | null; eventId: string; type: string; payload: unknown; paymentRef?: string | null; at: Date };
-export type StoredEvent = { id: number; receiver: Receiver; account_id: string | null; company_id: number | null; external_event_id: string; event_type: string; payload: unknown; status: string; payment_ref: string | null };
+export type NewWebhookEvent = {
+  receiver: Receiver;
+  accountId: string | null;
+  companyId: number | null;
+  eventId: string;
+  type: string;
+  payload: unknown;
+  paymentRef?: string | null;
+  at: Date;
+};
+export type StoredEvent = {
+  id: number;
+  receiver: Receiver;
+  account_id: string | null;
+  company_id: number | null;
+  external_event_id: string;
+  event_type: string;
+  payload: unknown;
+  status: string;
+  payment_ref: string | null;
+};
 
-const STORED_EVENT_COLUMNS = ['id', 'receiver', 'account_id', 'company_id', 'external_event_id', 'event_type', 'payload', 'status', 'payment_ref'] as const;
+const STORED_EVENT_COLUMNS = [
+  'id',
+  'receiver',
+  'account_id',
+  'company_id',
+  'external_event_id',
+  'event_type',
+  'payload',
+  'status',
+  'payment_ref',
+] as const;
 
 /**
  * Inserts the event unless (receiver, company, sender event id) is already stored and, with it, the job that
  * processes it, in one statement (one round trip, one commit). Returns the event's id, or undefined for a duplicate.
  */
-export async function insertEventWithJob(executor: Executor, event: NewWebhookEvent, job: { type: string; runAt: Date }): Promise<number | undefined> {
+export async function insertEventWithJob(
+  executor: Executor,
+  event: NewWebhookEvent,
+  job: { type: string; runAt: Date },
+): Promise<number | undefined> {
   const row = await executor
     .with('stored', (db) =>
       db
         .insertInto('webhook_events')
-        .values({ account_id: event.accountId, company_id: event.companyId, receiver: event.receiver, external_event_id: event.eventId, event_type: event.type, payload: JSON.stringify(event.payload ?? null), payment_ref: event.paymentRef ?? null, received_at: event.at })
+        .values({
+          account_id: event.accountId,
+          company_id: event.companyId,
+          receiver: event.receiver,
+          external_event_id: event.eventId,
+          event_type: event.type,
+          payload: JSON.stringify(event.payload ?? null),
+          payment_ref: event.paymentRef ?? null,
+          received_at: event.at,
+        })
         // Repeats webhook_events_dedup_idx, an expression index.
         .onConflict((oc) => oc.expression(sql`receiver, (coalesce(company_id, 0)), external_event_id`).doNothing())
         .returning(['id', 'account_id']),
@@ -30,16 +72,14 @@ export async function insertEventWithJob(executor: Executor, event: NewWebhookEv
         .insertInto('jobs')
         .columns(['type', 'payload', 'account_id', 'run_at', 'dedup_key'])
         .expression((eb) =>
-          eb
-            .selectFrom('stored')
-            .select([
-              sql<string>`cast(${job.type} as text)`.as('type'),
-              sql<string>`jsonb_build_object('event_id', stored.id)`.as('payload'),
-              'stored.account_id',
-              // The application clock, as every job's run_at (see insertJob).
-              sql<Date>`cast(${job.runAt} as timestamptz)`.as('run_at'),
-              sql<string>`${`${job.type}:`} || stored.id`.as('dedup_key'),
-            ]),
+          eb.selectFrom('stored').select([
+            sql<string>`cast(${job.type} as text)`.as('type'),
+            sql<string>`jsonb_build_object('event_id', stored.id)`.as('payload'),
+            'stored.account_id',
+            // The application clock, as every job's run_at (see insertJob).
+            sql<Date>`cast(${job.runAt} as timestamptz)`.as('run_at'),
+            sql<string>`${`${job.type}:`} || stored.id`.as('dedup_key'),
+          ]),
         ),
     )
     .selectFrom('stored')
@@ -48,7 +88,12 @@ export async function insertEventWithJob(executor: Executor, event: NewWebhookEv
   return row === undefined ? undefined : Number(row.id);
 }
 
-export function findEventByKey(executor: Executor, receiver: Receiver, companyId: number | null, eventId: string): Promise<StoredEvent | undefined> {
+export function findEventByKey(
+  executor: Executor,
+  receiver: Receiver,
+  companyId: number | null,
+  eventId: string,
+): Promise<StoredEvent | undefined> {
   return executor
     .selectFrom('webhook_events')
     .select(STORED_EVENT_COLUMNS)
@@ -69,8 +114,19 @@ export function lockEvent(executor: Executor, id: number): Promise<StoredEvent |
 }
 
 /** Marks a received event done; only a `received` row moves, so a concurrent retry cannot mark it twice. */
-export async function markEvent(executor: Executor, id: number, status: 'processed' | 'ignored', at: Date): Promise<void> {
-  await executor.updateTable('webhook_events').set({ status, processed_at: at }).where('id', '=', id).where('status', '=', 'received').returning('id').execute();
+export async function markEvent(
+  executor: Executor,
+  id: number,
+  status: 'processed' | 'ignored',
+  at: Date,
+): Promise<void> {
+  await executor
+    .updateTable('webhook_events')
+    .set({ status, processed_at: at })
+    .where('id', '=', id)
+    .where('status', '=', 'received')
+    .returning('id')
+    .execute();
 }
 
 /**
@@ -86,7 +142,11 @@ export async function lockPaymentRef(executor: Executor, accountId: string, paym
  * job is live); undefined when none. An event already attempted (a refund waiting for its paid event) is not
  * waited for, and neither is one whose job is dead.
  */
-export async function findEarlierUnattemptedEvent(executor: Executor, event: { id: number; accountId: string; paymentRef: string }, jobType: string): Promise<number | undefined> {
+export async function findEarlierUnattemptedEvent(
+  executor: Executor,
+  event: { id: number; accountId: string; paymentRef: string },
+  jobType: string,
+): Promise<number | undefined> {
   const row = await executor
     .selectFrom('webhook_events as e')
     .select('e.id')
@@ -112,7 +172,12 @@ export async function findEarlierUnattemptedEvent(executor: Executor, event: { i
 
 /** A deferral is not an attempt: the event keeps its place ahead of later events of its payment. */
 export async function recordDeferral(executor: Executor, id: number, reason: string): Promise<void> {
-  await executor.updateTable('webhook_events').set({ last_error: reason.slice(0, 1000) }).where('id', '=', id).returning('id').execute();
+  await executor
+    .updateTable('webhook_events')
+    .set({ last_error: reason.slice(0, 1000) })
+    .where('id', '=', id)
+    .returning('id')
+    .execute();
 }
 
 export async function recordFailure(executor: Executor, id: number, error: string): Promise<void> {
@@ -124,9 +189,19 @@ export async function recordFailure(executor: Executor, id: number, error: strin
     .execute();
 }
 
-export type CredentialRow = { account_id: string; company_id: number; username: string | null; secret_encrypted: string; previous_secret_encrypted: string | null };
+export type CredentialRow = {
+  account_id: string;
+  company_id: number;
+  username: string | null;
+  secret_encrypted: string;
+  previous_secret_encrypted: string | null;
+};
 
-export function findCredential(executor: Executor, receiver: CredentialReceiver, companyId: number): Promise<CredentialRow | undefined> {
+export function findCredential(
+  executor: Executor,
+  receiver: CredentialReceiver,
+  companyId: number,
+): Promise<CredentialRow | undefined> {
   return executor
     .selectFrom('company_webhook_credentials')
     .select(['account_id', 'company_id', 'username', 'secret_encrypted', 'previous_secret_encrypted'])
@@ -135,7 +210,11 @@ export function findCredential(executor: Executor, receiver: CredentialReceiver,
     .executeTakeFirst();
 }
 
-export function findCredentialByUsername(executor: Executor, receiver: CredentialReceiver, username: string): Promise<CredentialRow | undefined> {
+export function findCredentialByUsername(
+  executor: Executor,
+  receiver: CredentialReceiver,
+  username: string,
+): Promise<CredentialRow | undefined> {
   return executor
     .selectFrom('company_webhook_credentials')
     .select(['account_id', 'company_id', 'username', 'secret_encrypted', 'previous_secret_encrypted'])
@@ -144,16 +223,31 @@ export function findCredentialByUsername(executor: Executor, receiver: Credentia
     .executeTakeFirst();
 }
 
-export function findCompany(executor: Executor, companyId: number): Promise<{ id: number; account_id: string } | undefined> {
+export function findCompany(
+  executor: Executor,
+  companyId: number,
+): Promise<{ id: number; account_id: string } | undefined> {
   return executor.selectFrom('companies').select(['id', 'account_id']).where('id', '=', companyId).executeTakeFirst();
 }
 
 /** The gateway that issued a payment of this account, found by the gateway's id for it. */
-export async function findPaymentGateway(executor: Executor, accountId: string, gatewayId: string): Promise<string | undefined> {
-  const row = await executor.selectFrom('payments').select('gateway').where('account_id', '=', accountId).where('gateway_id', '=', gatewayId).executeTakeFirst();
+export async function findPaymentGateway(
+  executor: Executor,
+  accountId: string,
+  gatewayId: string,
+): Promise<string | undefined> {
+  const row = await executor
+    .selectFrom('payments')
+    .select('gateway')
+    .where('account_id', '=', accountId)
+    .where('gateway_id', '=', gatewayId)
+    .executeTakeFirst();
   return row?.gateway ?? undefined;
 }
 
-export function findPaymentByUid(executor: Executor, uid: string): Promise<{ id: number; account_id: string } | undefined> {
+export function findPaymentByUid(
+  executor: Executor,
+  uid: string,
+): Promise<{ id: number; account_id: string } | undefined> {
   return executor.selectFrom('payments').select(['id', 'account_id']).where('uid', '=', uid).executeTakeFirst();
 }

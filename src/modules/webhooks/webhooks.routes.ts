@@ -1,7 +1,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app.ts';
 import { applyPaymentAction } from '../payments/gateway-actions.ts';
-import { receiveBank, receiveGatewayA, receiveGatewayB, receiveInvoicing, receivePlatform, type ReceiverDeps } from './receivers.ts';
+import {
+  receiveBank,
+  receiveGatewayA,
+  receiveGatewayB,
+  receiveInvoicing,
+  receivePlatform,
+  type ReceiverDeps,
+} from './receivers.ts';
 import { topicOptionsFromEnv, type TopicOptions } from './sns-signature.ts';
 import { receiveTopic } from './topic-receiver.ts';
 import type { ApplyAction } from './webhooks.service.ts';
@@ -25,15 +32,24 @@ const open = { config: { access: 'open' as const } };
 /** The six receivers, with injectable collaborators (tests pass a failing `applyAction` or a local certificate host). */
 export function createWebhookRoutes(options: WebhookOptions) {
   return (parent: FastifyInstance, context: AppContext): void => {
-    const deps: ReceiverDeps = { db: context.database.db, clock: context.clock, masterKey: context.config.masterKey, applyAction: options.applyAction };
+    const deps: ReceiverDeps = {
+      db: context.database.db,
+      clock: context.clock,
+      masterKey: context.config.masterKey,
+      applyAction: options.applyAction,
+    };
     void parent.register(async (scope) => {
       // Signatures cover the raw bytes: the receivers parse the body themselves after authenticating.
-      for (const type of ['application/json', 'text/plain']) if (scope.hasContentTypeParser(type)) scope.removeContentTypeParser(type);
+      for (const type of ['application/json', 'text/plain'])
+        if (scope.hasContentTypeParser(type)) scope.removeContentTypeParser(type);
       scope.addContentTypeParser(RAW_TYPES, { parseAs: 'buffer' }, (request, body, done) => {
         request.rawBody = body as Buffer;
         done(null, body);
       });
-      const delivery = (request: FastifyRequest) => ({ headers: request.headers, rawBody: request.rawBody ?? Buffer.alloc(0) });
+      const delivery = (request: FastifyRequest) => ({
+        headers: request.headers,
+        rawBody: request.rawBody ?? Buffer.alloc(0),
+      });
       // A path id that cannot name a company names no company: the receiver's 401, as for an id no company has.
       const companyOf = (request: FastifyRequest): number | null => {
         const raw = (request.params as { company_id: string }).company_id;
@@ -41,10 +57,16 @@ export function createWebhookRoutes(options: WebhookOptions) {
       };
       scope.post('/webhooks', open, async (request) => answer(await receiveGatewayA(deps, delivery(request))));
       scope.post('/webhooks/platform', open, async (request) => answer(await receivePlatform(deps, delivery(request))));
-      scope.post('/webhooks/invoicing', open, async (request) => answer(await receiveInvoicing(deps, delivery(request))));
+      scope.post('/webhooks/invoicing', open, async (request) =>
+        answer(await receiveInvoicing(deps, delivery(request))),
+      );
       scope.post('/webhooks/topic', open, async (request) => receiveTopic(deps, options.topic, delivery(request)));
-      scope.post('/webhooks/:company_id/gateway_b', open, async (request) => answer(await receiveGatewayB(deps, companyOf(request), delivery(request))));
-      scope.post('/webhooks/:company_id/bank', open, async (request) => answer(await receiveBank(deps, companyOf(request), delivery(request))));
+      scope.post('/webhooks/:company_id/gateway_b', open, async (request) =>
+        answer(await receiveGatewayB(deps, companyOf(request), delivery(request))),
+      );
+      scope.post('/webhooks/:company_id/bank', open, async (request) =>
+        answer(await receiveBank(deps, companyOf(request), delivery(request))),
+      );
     });
   };
 }

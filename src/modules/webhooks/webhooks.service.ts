@@ -4,7 +4,15 @@ import { announceJobsDue } from '../../jobs/wake.ts';
 import type { applyPaymentAction } from '../payments/gateway-actions.ts';
 import { awaitTurnOfEvent, EarlierEventPendingError } from './event-order.ts';
 import { processorFor } from './processors.ts';
-import { findEventByKey, insertEventWithJob, lockEvent, markEvent, recordDeferral, recordFailure, type NewWebhookEvent } from './webhooks.repo.ts';
+import {
+  findEventByKey,
+  insertEventWithJob,
+  lockEvent,
+  markEvent,
+  recordDeferral,
+  recordFailure,
+  type NewWebhookEvent,
+} from './webhooks.repo.ts';
 
 export const PROCESS_EVENT_JOB = 'webhooks.process_event';
 /** The topic receiver processes inline; its job is only a safety net, run this long after receipt. */
@@ -25,7 +33,10 @@ export type Acknowledgement = { duplicate: boolean; status: 'received' };
  * validating the body: the event and the job that processes it are stored in one statement, due now, and
  * the worker of this process is woken; the sender's 200 waits for nothing else. A duplicate changes nothing.
  */
-export async function acknowledgeEvent(deps: WebhookDeps, event: Omit<NewWebhookEvent, 'at'>): Promise<Acknowledgement> {
+export async function acknowledgeEvent(
+  deps: WebhookDeps,
+  event: Omit<NewWebhookEvent, 'at'>,
+): Promise<Acknowledgement> {
   const at = deps.clock();
   const id = await insertEventWithJob(deps.db, { ...event, at }, { type: PROCESS_EVENT_JOB, runAt: at });
   if (id === undefined) return { duplicate: true, status: 'received' };
@@ -40,7 +51,11 @@ export async function acknowledgeEvent(deps: WebhookDeps, event: Omit<NewWebhook
  */
 export async function receiveAndProcessEvent(deps: WebhookDeps, event: Omit<NewWebhookEvent, 'at'>): Promise<Receipt> {
   const at = deps.clock();
-  const id = await insertEventWithJob(deps.db, { ...event, at }, { type: PROCESS_EVENT_JOB, runAt: new Date(at.getTime() + TOPIC_SAFETY_NET_DELAY_MS) });
+  const id = await insertEventWithJob(
+    deps.db,
+    { ...event, at },
+    { type: PROCESS_EVENT_JOB, runAt: new Date(at.getTime() + TOPIC_SAFETY_NET_DELAY_MS) },
+  );
   if (id !== undefined) return processEvent(deps, id);
   const stored = await findEventByKey(deps.db, event.receiver, event.companyId, event.eventId);
   if (!stored) throw new Error('webhook event vanished after insert');

@@ -17,7 +17,11 @@ const sum = (payments: PaymentAmount[]) => sumOf(payments, (payment) => payment.
  * interest, fine and late interest included, both cards of a two-card payment) and everything paid on the
  * charge. `awaitingCents`: the newest payment still waiting (a Pix or boleto not yet paid).
  */
-export function paidAmounts(payments: PaymentAmount[]): { attemptCents?: number; paidCents: number; awaitingCents?: number } {
+export function paidAmounts(payments: PaymentAmount[]): {
+  attemptCents?: number;
+  paidCents: number;
+  awaitingCents?: number;
+} {
   const paid = payments.filter(settled);
   const latest = paid[0];
   const awaiting = payments.find((payment) => payment.status === 'pending' || payment.status === 'waiting_payment');
@@ -37,14 +41,18 @@ export async function chargeDoneBody(db: Kysely<DB>, uid: string): Promise<SafeH
   const company = charge.company_name;
   if (paid) {
     const attempt = amounts.attemptCents ?? charge.total_cents;
-    const earlier = amounts.paidCents > attempt ? html`<p class="muted">Total pago nesta cobrança: ${formatBrl(amounts.paidCents)}.</p>` : '';
+    const earlier =
+      amounts.paidCents > attempt
+        ? html`<p class="muted">Total pago nesta cobrança: ${formatBrl(amounts.paidCents)}.</p>`
+        : '';
     return messageBody(
       'Pagamento confirmado',
       `Obrigado! O pagamento de ${formatBrl(attempt)} para ${company} foi confirmado.`,
       html`${earlier}<p class="status success" role="status">Situação: pago</p>`,
     );
   }
-  const what = amounts.awaitingCents !== undefined ? `o pagamento de ${formatBrl(amounts.awaitingCents)}` : 'o pagamento';
+  const what =
+    amounts.awaitingCents !== undefined ? `o pagamento de ${formatBrl(amounts.awaitingCents)}` : 'o pagamento';
   return messageBody(
     'Recebemos o seu pedido',
     `Obrigado! Assim que ${what} para ${company} for confirmado, você receberá um aviso.`,

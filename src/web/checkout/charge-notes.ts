@@ -5,17 +5,30 @@ import { databaseReads } from '../../modules/payment-plans/payment-plans.reads.t
 import { contextTotal } from '../../modules/payment-plans/payment-plans.totals.ts';
 import { formatBrl } from '../payment-pages/html.ts';
 
-type ChargeAmounts = { uid: string; total_cents: number; freight_cents: number; discount_cents: number; coupon_code: string | null };
+type ChargeAmounts = {
+  uid: string;
+  total_cents: number;
+  freight_cents: number;
+  discount_cents: number;
+  coupon_code: string | null;
+};
 
 /**
  * The lines that explain a charge's total next to its items: freight, discount, what was already paid (a
  * partly paid charge is priced on the rest) and, when overdue, the fine and late interest GET /payment_plans adds;
  * with them the quote's base, which the page shows as its total.
  */
-export async function chargeNotes(db: Kysely<DB>, charge: ChargeAmounts, now: Date): Promise<{ notes: string[]; baseCents?: number }> {
+export async function chargeNotes(
+  db: Kysely<DB>,
+  charge: ChargeAmounts,
+  now: Date,
+): Promise<{ notes: string[]; baseCents?: number }> {
   const notes: string[] = [];
   if (charge.freight_cents > 0) notes.push(`Frete: ${formatBrl(charge.freight_cents)}`);
-  if (charge.discount_cents > 0) notes.push(`Desconto${charge.coupon_code ? ` (cupom ${charge.coupon_code})` : ''}: ${formatBrl(charge.discount_cents)}`);
+  if (charge.discount_cents > 0)
+    notes.push(
+      `Desconto${charge.coupon_code ? ` (cupom ${charge.coupon_code})` : ''}: ${formatBrl(charge.discount_cents)}`,
+    );
   const query: PricingQuery = { charge_id: charge.uid };
   try {
     const reads = databaseReads(db);
@@ -26,7 +39,9 @@ export async function chargeNotes(db: Kysely<DB>, charge: ChargeAmounts, now: Da
     if (paidCents > 0) notes.push(`Já pago: ${formatBrl(paidCents)}. Falta pagar: ${formatBrl(context.owedCents)}`);
     if (overdue && overdue.fineCents > 0) notes.push(`Multa por atraso: ${formatBrl(overdue.fineCents)}`);
     if (overdue && overdue.lateInterestCents > 0) {
-      notes.push(`Juros de mora (${overdue.daysLate} ${overdue.daysLate === 1 ? 'dia' : 'dias'} de atraso): ${formatBrl(overdue.lateInterestCents)}`);
+      notes.push(
+        `Juros de mora (${overdue.daysLate} ${overdue.daysLate === 1 ? 'dia' : 'dias'} de atraso): ${formatBrl(overdue.lateInterestCents)}`,
+      );
     }
     return { notes, baseCents };
   } catch {

@@ -45,7 +45,14 @@ ul.products input{width:5rem}
 @media (max-width:30rem){main{padding:.75rem}.row{display:block}}
 `;
 
-export type Layout = { title: string; mainColor: string; index: boolean; header: SafeHtml; body: SafeHtml; nonce?: string };
+export type Layout = {
+  title: string;
+  mainColor: string;
+  index: boolean;
+  header: SafeHtml;
+  body: SafeHtml;
+  nonce?: string;
+};
 
 /** The document shell: pt-BR, responsive, branded, with the client bundle when a nonce is given. */
 export function layout({ title, mainColor, index, header, body, nonce }: Layout): string {
@@ -91,7 +98,13 @@ export function checkoutPolicy(nonce: string | undefined, connectOrigins: string
   ].join('; ');
 }
 
-export function sendPage(reply: FastifyReply, status: number, document: string, policy: string, index = false): FastifyReply {
+export function sendPage(
+  reply: FastifyReply,
+  status: number,
+  document: string,
+  policy: string,
+  index = false,
+): FastifyReply {
   return reply
     .code(status)
     .headers({

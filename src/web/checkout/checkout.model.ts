@@ -195,7 +195,10 @@ export async function loadCharge(db: Kysely<DB>, uid: string, now: Date): Promis
   if (!isUuid(uid)) return undefined;
   const charge = await findCharge(db, uid.toLowerCase());
   if (!charge) return undefined;
-  const [show, company] = await Promise.all([showCharge(db, charge), findCompanyTimeZone(db, charge.account_id, charge.company_id)]);
+  const [show, company] = await Promise.all([
+    showCharge(db, charge),
+    findCompanyTimeZone(db, charge.account_id, charge.company_id),
+  ]);
   const closed = chargeClosed(charge.status);
   const priced = closed ? { notes: [] } : await chargeNotes(db, charge, now);
   return {
@@ -242,11 +245,22 @@ export async function loadCharge(db: Kysely<DB>, uid: string, now: Date): Promis
  * The total before interest that GET /payment_plans quotes for the page as first shown (freight, discount,
  * fine and late interest included), so the server-rendered total matches what the script shows later.
  */
-export async function quotedBaseCents(db: Kysely<DB>, checkout: HostedCheckout, now: Date): Promise<number | undefined> {
+export async function quotedBaseCents(
+  db: Kysely<DB>,
+  checkout: HostedCheckout,
+  now: Date,
+): Promise<number | undefined> {
   if (checkout.quotedBaseCents !== undefined) return checkout.quotedBaseCents;
   const query: PricingQuery =
     checkout.kind === 'page'
-      ? { checkout_page_id: checkout.id, products: Object.fromEntries(checkout.products.flatMap((product) => (product.id === undefined ? [] : [[String(product.id), product.quantity]]))) }
+      ? {
+          checkout_page_id: checkout.id,
+          products: Object.fromEntries(
+            checkout.products.flatMap((product) =>
+              product.id === undefined ? [] : [[String(product.id), product.quantity]],
+            ),
+          ),
+        }
       : checkout.kind === 'cart'
         ? { cart_id: checkout.id }
         : { charge_id: checkout.id };

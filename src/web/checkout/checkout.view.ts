@@ -27,9 +27,11 @@ ${product.image ? html`<img src="${product.image}" alt="" width="64" height="64"
 ${product.description ? html`<p class="muted">${product.description}</p>` : ''}
 <p>${formatBrl(product.valueCents)}${product.allowQuantity ? '' : html` × ${product.quantity}`}</p>
 </div>
-${product.allowQuantity
-  ? html`<div><label for="${quantityId}">Quantidade</label><input id="${quantityId}" class="quantity" type="number" inputmode="numeric" min="1" max="${product.maxQuantity ?? 99}" value="${product.quantity}" aria-describedby="${quantityId}-error"><p id="${quantityId}-error" class="error" hidden></p></div>`
-  : html`<input class="quantity" type="hidden" value="${product.quantity}">`}
+${
+  product.allowQuantity
+    ? html`<div><label for="${quantityId}">Quantidade</label><input id="${quantityId}" class="quantity" type="number" inputmode="numeric" min="1" max="${product.maxQuantity ?? 99}" value="${product.quantity}" aria-describedby="${quantityId}-error"><p id="${quantityId}-error" class="error" hidden></p></div>`
+    : html`<input class="quantity" type="hidden" value="${product.quantity}">`
+}
 </li>`;
 }
 
@@ -39,7 +41,9 @@ ${product.allowQuantity
  */
 export function checkoutBody(checkout: HostedCheckout, gatewayUrl: string | undefined, totalCents?: number): SafeHtml {
   const itemsCents = checkout.products.reduce((sum, product) => sum + product.valueCents * product.quantity, 0);
-  const customer = checkout.asksCustomer ? html`${customerFields(checkout.prefill)}${checkout.asksAddress ? addressFields() : ''}` : '';
+  const customer = checkout.asksCustomer
+    ? html`${customerFields(checkout.prefill)}${checkout.asksAddress ? addressFields() : ''}`
+    : '';
   return html`<noscript><p class="alert">Ative o JavaScript para pagar: os dados do cartão são protegidos no seu navegador antes do envio.</p></noscript>
 <form id="checkout-form" novalidate ${dataAttributes(checkout, gatewayUrl)}>
 <div id="form-errors" class="alert" role="alert" tabindex="-1" hidden></div>
@@ -70,16 +74,35 @@ ${checkout.customCode ? html`<iframe class="custom-code" title="Conteúdo do ven
 }
 
 const CLOSED: Record<Closed, { heading: string; text: string; status: string }> = {
-  charge_paid: { heading: 'Esta cobrança já foi paga', text: 'O pagamento desta cobrança já foi confirmado. Não é preciso pagar de novo.', status: 'paga' },
-  charge_cancelled: { heading: 'Esta cobrança foi cancelada', text: 'Esta cobrança foi cancelada e não pode mais ser paga. Se tiver dúvidas, fale com quem fez a cobrança.', status: 'cancelada' },
-  cart_bought: { heading: 'Este carrinho já foi comprado', text: 'O pagamento deste carrinho já foi confirmado. Não é preciso pagar de novo.', status: 'pago' },
+  charge_paid: {
+    heading: 'Esta cobrança já foi paga',
+    text: 'O pagamento desta cobrança já foi confirmado. Não é preciso pagar de novo.',
+    status: 'paga',
+  },
+  charge_cancelled: {
+    heading: 'Esta cobrança foi cancelada',
+    text: 'Esta cobrança foi cancelada e não pode mais ser paga. Se tiver dúvidas, fale com quem fez a cobrança.',
+    status: 'cancelada',
+  },
+  cart_bought: {
+    heading: 'Este carrinho já foi comprado',
+    text: 'O pagamento deste carrinho já foi confirmado. Não é preciso pagar de novo.',
+    status: 'pago',
+  },
 };
 
 /** A cart or charge that can no longer be paid: what happened to it, in place of the form. */
 export function closedBody(checkout: HostedCheckout & { closed: Closed }): SafeHtml {
   const { heading, text, status } = CLOSED[checkout.closed];
-  const done = checkout.closed === 'charge_paid' ? html`<p><a href="/pay/charges/${checkout.id}/done">Ver o pagamento confirmado</a></p>` : '';
-  return messageBody(heading, text, html`<p class="status${checkout.closed === 'charge_cancelled' ? '' : ' success'}" role="status">Situação: ${status}</p>${done}`);
+  const done =
+    checkout.closed === 'charge_paid'
+      ? html`<p><a href="/pay/charges/${checkout.id}/done">Ver o pagamento confirmado</a></p>`
+      : '';
+  return messageBody(
+    heading,
+    text,
+    html`<p class="status${checkout.closed === 'charge_cancelled' ? '' : ' success'}" role="status">Situação: ${status}</p>${done}`,
+  );
 }
 
 /** A short page for unknown links, closed carts and charges, and the charge confirmation. */

@@ -8,7 +8,16 @@ let built: Promise<string> | undefined;
 export function clientBundle(): Promise<string> {
   built ??= import('esbuild')
     .then(({ build }) =>
-      build({ entryPoints: [ENTRY], bundle: true, minify: true, format: 'iife', target: 'es2020', write: false, legalComments: 'none', logLevel: 'silent' }),
+      build({
+        entryPoints: [ENTRY],
+        bundle: true,
+        minify: true,
+        format: 'iife',
+        target: 'es2020',
+        write: false,
+        legalComments: 'none',
+        logLevel: 'silent',
+      }),
     )
     .then((result) => result.outputFiles[0]!.text)
     .catch((error: unknown) => {

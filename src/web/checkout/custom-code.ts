@@ -8,14 +8,18 @@ import type { HostedCheckout } from './checkout.model.ts';
  * nonce-only CSP and the snippet's scripts would not run at all.)
  */
 export function sendCustomCode(reply: FastifyReply, checkout: HostedCheckout | undefined): FastifyReply {
-  if (!checkout?.customCode) return reply.code(404).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send('Not found');
+  if (!checkout?.customCode)
+    return reply.code(404).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send('Not found');
   return reply
     .headers({
-      'content-security-policy': "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline' https:; style-src 'unsafe-inline' https:; img-src https: data:; connect-src https:; frame-ancestors 'self'",
+      'content-security-policy':
+        "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline' https:; style-src 'unsafe-inline' https:; img-src https: data:; connect-src https:; frame-ancestors 'self'",
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
     })
     .type('text/html; charset=utf-8')
-    .send(`<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"></head><body>${checkout.customCode}</body></html>`);
+    .send(
+      `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"></head><body>${checkout.customCode}</body></html>`,
+    );
 }

@@ -1,5 +1,7 @@
 /** Calls to this service's public API (same origin) and to a gateway's tokenizer. */
 
+// The body's shape is the route's; each caller reads the fields it knows.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ApiAnswer = { status: number; body: any };
 
 export async function call(url: string, init: RequestInit = {}): Promise<ApiAnswer> {
@@ -22,7 +24,11 @@ export async function call(url: string, init: RequestInit = {}): Promise<ApiAnsw
 export const getJson = (path: string) => call(path, { headers: { accept: 'application/json' } });
 
 export const postJson = (path: string, payload: unknown) =>
-  call(path, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(payload) });
+  call(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(payload),
+  });
 
 const COUPON_MESSAGES: Record<string, string> = {
   'Coupon not found': 'Cupom não encontrado.',
@@ -67,19 +73,27 @@ export function payError(answer: ApiAnswer): PayProblem {
   const detail = Array.isArray(body.details) ? body.details[0] : undefined;
   const field = typeof detail?.field === 'string' ? detail.field.replace(/^body\//, '') : undefined;
   if (answer.status === 504 || body.code === 'gateway_timeout') return { message: PENDING_MESSAGE, pending: true };
-  if (answer.status === 409) return { field: 'schedule-date', message: 'Este horário acabou de ser reservado por outra pessoa. Escolha outro.' };
+  if (answer.status === 409)
+    return { field: 'schedule-date', message: 'Este horário acabou de ser reservado por outra pessoa. Escolha outro.' };
   const known = BY_STATUS[answer.status];
   if (known) return { message: known };
-  if (answer.status >= 500) return { message: 'Não foi possível concluir o pagamento agora. Tente de novo em instantes.' };
+  if (answer.status >= 500)
+    return { message: 'Não foi possível concluir o pagamento agora. Tente de novo em instantes.' };
   if (field && /^credit_card_[01]_token$|^confirmation_token_id$/.test(field)) {
     const card = field.startsWith('credit_card_1') ? 'card1' : 'card0';
     return { field: `${card}-number`, message: declineMessage(String(detail.message)) };
   }
-  if (body.code === 'card_number_refused') return { field: 'card0-number', message: 'Os dados do cartão não podem ser enviados assim. Digite-os novamente.' };
+  if (body.code === 'card_number_refused')
+    return { field: 'card0-number', message: 'Os dados do cartão não podem ser enviados assim. Digite-os novamente.' };
   if (field === 'customer_email') return { field: 'customer-email', message: 'Informe um e-mail válido.' };
-  if (field === 'customer_phone') return { field: 'customer-phone', message: 'Informe o celular com DDD, somente números.' };
-  if (field === 'coupon' || /^Coupon/.test(String(body.message))) return { field: 'coupon', message: couponMessage(body.message) };
+  if (field === 'customer_phone')
+    return { field: 'customer-phone', message: 'Informe o celular com DDD, somente números.' };
+  if (field === 'coupon' || /^Coupon/.test(String(body.message)))
+    return { field: 'coupon', message: couponMessage(body.message) };
   if (field === 'scheduled_at') return { field: 'schedule-date', message: 'Escolha um horário disponível.' };
-  if (body.code === 'business_rule_violation' && !field) return { message: 'Este pagamento não pode ser concluído agora. Recarregue a página para ver a situação do pedido.' };
+  if (body.code === 'business_rule_violation' && !field)
+    return {
+      message: 'Este pagamento não pode ser concluído agora. Recarregue a página para ver a situação do pedido.',
+    };
   return { message: 'Não foi possível concluir o pagamento. Confira os dados e tente de novo.' };
 }

@@ -1,7 +1,16 @@
 import { couponMessage, getJson, payError, postJson, type ApiAnswer } from './api.ts';
 import { announce, byId, clearErrors, clearFieldErrors, showErrors, valueOf, type FieldError } from './dom.ts';
 import { brl, digits, luhnValid, parseAmount, toCents } from './format.ts';
-import { baseOfOneTimeOption, fetchPlans, optionTotalCents, renderInstallments, renderMethods, selectedMethod, type PlanOption, type Plans } from './plans.ts';
+import {
+  baseOfOneTimeOption,
+  fetchPlans,
+  optionTotalCents,
+  renderInstallments,
+  renderMethods,
+  selectedMethod,
+  type PlanOption,
+  type Plans,
+} from './plans.ts';
 import { showBoleto, showPaid, showPending, showPix, type Settings } from './result.ts';
 import { loadSlots, scheduledAt, selectedSlot } from './schedule.ts';
 import { tokenizeCard, type Card, type Gateway } from './tokenize.ts';
@@ -14,7 +23,12 @@ function start(form: HTMLFormElement): void {
   const kind = data.kind as 'page' | 'cart' | 'charge';
   const id = data.id!;
   const resource = kind === 'page' ? 'checkout_pages' : kind === 'cart' ? 'carts' : 'charges';
-  const gateway: Gateway = { name: data.gateway!, url: data.gatewayUrl!, publicKey: data.publicKey!, cardHashPath: `/api/v1/${resource}/${id}/card_hash_key` };
+  const gateway: Gateway = {
+    name: data.gateway!,
+    url: data.gatewayUrl!,
+    publicKey: data.publicKey!,
+    cardHashPath: `/api/v1/${resource}/${id}/card_hash_key`,
+  };
   const settings: Settings = { redirectUrl: data.redirectUrl ?? '', upsellName: data.upsellName ?? '' };
   let plans: Plans = {};
   let coupon = '';
@@ -30,7 +44,9 @@ function start(form: HTMLFormElement): void {
   const quantityErrors = (): FieldError[] =>
     quantityInputs().flatMap((input) => {
       const [value, min, max] = [Number(input.value), Number(input.min) || 1, Number(input.max) || 99];
-      return Number.isInteger(value) && value >= min && value <= max ? [] : [{ field: input.id, message: `Escolha uma quantidade de ${min} a ${max}.` }];
+      return Number.isInteger(value) && value >= min && value <= max
+        ? []
+        : [{ field: input.id, message: `Escolha uma quantidade de ${min} a ${max}.` }];
     });
 
   const products = () =>
@@ -60,14 +76,21 @@ function start(form: HTMLFormElement): void {
     const cents = parseAmount(valueOf('card1-amount'));
     return cents !== undefined && cents > 0 && cents < baseCents() ? cents : undefined;
   };
-  const charged = (option: PlanOption, base: number) => (base > 0 ? optionTotalCents(option, base) : toCents(option.value) * option.number);
+  const charged = (option: PlanOption, base: number) =>
+    base > 0 ? optionTotalCents(option, base) : toCents(option.value) * option.number;
   const shareOption = (index: 0 | 1) => {
     const options = shares?.options[index] ?? [];
-    return options.find((option) => option.id === byId<HTMLSelectElement>(`card${index}-installments`)?.value) ?? options[0];
+    return (
+      options.find((option) => option.id === byId<HTMLSelectElement>(`card${index}-installments`)?.value) ?? options[0]
+    );
   };
 
   const renderCards = () => {
-    renderInstallments('card0-installments', shares?.options[0] ?? plans.credit_card ?? [], shares?.cents[0] ?? baseCents());
+    renderInstallments(
+      'card0-installments',
+      shares?.options[0] ?? plans.credit_card ?? [],
+      shares?.cents[0] ?? baseCents(),
+    );
     renderInstallments('card1-installments', shares?.options[1] ?? [], shares?.cents[1] ?? 0);
   };
 
@@ -93,7 +116,9 @@ function start(form: HTMLFormElement): void {
     let next: typeof shares;
     if (second !== undefined) {
       const cents: [number, number] = [baseCents() - second, second];
-      const [first, last] = await Promise.all(cents.map((share) => fetchPlans(`${planQuery()}&amount=${(share / 100).toFixed(2)}`)));
+      const [first, last] = await Promise.all(
+        cents.map((share) => fetchPlans(`${planQuery()}&amount=${(share / 100).toFixed(2)}`)),
+      );
       if (request !== shareRequest) return;
       next = first && last ? { cents, options: [first.credit_card ?? [], last.credit_card ?? []] } : undefined;
     }
@@ -101,7 +126,8 @@ function start(form: HTMLFormElement): void {
     renderCards();
     updateView();
   };
-  const sharesMatch = (second: number) => shares !== undefined && shares.cents[0] === baseCents() - second && shares.cents[1] === second;
+  const sharesMatch = (second: number) =>
+    shares !== undefined && shares.cents[0] === baseCents() - second && shares.cents[1] === second;
 
   /** The cart's total without a coupon, to tell the buyer what a coupon took off. */
   let undiscountedBase: number | undefined;
@@ -111,12 +137,16 @@ function start(form: HTMLFormElement): void {
     if (wrongQuantities.length) return showErrors(wrongQuantities);
     fetched ??= await fetchPlans(planQuery());
     if (!fetched) {
-      showErrors([{ field: 'methods', message: 'Não foi possível carregar as formas de pagamento. Recarregue a página.' }]);
+      showErrors([
+        { field: 'methods', message: 'Não foi possível carregar as formas de pagamento. Recarregue a página.' },
+      ]);
       return;
     }
     clearFieldErrors(['methods', ...quantityInputs().map((input) => input.id)]);
     plans = fetched;
-    const oneTime = Object.values(plans).flatMap((options) => options ?? []).filter((option) => option.number === 1);
+    const oneTime = Object.values(plans)
+      .flatMap((options) => options ?? [])
+      .filter((option) => option.number === 1);
     baseTotal = oneTime.map(baseOfOneTimeOption).find((base) => base !== undefined) ?? 0;
     if (!coupon) undiscountedBase = baseTotal;
     renderMethods(plans, updateView);
@@ -169,8 +199,13 @@ function start(form: HTMLFormElement): void {
       status.textContent = off > 0 ? `Cupom ${coupon} aplicado: ${brl(off)} de desconto.` : `Cupom ${coupon} aplicado.`;
       return;
     }
-    const ids = products().map((product) => product.id).filter(Boolean).join(',');
-    const answer = await getJson(`/api/v1/coupons/${encodeURIComponent(code)}/validate${ids ? `?product_id=${ids}` : ''}`);
+    const ids = products()
+      .map((product) => product.id)
+      .filter(Boolean)
+      .join(',');
+    const answer = await getJson(
+      `/api/v1/coupons/${encodeURIComponent(code)}/validate${ids ? `?product_id=${ids}` : ''}`,
+    );
     if (answer.status !== 200) return refuseCoupon(couponMessage(answer.body?.error));
     clearErrors();
     coupon = answer.body.code;
@@ -192,7 +227,8 @@ function start(form: HTMLFormElement): void {
     if (!expiry || month < 1 || month > 12 || year * 12 + month < now.getFullYear() * 12 + now.getMonth() + 1) {
       errors.push({ field: `${prefix}-expiry`, message: 'Validade inválida: use MM/AA.' });
     }
-    if (!/^\d{3,4}$/.test(cvv)) errors.push({ field: `${prefix}-cvv`, message: 'O código de segurança tem 3 ou 4 dígitos.' });
+    if (!/^\d{3,4}$/.test(cvv))
+      errors.push({ field: `${prefix}-cvv`, message: 'O código de segurança tem 3 ou 4 dígitos.' });
     return { number, holder, month: String(month).padStart(2, '0'), year: String(year), cvv };
   }
 
@@ -200,7 +236,12 @@ function start(form: HTMLFormElement): void {
     const zipcode = digits(valueOf('address-zipcode'));
     if (zipcode.length !== 8) errors.push({ field: 'address-zipcode', message: 'O CEP tem 8 dígitos.' });
     const address: Record<string, string> = { zipcode };
-    const required = [['street', 'Informe a rua.'], ['number', 'Informe o número (ou S/N).'], ['neighborhood', 'Informe o bairro.'], ['city', 'Informe a cidade.']] as const;
+    const required = [
+      ['street', 'Informe a rua.'],
+      ['number', 'Informe o número (ou S/N).'],
+      ['neighborhood', 'Informe o bairro.'],
+      ['city', 'Informe a cidade.'],
+    ] as const;
     for (const [part, message] of required) {
       address[part] = valueOf(`address-${part}`);
       if (!address[part]) errors.push({ field: `address-${part}`, message });
@@ -217,8 +258,10 @@ function start(form: HTMLFormElement): void {
     if (data.asksCustomer === 'true') {
       const email = valueOf('customer-email');
       const phone = digits(valueOf('customer-phone'));
-      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) errors.push({ field: 'customer-email', message: 'Informe um e-mail válido.' });
-      if (phone && phone.length > 11) errors.push({ field: 'customer-phone', message: 'O celular tem no máximo 11 dígitos, com DDD.' });
+      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email))
+        errors.push({ field: 'customer-email', message: 'Informe um e-mail válido.' });
+      if (phone && phone.length > 11)
+        errors.push({ field: 'customer-phone', message: 'O celular tem no máximo 11 dígitos, com DDD.' });
       body.customer_email = email;
       if (phone) body.customer_phone = phone;
     }
@@ -231,7 +274,11 @@ function start(form: HTMLFormElement): void {
       else {
         const at = scheduledAt(date, slot, data.timeZone!);
         if (at) body.scheduled_at = at;
-        else errors.push({ field: 'slots', message: 'Este horário não existe nesta data (mudança de horário de verão). Escolha outro.' });
+        else
+          errors.push({
+            field: 'slots',
+            message: 'Este horário não existe nesta data (mudança de horário de verão). Escolha outro.',
+          });
       }
     }
     errors.push(...quantityErrors());
@@ -245,8 +292,13 @@ function start(form: HTMLFormElement): void {
         const second = secondCents();
         // The options chosen must be those quoted on the current shares (a typed amount may still be pending).
         if (second !== undefined && !sharesMatch(second)) await refreshShares();
-        if (second === undefined) errors.push({ field: 'card1-amount', message: `Informe um valor entre R$ 0,01 e ${brl(baseCents() - 1)}.` });
-        else if (!sharesMatch(second)) errors.push({ field: 'card1-amount', message: 'Não foi possível calcular as parcelas deste valor. Tente de novo.' });
+        if (second === undefined)
+          errors.push({ field: 'card1-amount', message: `Informe um valor entre R$ 0,01 e ${brl(baseCents() - 1)}.` });
+        else if (!sharesMatch(second))
+          errors.push({
+            field: 'card1-amount',
+            message: 'Não foi possível calcular as parcelas deste valor. Tente de novo.',
+          });
         else {
           body.credit_card_0_amount = (baseCents() - second) / 100;
           body.credit_card_1_amount = second / 100;
@@ -265,11 +317,18 @@ function start(form: HTMLFormElement): void {
       body.payment_plan_id = option.id;
       for (const [index, card] of cards.entries()) {
         const tokenized = await tokenizeCard(gateway, card);
-        if ('error' in tokenized) return showErrors([{ field: `card${index}-number`, message: 'Não foi possível validar este cartão. Confira os dados ou use outro cartão.' }]);
+        if ('error' in tokenized)
+          return showErrors([
+            {
+              field: `card${index}-number`,
+              message: 'Não foi possível validar este cartão. Confira os dados ou use outro cartão.',
+            },
+          ]);
         if (gateway.name === 'gateway_b' && index === 0) body.confirmation_token_id = tokenized.token;
         else body[`credit_card_${index}_token`] = tokenized.token;
       }
-      if (kind === 'page') Object.assign(body, { checkout_page_id: id, products: products().filter((product) => product.id) });
+      if (kind === 'page')
+        Object.assign(body, { checkout_page_id: id, products: products().filter((product) => product.id) });
       if (coupon && kind !== 'charge') body.coupon = coupon;
       const answer = await postJson(kind === 'page' ? '/api/v1/payments' : `/api/v1/${resource}/${id}/pay`, body);
       handle(answer);
@@ -283,14 +342,24 @@ function start(form: HTMLFormElement): void {
   function handle(answer: ApiAnswer): void {
     if (answer.status !== 200) {
       const problem = payError(answer);
-      return problem.pending ? showPending(problem.message, kind === 'charge' ? `/pay/charges/${id}/done` : undefined) : showErrors([problem]);
+      return problem.pending
+        ? showPending(problem.message, kind === 'charge' ? `/pay/charges/${id}/done` : undefined)
+        : showErrors([problem]);
     }
     const result = answer.body;
     const chargeDone = kind === 'charge' ? { ...settings, redirectUrl: result.redirect_url ?? '' } : settings;
     if (result.pix_qr_code) return showPix(chargeDone, result);
     if (result.bank_slip_url) return showBoleto(chargeDone, result.bank_slip_url);
     if (kind === 'charge' && result.status !== 'paid') {
-      return showErrors([{ field: 'card0-number', message: result.status === 'failed' ? 'O cartão foi recusado pelo banco emissor. Confira os dados ou use outro cartão.' : 'O pagamento está em análise.' }]);
+      return showErrors([
+        {
+          field: 'card0-number',
+          message:
+            result.status === 'failed'
+              ? 'O cartão foi recusado pelo banco emissor. Confira os dados ou use outro cartão.'
+              : 'O pagamento está em análise.',
+        },
+      ]);
     }
     if (result.order_status === 'paid' || result.status === 'paid') return showPaid(chargeDone, result.offer);
     showPaid(chargeDone, undefined);

@@ -54,7 +54,8 @@ export function showErrors(errors: FieldError[]): void {
     list.append(item);
   }
   const heading = document.createElement('p');
-  heading.textContent = errors.length === 1 ? 'Corrija o seguinte para continuar:' : 'Corrija os seguintes itens para continuar:';
+  heading.textContent =
+    errors.length === 1 ? 'Corrija o seguinte para continuar:' : 'Corrija os seguintes itens para continuar:';
   summary.replaceChildren(heading, list);
   summary.hidden = false;
   // The first wrong field in reading order, whatever order the checks ran in.
@@ -70,7 +71,11 @@ export function announce(text: string, tone: 'info' | 'success' = 'info'): void 
   status.hidden = text === '';
 }
 
-export function element<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] {
+export function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Record<string, string> = {},
+  text?: string,
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
   if (text !== undefined) node.textContent = text;

@@ -4,17 +4,30 @@ import { installmentTotal } from '../../modules/pricing/installments.ts';
 import { brl, toCents } from './format.ts';
 
 /** One option of GET /payment_plans; `fixed` and `percentage` are its tax row, already in `value`. */
-export type PlanOption = { id: string; name: string; number: number; value: number; payment_method: string; fixed: number; percentage: number };
+export type PlanOption = {
+  id: string;
+  name: string;
+  number: number;
+  value: number;
+  payment_method: string;
+  fixed: number;
+  percentage: number;
+};
 export type Plans = Partial<Record<'credit_card' | 'pix' | 'bank_slip', PlanOption[]>>;
 
-const METHOD_LABELS: Record<string, string> = { credit_card: 'Cartão de crédito', pix: 'Pix', bank_slip: 'Boleto bancário' };
+const METHOD_LABELS: Record<string, string> = {
+  credit_card: 'Cartão de crédito',
+  pix: 'Pix',
+  bank_slip: 'Boleto bancário',
+};
 
 export async function fetchPlans(query: string): Promise<Plans | undefined> {
   const answer = await getJson(`/api/v1/payment_plans?${query}`);
   return answer.status === 200 ? (answer.body as Plans) : undefined;
 }
 
-export const selectedMethod = (): string | undefined => document.querySelector<HTMLInputElement>('input[name=method]:checked')?.value;
+export const selectedMethod = (): string | undefined =>
+  document.querySelector<HTMLInputElement>('input[name=method]:checked')?.value;
 
 /** One radio per configured method, keeping the buyer's choice when it is still offered. */
 export function renderMethods(plans: Plans, onChange: () => void): void {
@@ -31,7 +44,8 @@ export function renderMethods(plans: Plans, onChange: () => void): void {
       return wrapper;
     }),
   );
-  if (!methods.length) container.replaceChildren(element('p', { class: 'error' }, 'Nenhuma forma de pagamento disponível.'));
+  if (!methods.length)
+    container.replaceChildren(element('p', { class: 'error' }, 'Nenhuma forma de pagamento disponível.'));
 }
 
 /** What the option charges in all on `baseCents`, computed by the service's own pricing rule (value × number can overstate it). */
@@ -45,18 +59,23 @@ export const optionTotalCents = (option: PlanOption, baseCents: number): number 
 export function baseOfOneTimeOption(option: PlanOption): number | undefined {
   const charged = toCents(option.value);
   const estimate = Math.round((charged - toCents(option.fixed)) / (1 + option.percentage / 100));
-  for (let base = Math.max(0, estimate - 2); base <= estimate + 2; base++) if (optionTotalCents(option, base) === charged) return base;
+  for (let base = Math.max(0, estimate - 2); base <= estimate + 2; base++)
+    if (optionTotalCents(option, base) === charged) return base;
   return undefined;
 }
 
 const optionLabel = (option: PlanOption, baseCents: number) =>
-  option.number === 1 ? `À vista: ${brl(toCents(option.value))}` : `${option.number}x de ${brl(toCents(option.value))} (total ${brl(optionTotalCents(option, baseCents))})`;
+  option.number === 1
+    ? `À vista: ${brl(toCents(option.value))}`
+    : `${option.number}x de ${brl(toCents(option.value))} (total ${brl(optionTotalCents(option, baseCents))})`;
 
 /** The options of one card, labelled with what they charge on `baseCents` (the whole total or the card's share). */
 export function renderInstallments(selectId: string, options: PlanOption[], baseCents: number): void {
   const select = byId<HTMLSelectElement>(selectId);
   if (!select) return;
   const previous = select.value;
-  select.replaceChildren(...options.map((option) => element('option', { value: option.id }, optionLabel(option, baseCents))));
+  select.replaceChildren(
+    ...options.map((option) => element('option', { value: option.id }, optionLabel(option, baseCents))),
+  );
   if (options.some((option) => option.id === previous)) select.value = previous;
 }

@@ -20,7 +20,11 @@ const redirectSoon = (url: string) => {
 };
 
 type UpsellMethod = 'card' | 'pix' | 'boleto';
-const UPSELL_HOW: Record<UpsellMethod, string> = { card: 'no mesmo cartão', pix: 'com um novo Pix', boleto: 'com um novo boleto' };
+const UPSELL_HOW: Record<UpsellMethod, string> = {
+  card: 'no mesmo cartão',
+  pix: 'com um novo Pix',
+  boleto: 'com um novo boleto',
+};
 
 /**
  * The one-click upsell offer (POST /upsell). A card original is charged again on the same card; a pix or
@@ -31,7 +35,14 @@ function upsellBox(settings: Settings, offer: string, method: UpsellMethod): HTM
   const decline = element('button', { type: 'button', id: 'decline-upsell', class: 'secondary' }, 'Não, obrigado');
   const outcome = element('p', { id: 'upsell-status', role: 'status', 'aria-live': 'polite' });
   const box = element('div', { id: 'upsell', role: 'region', 'aria-labelledby': 'upsell-heading' });
-  box.append(element('h3', { id: 'upsell-heading' }, 'Oferta especial para você'), element('p', {}, `Adicione ${settings.upsellName} ao seu pedido com um clique, ${UPSELL_HOW[method]}.`), accept, ' ', decline, outcome);
+  box.append(
+    element('h3', { id: 'upsell-heading' }, 'Oferta especial para você'),
+    element('p', {}, `Adicione ${settings.upsellName} ao seu pedido com um clique, ${UPSELL_HOW[method]}.`),
+    accept,
+    ' ',
+    decline,
+    outcome,
+  );
   accept.addEventListener('click', async () => {
     accept.disabled = true;
     const answer = await postJson('/api/v1/upsell', { offer });
@@ -43,7 +54,10 @@ function upsellBox(settings: Settings, offer: string, method: UpsellMethod): HTM
     // The offer's own pix or boleto is the next thing to pay; it carries no further offer.
     if (answer.body?.pix_qr_code_url) return showPix({ ...settings, upsellName: '' }, answer.body);
     if (answer.body?.bank_slip_url) return showBoleto({ ...settings, upsellName: '' }, answer.body.bank_slip_url);
-    outcome.textContent = answer.body?.order_status === 'refused' ? 'O cartão recusou a oferta; nada foi cobrado.' : 'Oferta adicionada ao seu pedido!';
+    outcome.textContent =
+      answer.body?.order_status === 'refused'
+        ? 'O cartão recusou a oferta; nada foi cobrado.'
+        : 'Oferta adicionada ao seu pedido!';
     redirectSoon(settings.redirectUrl);
   });
   decline.addEventListener('click', () => {
@@ -75,7 +89,11 @@ export function showPending(message: string, statusUrl: string | undefined): voi
   const text = element('p', { id: 'pending-status', class: 'status' }, message);
   const later = statusUrl
     ? element('a', { href: statusUrl, id: 'pending-link' }, 'Ver a situação do pagamento')
-    : element('p', { class: 'muted' }, 'Se a confirmação não chegar em alguns minutos, confira a fatura do cartão antes de tentar de novo.');
+    : element(
+        'p',
+        { class: 'muted' },
+        'Se a confirmação não chegar em alguns minutos, confira a fatura do cartão antes de tentar de novo.',
+      );
   show('Confirmando o pagamento', text, later);
   announce('Pagamento em confirmação. Não pague de novo.');
 }
@@ -103,7 +121,13 @@ type PaymentView = { paid(): void; lapsed(): void; gaveUp(): void };
  * under the confirmation as after a card (accepting it gives a new payment of the same method); without
  * an offer in time, or without an upsell product, the page redirects as after a card.
  */
-function followPayment(settings: Settings, url: string, schedule: PollSchedule, method: 'pix' | 'boleto', view: PaymentView): void {
+function followPayment(
+  settings: Settings,
+  url: string,
+  schedule: PollSchedule,
+  method: 'pix' | 'boleto',
+  view: PaymentView,
+): void {
   watchPayment(uidOfUrl(url), schedule, Boolean(settings.upsellName), {
     paid: view.paid,
     offer: (offer) => byId('result')!.append(upsellBox(settings, offer, method)),
@@ -129,11 +153,25 @@ function showLapsed(status: HTMLElement, text: string): void {
 }
 
 /** The Pix QR inline with a countdown, polling the payment every 2 s until it is paid (or lapses); see followPayment. */
-export function showPix(settings: Settings, result: { pix_qr_code?: string; pix_qr_code_url?: string; pix_expires_at?: string }): void {
+export function showPix(
+  settings: Settings,
+  result: { pix_qr_code?: string; pix_qr_code_url?: string; pix_expires_at?: string },
+): void {
   const status = element('p', { id: 'pix-status', class: 'status' }, 'Aguardando pagamento…');
   const timer = element('p', { id: 'pix-countdown', 'aria-live': 'off' });
-  const qr = element('img', { class: 'qr', id: 'pix-qr', alt: 'QR Code Pix do pagamento', width: '256', height: '256', src: `data:image/png;base64,${result.pix_qr_code ?? ''}` });
-  const link = element('a', { href: result.pix_qr_code_url ?? '#', target: '_blank', rel: 'noopener' }, 'Abrir o Pix copia e cola');
+  const qr = element('img', {
+    class: 'qr',
+    id: 'pix-qr',
+    alt: 'QR Code Pix do pagamento',
+    width: '256',
+    height: '256',
+    src: `data:image/png;base64,${result.pix_qr_code ?? ''}`,
+  });
+  const link = element(
+    'a',
+    { href: result.pix_qr_code_url ?? '#', target: '_blank', rel: 'noopener' },
+    'Abrir o Pix copia e cola',
+  );
   const how = element('p', {}, 'Abra o aplicativo do seu banco, escolha Pix e escaneie o QR Code.');
   show('Pague com Pix', how, qr, timer, element('p', {}, ''), link, status);
   announce('Pix gerado. Aguardando pagamento.');
@@ -158,9 +196,17 @@ export function showPix(settings: Settings, result: { pix_qr_code?: string; pix_
  * turns the view to the confirmation and, on a page with an upsell product, shows the offer; see followPayment.
  */
 export function showBoleto(settings: Settings, url: string): void {
-  const link = element('a', { href: url, id: 'boleto-link', class: 'button', target: '_blank', rel: 'noopener' }, 'Abrir o boleto para imprimir');
+  const link = element(
+    'a',
+    { href: url, id: 'boleto-link', class: 'button', target: '_blank', rel: 'noopener' },
+    'Abrir o boleto para imprimir',
+  );
   const status = element('p', { id: 'boleto-status', class: 'status' }, 'Aguardando pagamento…');
-  const how = element('p', {}, 'Pague o boleto em qualquer banco ou lotérica até o vencimento. A confirmação leva até 3 dias úteis.');
+  const how = element(
+    'p',
+    {},
+    'Pague o boleto em qualquer banco ou lotérica até o vencimento. A confirmação leva até 3 dias úteis.',
+  );
   show('Boleto gerado', how, link, status);
   announce('Boleto gerado.');
   followPayment(settings, url, BOLETO_POLL, 'boleto', {
@@ -175,7 +221,8 @@ export function showBoleto(settings: Settings, url: string): void {
       showLapsed(status, 'Este boleto venceu sem pagamento. Recarregue a página para gerar outro.');
     },
     gaveUp: () => {
-      status.textContent = 'Assim que o banco confirmar o pagamento (em até 3 dias úteis), o pedido será liberado. Você já pode fechar esta página.';
+      status.textContent =
+        'Assim que o banco confirmar o pagamento (em até 3 dias úteis), o pedido será liberado. Você já pode fechar esta página.';
     },
   });
 }

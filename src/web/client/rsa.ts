@@ -39,7 +39,11 @@ export function parseRsaPublicKey(pem: string): { n: bigint; e: bigint; size: nu
   const exponent = readDer(bytes, modulus.end);
   let modulusBytes = bytes.subarray(modulus.start, modulus.end);
   while (modulusBytes[0] === 0) modulusBytes = modulusBytes.subarray(1);
-  return { n: bigIntOf(modulusBytes), e: bigIntOf(bytes.subarray(exponent.start, exponent.end)), size: modulusBytes.length };
+  return {
+    n: bigIntOf(modulusBytes),
+    e: bigIntOf(bytes.subarray(exponent.start, exponent.end)),
+    size: modulusBytes.length,
+  };
 }
 
 function modPow(base: bigint, exponent: bigint, modulus: bigint): bigint {

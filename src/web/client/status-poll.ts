@@ -5,18 +5,37 @@ import { getJson } from './api.ts';
  * and its cap, how long the poll lasts while unpaid, and after the payment how often and how many times more
  * it asks for the order's upsell offer (released by the service's worker moments after the payment).
  */
-export type PollSchedule = { firstMs: number; growth: number; maxMs: number; forMs: number; offerEveryMs: number; offerPolls: number };
+export type PollSchedule = {
+  firstMs: number;
+  growth: number;
+  maxMs: number;
+  forMs: number;
+  offerEveryMs: number;
+  offerPolls: number;
+};
 
 const OFFER_WAIT = { offerEveryMs: 2_000, offerPolls: 15 };
 
 /** A Pix: every 2 s until it is paid or lapses (the service cancels it at its expiry, which ends the poll). */
-export const PIX_POLL: PollSchedule = { firstMs: 2_000, growth: 1, maxMs: 2_000, forMs: Number.POSITIVE_INFINITY, ...OFFER_WAIT };
+export const PIX_POLL: PollSchedule = {
+  firstMs: 2_000,
+  growth: 1,
+  maxMs: 2_000,
+  forMs: Number.POSITIVE_INFINITY,
+  ...OFFER_WAIT,
+};
 
 /**
  * A boleto clears in minutes at best, usually days later: 5 s, then each wait half as long again up to a
  * minute, for 30 minutes (an upsell offer's lifetime); after that the buyer is told the page can be closed.
  */
-export const BOLETO_POLL: PollSchedule = { firstMs: 5_000, growth: 1.5, maxMs: 60_000, forMs: 30 * 60_000, ...OFFER_WAIT };
+export const BOLETO_POLL: PollSchedule = {
+  firstMs: 5_000,
+  growth: 1.5,
+  maxMs: 60_000,
+  forMs: 30 * 60_000,
+  ...OFFER_WAIT,
+};
 
 /** The wait after `previous` (0 before the first poll). */
 export function nextWait(schedule: PollSchedule, previous: number): number {

@@ -17,9 +17,20 @@ async function gatewayAToken(gateway: Gateway, card: Card): Promise<Tokenized> {
   const answer = await call(`${gateway.url}/tokens?appId=${encodeURIComponent(gateway.publicKey)}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ type: 'card', card: { number: card.number, holder_name: card.holder, exp_month: Number(card.month), exp_year: Number(card.year), cvv: card.cvv } }),
+    body: JSON.stringify({
+      type: 'card',
+      card: {
+        number: card.number,
+        holder_name: card.holder,
+        exp_month: Number(card.month),
+        exp_year: Number(card.year),
+        cvv: card.cvv,
+      },
+    }),
   });
-  return answer.status === 200 && typeof answer.body?.id === 'string' ? { token: answer.body.id } : { error: 'declined' };
+  return answer.status === 200 && typeof answer.body?.id === 'string'
+    ? { token: answer.body.id }
+    : { error: 'declined' };
 }
 
 async function gatewayBToken(gateway: Gateway, card: Card): Promise<Tokenized> {
@@ -36,7 +47,9 @@ async function gatewayBToken(gateway: Gateway, card: Card): Promise<Tokenized> {
     headers: { authorization: `Bearer ${gateway.publicKey}`, 'content-type': 'application/x-www-form-urlencoded' },
     body: form.toString(),
   });
-  return answer.status === 200 && typeof answer.body?.id === 'string' ? { token: answer.body.id } : { error: 'declined' };
+  return answer.status === 200 && typeof answer.body?.id === 'string'
+    ? { token: answer.body.id }
+    : { error: 'declined' };
 }
 
 async function gatewayCHash(gateway: Gateway, card: Card): Promise<Tokenized> {

@@ -7,7 +7,11 @@ import type { HostedPayment } from './payment-pages.repo.ts';
 import { beneficiaryName, displayStatus } from './payment-pages.view.ts';
 import type { RenderedPage } from './pix-page.ts';
 
-export type IssuedBoleto = HostedPayment & { boleto_barcode: string; boleto_digitable_line: string; boleto_due_date: string };
+export type IssuedBoleto = HostedPayment & {
+  boleto_barcode: string;
+  boleto_digitable_line: string;
+  boleto_due_date: string;
+};
 
 const BANK_NAMES: Record<string, string> = { '001': 'Banco do Brasil' };
 const UNIDENTIFIED_PAYER = 'Pagador não identificado';
@@ -36,11 +40,23 @@ ${copyField('boleto-line', 'Linha digitável do boleto', formatDigitableLine(pay
 
 /** What the printable boleto carries; the amount and due date must match the barcode (boletoPdf checks). */
 export function boletoPdfInput(payment: IssuedBoleto): BoletoPdfInput {
-  const address = [payment.payer_street, payment.payer_number, payment.payer_city, payment.payer_state, payment.payer_zipcode].filter(Boolean).join(', ');
+  const address = [
+    payment.payer_street,
+    payment.payer_number,
+    payment.payer_city,
+    payment.payer_state,
+    payment.payer_zipcode,
+  ]
+    .filter(Boolean)
+    .join(', ');
   return {
     bankName: BANK_NAMES[payment.boleto_barcode.slice(0, 3)],
     beneficiary: { name: beneficiaryName(payment), taxId: payment.company_document ?? undefined },
-    payer: { name: payment.payer_name ?? UNIDENTIFIED_PAYER, taxId: payment.payer_document ?? undefined, address: address || undefined },
+    payer: {
+      name: payment.payer_name ?? UNIDENTIFIED_PAYER,
+      taxId: payment.payer_document ?? undefined,
+      address: address || undefined,
+    },
     amountCents: payment.amount_cents,
     dueDate: payment.boleto_due_date,
     digitableLine: payment.boleto_digitable_line,

@@ -23,7 +23,12 @@ function interpolate(value: unknown): string {
 
 /** A template tag that escapes every interpolated value unless it is SafeHtml, so no dynamic text can inject markup. */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
-  return new SafeHtml(strings.reduce((markup, part, index) => markup + part + (index < values.length ? interpolate(values[index]) : ''), ''));
+  return new SafeHtml(
+    strings.reduce(
+      (markup, part, index) => markup + part + (index < values.length ? interpolate(values[index]) : ''),
+      '',
+    ),
+  );
 }
 
 const BRL = new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' });

@@ -8,14 +8,36 @@ import type { DB } from '../../db/schema.ts';
 export function findHostedPayment(db: Kysely<DB>, uid: string, method: 'pix' | 'bank_slip') {
   return db
     .selectFrom('payments as p')
-    .innerJoin('companies as co', (join) => join.onRef('co.id', '=', 'p.company_id').onRef('co.account_id', '=', 'p.account_id'))
-    .innerJoin('orders as o', (join) => join.onRef('o.id', '=', 'p.order_id').onRef('o.account_id', '=', 'p.account_id'))
-    .leftJoin('customers as cu', (join) => join.onRef('cu.id', '=', 'o.customer_id').onRef('cu.account_id', '=', 'o.account_id'))
+    .innerJoin('companies as co', (join) =>
+      join.onRef('co.id', '=', 'p.company_id').onRef('co.account_id', '=', 'p.account_id'),
+    )
+    .innerJoin('orders as o', (join) =>
+      join.onRef('o.id', '=', 'p.order_id').onRef('o.account_id', '=', 'p.account_id'),
+    )
+    .leftJoin('customers as cu', (join) =>
+      join.onRef('cu.id', '=', 'o.customer_id').onRef('cu.account_id', '=', 'o.account_id'),
+    )
     .select([
-      'p.uid', 'p.status', 'p.amount_cents', 'p.pix_code', 'p.pix_expires_at', 'p.boleto_barcode', 'p.boleto_digitable_line',
-      'p.boleto_due_date', 'p.created_at', 'co.name as company_name', 'co.legal_name as company_legal_name',
-      'co.document as company_document', 'co.time_zone', 'cu.name as payer_name', 'cu.identification as payer_document',
-      'cu.street as payer_street', 'cu.number as payer_number', 'cu.city as payer_city', 'cu.state as payer_state', 'cu.zipcode as payer_zipcode',
+      'p.uid',
+      'p.status',
+      'p.amount_cents',
+      'p.pix_code',
+      'p.pix_expires_at',
+      'p.boleto_barcode',
+      'p.boleto_digitable_line',
+      'p.boleto_due_date',
+      'p.created_at',
+      'co.name as company_name',
+      'co.legal_name as company_legal_name',
+      'co.document as company_document',
+      'co.time_zone',
+      'cu.name as payer_name',
+      'cu.identification as payer_document',
+      'cu.street as payer_street',
+      'cu.number as payer_number',
+      'cu.city as payer_city',
+      'cu.state as payer_state',
+      'cu.zipcode as payer_zipcode',
     ])
     .where('p.uid', '=', uid)
     .where('p.method', '=', method)

@@ -18,7 +18,8 @@ type UidRoute = { Params: { uid: string } };
 export function registerHostedPaymentPages(app: FastifyInstance, { database, clock }: AppContext): void {
   const { db } = database;
   const options = { schema: { hide: true }, config: { access: 'open' as const, rateLimit: 'public' as const } };
-  const find = (uid: string, method: 'pix' | 'bank_slip') => (UUID.test(uid) ? findHostedPayment(db, uid.toLowerCase(), method) : Promise.resolve(undefined));
+  const find = (uid: string, method: 'pix' | 'bank_slip') =>
+    UUID.test(uid) ? findHostedPayment(db, uid.toLowerCase(), method) : Promise.resolve(undefined);
 
   app.get<UidRoute>('/pay/pix/:uid', options, async (request, reply) => {
     const payment = await find(request.params.uid, 'pix');
@@ -50,7 +51,12 @@ export function registerHostedPaymentPages(app: FastifyInstance, { database, clo
 /** A boleto payment the gateway has issued (barcode, line and due date known). */
 function issued(payment: HostedPayment | undefined): IssuedBoleto | undefined {
   if (!payment?.boleto_barcode || !payment.boleto_digitable_line || !payment.boleto_due_date) return undefined;
-  return { ...payment, boleto_barcode: payment.boleto_barcode, boleto_digitable_line: payment.boleto_digitable_line, boleto_due_date: payment.boleto_due_date };
+  return {
+    ...payment,
+    boleto_barcode: payment.boleto_barcode,
+    boleto_digitable_line: payment.boleto_digitable_line,
+    boleto_due_date: payment.boleto_due_date,
+  };
 }
 
 function newNonce(): string {

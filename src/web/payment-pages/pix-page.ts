@@ -10,7 +10,12 @@ export type RenderedPage = { document: string; nonce?: string };
  * The Pix page: amount, status and, while it can still be paid, the QR code, the copy-and-paste code
  * and when it expires (on the company's clock). `qrFailed` is told when the stored code cannot be drawn.
  */
-export async function renderPixPage(payment: HostedPayment & { pix_code: string }, now: Date, nonce: string, qrFailed: (error: unknown) => void): Promise<RenderedPage> {
+export async function renderPixPage(
+  payment: HostedPayment & { pix_code: string },
+  now: Date,
+  nonce: string,
+  qrFailed: (error: unknown) => void,
+): Promise<RenderedPage> {
   const status = displayStatus(payment, now);
   const amount = formatBrl(payment.amount_cents);
   const expiry = payment.pix_expires_at ? formatDateTimeIn(payment.pix_expires_at, payment.time_zone) : undefined;

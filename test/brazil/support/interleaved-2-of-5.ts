@@ -26,7 +26,9 @@ function barsOf(svg: string): Array<[number, number]> {
 export function decodeInterleaved2of5Svg(svg: string): string {
   const bars = barsOf(svg);
   // Alternating bar and space widths, starting and ending with a bar.
-  const widths = bars.flatMap(([start, end], index) => (index === 0 ? [end - start] : [start - bars[index - 1]![1], end - start]));
+  const widths = bars.flatMap(([start, end], index) =>
+    index === 0 ? [end - start] : [start - bars[index - 1]![1], end - start],
+  );
   const narrow = Math.min(...widths);
   const elements = widths.map((width) => (width > narrow * 1.5 ? 'W' : 'N')).join('');
   if (!elements.startsWith('NNNN') || !elements.endsWith('WNN')) throw new Error(`no start/stop pattern: ${elements}`);

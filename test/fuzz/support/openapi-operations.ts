@@ -10,9 +10,25 @@ import { parseQueryString } from '../../../src/http/query.ts';
 import type { Schema } from './schema-arbitraries.ts';
 
 export type Parameter = { name: string; in: 'path' | 'query'; required: boolean; schema: Schema };
-export type Operation = { key: string; method: string; path: string; pathParams: Parameter[]; queryParams: Parameter[]; body?: Schema; receiver: boolean };
+export type Operation = {
+  key: string;
+  method: string;
+  path: string;
+  pathParams: Parameter[];
+  queryParams: Parameter[];
+  body?: Schema;
+  receiver: boolean;
+};
 
-type OpenApiDocument = { paths: Record<string, Record<string, { parameters?: Array<Parameter & { in: string }>; requestBody?: { content: Record<string, { schema: Schema }> } }>> };
+type OpenApiDocument = {
+  paths: Record<
+    string,
+    Record<
+      string,
+      { parameters?: Array<Parameter & { in: string }>; requestBody?: { content: Record<string, { schema: Schema }> } }
+    >
+  >;
+};
 
 export function readOperations(document: OpenApiDocument): Operation[] {
   return Object.entries(document.paths).flatMap(([path, methods]) =>
@@ -24,7 +40,9 @@ export function readOperations(document: OpenApiDocument): Operation[] {
         path,
         pathParams: parameters.filter((p) => p.in === 'path'),
         queryParams: parameters.filter((p) => p.in === 'query'),
-        ...(operation.requestBody?.content['application/json'] ? { body: operation.requestBody.content['application/json'].schema } : {}),
+        ...(operation.requestBody?.content['application/json']
+          ? { body: operation.requestBody.content['application/json'].schema }
+          : {}),
         receiver: path.startsWith('/webhooks'),
       };
     }),
@@ -42,7 +60,12 @@ export type FuzzRequest = {
 };
 
 function ajv(coerce: boolean): Ajv {
-  const instance = new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: coerce ? 'array' : false });
+  const instance = new Ajv({
+    allErrors: true,
+    strict: false,
+    useDefaults: true,
+    coerceTypes: coerce ? 'array' : false,
+  });
   (addFormats as unknown as (ajv: Ajv) => void)(instance);
   return instance;
 }
@@ -50,7 +73,11 @@ const textAjv = ajv(true);
 const bodyAjv = ajv(false);
 
 const objectOf = (parameters: Parameter[]): Schema =>
-  ({ type: 'object', properties: Object.fromEntries(parameters.map((p) => [p.name, p.schema])), required: parameters.filter((p) => p.required).map((p) => p.name) }) as Schema;
+  ({
+    type: 'object',
+    properties: Object.fromEntries(parameters.map((p) => [p.name, p.schema])),
+    required: parameters.filter((p) => p.required).map((p) => p.name),
+  }) as Schema;
 
 /** Routes whose handler documents an empty body as `{}` (every refund field is optional). */
 const EMPTY_BODY_IS_EMPTY_OBJECT = new Set(['POST /payments/{id}/refund']);
@@ -114,14 +141,23 @@ function isStandardBody(body: Record<string, unknown>): boolean {
 
 function isFixedBody(body: Record<string, unknown>, format: 'error' | 'errors'): boolean {
   if (format === 'error') return Object.keys(body).join() === 'error' && typeof body.error === 'string';
-  return Object.keys(body).join() === 'errors' && Array.isArray(body.errors) && body.errors.every((item) => typeof item === 'string');
+  return (
+    Object.keys(body).join() === 'errors' &&
+    Array.isArray(body.errors) &&
+    body.errors.every((item) => typeof item === 'string')
+  );
 }
 
 /**
  * Problems of one answer: a 5xx, a 2xx to an invalid request, a leak, or an error body outside the
  * documented formats (routing errors, raised before the route is known, use the standard body everywhere).
  */
-export function answerProblems(operation: Operation, status: number, body: string, invalid: string | undefined): string[] {
+export function answerProblems(
+  operation: Operation,
+  status: number,
+  body: string,
+  invalid: string | undefined,
+): string[] {
   const problems: string[] = [];
   if (status >= 500) problems.push(`answered ${status}`);
   if (invalid && status < 400) problems.push(`answered ${status} to a request invalid by its ${invalid}`);
@@ -134,7 +170,8 @@ export function answerProblems(operation: Operation, status: number, body: strin
   }
   try {
     const parsed = JSON.parse(body) as Record<string, unknown>;
-    if (!isStandardBody(parsed) && !(fixed && isFixedBody(parsed, fixed))) problems.push('error body outside the documented formats');
+    if (!isStandardBody(parsed) && !(fixed && isFixedBody(parsed, fixed)))
+      problems.push('error body outside the documented formats');
   } catch {
     problems.push('error body is not JSON');
   }

@@ -74,12 +74,16 @@ export function validValue(schema: Schema, depth = 0, hints: Hints = {}): fc.Arb
       const min = schema.minimum ?? -1e6;
       const max = schema.maximum ?? 1e9;
       const cents = fc.integer({ min: Math.ceil(min * 100), max: Math.floor(max * 100) }).map((value) => value / 100);
-      return fc.oneof(fc.constant(max), cents).filter((value) => schema.exclusiveMinimum === undefined || value > schema.exclusiveMinimum);
+      return fc
+        .oneof(fc.constant(max), cents)
+        .filter((value) => schema.exclusiveMinimum === undefined || value > schema.exclusiveMinimum);
     }
     case 'boolean':
       return fc.boolean();
     case 'array':
-      return fc.array(validValue(schema.items ?? {}, depth + 1, hints), { maxLength: Math.min(schema.maxItems ?? 3, 3) });
+      return fc.array(validValue(schema.items ?? {}, depth + 1, hints), {
+        maxLength: Math.min(schema.maxItems ?? 3, 3),
+      });
     case 'object':
       return validObject(schema, depth, hints);
     default:
@@ -97,9 +101,13 @@ function validString(schema: Schema): fc.Arbitrary<string> {
     case 'email':
       return fc.emailAddress().filter((email) => email.length <= Math.min(maxLength, 80));
     case 'date':
-      return fc.date({ min: new Date('1990-01-01'), max: new Date('2090-01-01'), noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10));
+      return fc
+        .date({ min: new Date('1990-01-01'), max: new Date('2090-01-01'), noInvalidDate: true })
+        .map((date) => date.toISOString().slice(0, 10));
     case 'date-time':
-      return fc.date({ min: new Date('1990-01-01'), max: new Date('2090-01-01'), noInvalidDate: true }).map((date) => date.toISOString());
+      return fc
+        .date({ min: new Date('1990-01-01'), max: new Date('2090-01-01'), noInvalidDate: true })
+        .map((date) => date.toISOString());
     case 'uri':
       return fc.webUrl().filter((url) => url.length <= maxLength);
   }
@@ -120,14 +128,23 @@ function validObject(schema: Schema, depth: number, hints: Hints = {}): fc.Arbit
   // Every optional field at once rarely passes the business rules: also try only the required and hinted ones, hinted values only.
   const hinted = Object.keys(properties).filter((name) => hints[name]?.length);
   if (hinted.length) {
-    const lean = Object.fromEntries([...new Set([...required, ...hinted])].map((name) => [name, hints[name]?.length ? fc.constantFrom(...hints[name]!) : model[name]!]));
+    const lean = Object.fromEntries(
+      [...new Set([...required, ...hinted])].map((name) => [
+        name,
+        hints[name]?.length ? fc.constantFrom(...hints[name]!) : model[name]!,
+      ]),
+    );
     known = fc.oneof(known, fc.record(lean, { requiredKeys: required }));
   }
   const extra = schema.additionalProperties;
   if (!extra || extra === true || depth > 2) return known;
-  const free = fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }).filter((key) => !(key in properties) && key !== '__proto__'), validValue(extra, depth + 1), {
-    maxKeys: Math.min(schema.maxProperties ?? 3, 3),
-  });
+  const free = fc.dictionary(
+    fc.string({ minLength: 1, maxLength: 12 }).filter((key) => !(key in properties) && key !== '__proto__'),
+    validValue(extra, depth + 1),
+    {
+      maxKeys: Math.min(schema.maxProperties ?? 3, 3),
+    },
+  );
   return fc.tuple(known, free).map(([fields, more]) => ({ ...more, ...fields }));
 }
 
@@ -145,20 +162,33 @@ const ANY_WRONG_TYPE: Record<string, fc.Arbitrary<unknown>> = {
 export function invalidValue(schema: Schema): fc.Arbitrary<unknown> | undefined {
   const accepted = typesOf(schema);
   const wrongTypes = Object.entries(ANY_WRONG_TYPE)
-    .filter(([type]) => accepted.length > 0 && !accepted.includes(type) && !(type === 'integer' && accepted.includes('number')))
+    .filter(
+      ([type]) =>
+        accepted.length > 0 && !accepted.includes(type) && !(type === 'integer' && accepted.includes('number')),
+    )
     .map(([, arbitrary]) => arbitrary);
   const broken: Array<fc.Arbitrary<unknown>> = [...wrongTypes];
-  if (schema.enum || schema.anyOf?.every((branch) => branch.enum)) broken.push(fc.constantFrom('nope', 'PAID', '', ' paid'));
-  if (schema.maxLength !== undefined) broken.push(fc.integer({ min: schema.maxLength + 1, max: schema.maxLength + 200 }).map((length) => 'é'.repeat(length)));
+  if (schema.enum || schema.anyOf?.every((branch) => branch.enum))
+    broken.push(fc.constantFrom('nope', 'PAID', '', ' paid'));
+  if (schema.maxLength !== undefined)
+    broken.push(
+      fc.integer({ min: schema.maxLength + 1, max: schema.maxLength + 200 }).map((length) => 'é'.repeat(length)),
+    );
   if (schema.minLength) broken.push(fc.constant(''));
-  if (schema.format) broken.push(fc.constantFrom('not-valid', '00000000-0000-0000-0000-00000000000g', '2024-13-45', 'a@', 'http//x', '1e3'));
-  if (schema.pattern) broken.push(fc.string({ maxLength: 20 }).filter((text) => !new RegExp(schema.pattern!, 'u').test(text)));
+  if (schema.format)
+    broken.push(
+      fc.constantFrom('not-valid', '00000000-0000-0000-0000-00000000000g', '2024-13-45', 'a@', 'http//x', '1e3'),
+    );
+  if (schema.pattern)
+    broken.push(fc.string({ maxLength: 20 }).filter((text) => !new RegExp(schema.pattern!, 'u').test(text)));
   if (schema.type === 'integer') broken.push(fc.constantFrom(1.5, -0.25, 2 ** 53, 1e300));
   if (schema.minimum !== undefined) broken.push(fc.constantFrom(schema.minimum - 1, schema.minimum - 0.01, -1e300));
   if (schema.exclusiveMinimum !== undefined) broken.push(fc.constant(schema.exclusiveMinimum));
-  if (schema.maximum !== undefined) broken.push(fc.constantFrom(schema.maximum + 1, 1e308, Number.MAX_SAFE_INTEGER * 10));
+  if (schema.maximum !== undefined)
+    broken.push(fc.constantFrom(schema.maximum + 1, 1e308, Number.MAX_SAFE_INTEGER * 10));
   if (schema.type === 'array') {
-    if (schema.maxItems !== undefined) broken.push(fc.constant(Array.from({ length: schema.maxItems + 1 }, () => placeholder(schema.items))));
+    if (schema.maxItems !== undefined)
+      broken.push(fc.constant(Array.from({ length: schema.maxItems + 1 }, () => placeholder(schema.items))));
     const item = schema.items && invalidValue(schema.items);
     if (item) broken.push(item.map((value) => [value]));
   }
@@ -169,10 +199,14 @@ export function invalidValue(schema: Schema): fc.Arbitrary<unknown> | undefined 
 function objectBreakers(schema: Schema): Array<fc.Arbitrary<unknown>> {
   const breakers: Array<fc.Arbitrary<unknown>> = [];
   const base = validObject(schema, 1);
-  for (const name of schema.required ?? []) breakers.push(base.map((value) => Object.fromEntries(Object.entries(value).filter(([key]) => key !== name))));
-  if (schema.additionalProperties === false) breakers.push(base.map((value) => ({ ...value, unexpected_field: 'surprise' })));
+  for (const name of schema.required ?? [])
+    breakers.push(base.map((value) => Object.fromEntries(Object.entries(value).filter(([key]) => key !== name))));
+  if (schema.additionalProperties === false)
+    breakers.push(base.map((value) => ({ ...value, unexpected_field: 'surprise' })));
   if (schema.maxProperties !== undefined) {
-    breakers.push(fc.constant(Object.fromEntries(Array.from({ length: schema.maxProperties + 1 }, (_, i) => [`k${i}`, 'v']))));
+    breakers.push(
+      fc.constant(Object.fromEntries(Array.from({ length: schema.maxProperties + 1 }, (_, i) => [`k${i}`, 'v']))),
+    );
   }
   for (const [name, property] of Object.entries(schema.properties ?? {})) {
     const bad = invalidValue(property);

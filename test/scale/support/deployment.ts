@@ -5,7 +5,14 @@ import { openDatabase, type Database } from '../../../src/db/database.ts';
 import { migrate } from '../../../src/db/migrate.ts';
 import { testConfig } from '../../support/app.ts';
 import { createFreshPostgresDatabase, engines } from '../../support/engines.ts';
-import { createMerchant, insertPage, ORIGIN, tokenA, type Merchant, type SandboxUrls } from '../../support/pay-fixtures.ts';
+import {
+  createMerchant,
+  insertPage,
+  ORIGIN,
+  tokenA,
+  type Merchant,
+  type SandboxUrls,
+} from '../../support/pay-fixtures.ts';
 import { storeCredentials } from '../../support/webhooks-fixtures.ts';
 
 /**
@@ -41,8 +48,16 @@ export async function deploy(baseUrl: string): Promise<Deployed> {
   const config = testConfig({ MASTER_KEY: masterKey });
   const merchant = await createMerchant(database, config);
   await storeCredentials(database, config, merchant);
-  const upsellPageId = await insertPage(database.db, merchant, { products: [merchant.productId], plans: [merchant.cardPlanId], upsellProductId: merchant.upsellProductId });
-  const pixPageBId = await insertPage(database.db, merchant, { gateway: 'gateway_b', products: [merchant.productId], plans: [merchant.pixPlanId] });
+  const upsellPageId = await insertPage(database.db, merchant, {
+    products: [merchant.productId],
+    plans: [merchant.cardPlanId],
+    upsellProductId: merchant.upsellProductId,
+  });
+  const pixPageBId = await insertPage(database.db, merchant, {
+    gateway: 'gateway_b',
+    products: [merchant.productId],
+    plans: [merchant.pixPlanId],
+  });
   return {
     database,
     databaseUrl: fresh.url,
@@ -56,12 +71,21 @@ export async function deploy(baseUrl: string): Promise<Deployed> {
 }
 
 /** Rate limits are per process and would throttle a test that sends everything from one address. */
-export const NO_RATE_LIMITS = { RATE_LIMIT_PUBLIC_PER_MINUTE: '0', RATE_LIMIT_KEY_PER_MINUTE: '0', RATE_LIMIT_IP_PER_MINUTE: '0' };
+export const NO_RATE_LIMITS = {
+  RATE_LIMIT_PUBLIC_PER_MINUTE: '0',
+  RATE_LIMIT_KEY_PER_MINUTE: '0',
+  RATE_LIMIT_IP_PER_MINUTE: '0',
+};
 
 export type Answer = { status: number; body: any; headers: Headers };
 
 export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
   const text = await response.text();
   let parsed: unknown = text;
   try {
@@ -73,7 +97,11 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
 }
 
 /** `POST /payments` body for one approved gateway_a card (a fresh single-use token) on `pageId`. */
-export async function cardPayment(sandboxes: SandboxUrls, merchant: ScaleMerchant, options: { pageId?: string; productId?: number; email?: string } = {}) {
+export async function cardPayment(
+  sandboxes: SandboxUrls,
+  merchant: ScaleMerchant,
+  options: { pageId?: string; productId?: number; email?: string } = {},
+) {
   return {
     checkout_page_id: options.pageId ?? merchant.pageId,
     products: [{ id: options.productId ?? merchant.productId, quantity: 1 }],

@@ -56,10 +56,14 @@ export class CheckoutProcess {
   }
 
   async waitForLog(predicate: (line: LogLine) => boolean, timeoutMs = STARTUP_MS): Promise<LogLine> {
-    return until(`${this.name}: log line`, () => {
-      if (!this.running) throw new Error(`${this.name} exited early:\n${this.tail()}`);
-      return this.logs().find(predicate);
-    }, timeoutMs);
+    return until(
+      `${this.name}: log line`,
+      () => {
+        if (!this.running) throw new Error(`${this.name} exited early:\n${this.tail()}`);
+        return this.logs().find(predicate);
+      },
+      timeoutMs,
+    );
   }
 
   kill(signal: NodeJS.Signals): void {
@@ -83,7 +87,12 @@ export class CheckoutProcess {
 }
 
 /** Polls `probe` until it returns a value; throws with `what` after `timeoutMs`. */
-export async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000, intervalMs = 100): Promise<T> {
+export async function until<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 30_000,
+  intervalMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -138,23 +147,43 @@ export class Processes {
   }
 
   /** The three sandboxes standalone on `port`, sending webhooks to `serviceUrl`; resolves once they answer. */
-  async sandbox(port: number, serviceUrl: string): Promise<{ process: CheckoutProcess; urls: Record<'gateway_a' | 'gateway_b' | 'gateway_c', string> }> {
+  async sandbox(
+    port: number,
+    serviceUrl: string,
+  ): Promise<{ process: CheckoutProcess; urls: Record<'gateway_a' | 'gateway_b' | 'gateway_c', string> }> {
     const started = this.spawn('sandbox', ['sandbox', '--port', String(port), '--service-url', serviceUrl]);
     const root = `http://127.0.0.1:${port}`;
     await until('the sandbox', () => answers(`${root}/gateway_a/sandbox/webhooks`, started), STARTUP_MS, 250);
-    return { process: started, urls: { gateway_a: `${root}/gateway_a`, gateway_b: `${root}/gateway_b`, gateway_c: `${root}/gateway_c` } };
+    return {
+      process: started,
+      urls: { gateway_a: `${root}/gateway_a`, gateway_b: `${root}/gateway_b`, gateway_c: `${root}/gateway_c` },
+    };
   }
 
   /** `checkout serve --no-worker` on `port`; resolves once /readyz answers 200. */
-  async api(name: string, port: number, gateways: Record<string, string>, env: NodeJS.ProcessEnv = {}): Promise<{ process: CheckoutProcess; url: string }> {
+  async api(
+    name: string,
+    port: number,
+    gateways: Record<string, string>,
+    env: NodeJS.ProcessEnv = {},
+  ): Promise<{ process: CheckoutProcess; url: string }> {
     const url = `http://127.0.0.1:${port}`;
-    const started = this.spawn(name, ['serve', '--no-worker'], { PORT: String(port), PUBLIC_URL: url, ...gatewayEnv(gateways), ...env });
+    const started = this.spawn(name, ['serve', '--no-worker'], {
+      PORT: String(port),
+      PUBLIC_URL: url,
+      ...gatewayEnv(gateways),
+      ...env,
+    });
     await until(`${name} ready`, () => answers(`${url}/readyz`, started), STARTUP_MS, 250);
     return { process: started, url };
   }
 
   /** `checkout worker`; resolves with its worker id once it has started. */
-  async worker(name: string, gateways: Record<string, string>, env: NodeJS.ProcessEnv = {}): Promise<{ process: CheckoutProcess; workerId: string }> {
+  async worker(
+    name: string,
+    gateways: Record<string, string>,
+    env: NodeJS.ProcessEnv = {},
+  ): Promise<{ process: CheckoutProcess; workerId: string }> {
     const started = this.spawn(name, ['worker'], { ...gatewayEnv(gateways), ...env });
     const line = await started.waitForLog((log) => log.msg === 'worker started');
     return { process: started, workerId: String(line.workerId) };

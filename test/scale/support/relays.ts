@@ -44,7 +44,12 @@ export async function startFanOut(targets: string[]): Promise<Relay & { deliveri
     const statuses = await Promise.all(
       targets.map(async (target) => {
         try {
-          const answer = await fetch(`${target}${request.url}`, { method: request.method, headers, body, signal: AbortSignal.timeout(10_000) });
+          const answer = await fetch(`${target}${request.url}`, {
+            method: request.method,
+            headers,
+            body,
+            signal: AbortSignal.timeout(10_000),
+          });
           await answer.arrayBuffer();
           return answer.status;
         } catch {
@@ -70,10 +75,18 @@ export async function startSlowLink(target: string, delayMs: number): Promise<Re
     const { body, headers } = await readRequest(request);
     await new Promise((resolve) => setTimeout(resolve, delayMs));
     try {
-      const answer = await fetch(`${target}${request.url}`, { method: request.method, headers, ...(request.method === 'GET' ? {} : { body }), signal: AbortSignal.timeout(10_000) });
+      const answer = await fetch(`${target}${request.url}`, {
+        method: request.method,
+        headers,
+        ...(request.method === 'GET' ? {} : { body }),
+        signal: AbortSignal.timeout(10_000),
+      });
       const text = Buffer.from(await answer.arrayBuffer());
       forwarded++;
-      if (!response.destroyed) response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(text);
+      if (!response.destroyed)
+        response
+          .writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' })
+          .end(text);
     } catch {
       if (!response.destroyed) response.writeHead(502).end();
     }
