@@ -394,6 +394,8 @@ export async function insertCart(
     customer?: Record<string, string>;
     enableTwoCards?: boolean;
     requireScheduling?: boolean;
+    /** The cart's id: random by default. */
+    id?: string;
   } = {},
 ): Promise<string> {
   const db = database.db;
@@ -419,7 +421,7 @@ export async function insertCart(
       .values({ account_id: merchant.accountId, cart_page_id: cartPageId, payment_plan_id: planId })
       .execute();
   }
-  const cartId = randomUUID();
+  const cartId = options.id ?? randomUUID();
   await db
     .insertInto('carts')
     .values({
