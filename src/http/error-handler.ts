@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorBody, type FieldError } from './errors.ts';
+import { VISIBLE_CHARACTER } from './schemas.ts';
 
 /**
  * Bodies the specification fixes for some routes (route `config.errorFormat`):
@@ -36,7 +37,7 @@ export function toAppError(error: FastifyError | Error): AppError {
   if (fastifyError.validation) {
     const details: FieldError[] = fastifyError.validation.map((issue) => ({
       field: `${fastifyError.validationContext ?? 'body'}${issue.instancePath || ''}${missingProperty(issue.params)}`,
-      message: issue.message ?? 'is invalid',
+      message: issueMessage(issue),
     }));
     return new AppError('validation_failed', `The ${fastifyError.validationContext ?? 'request'} is invalid`, details);
   }
@@ -48,6 +49,14 @@ export function toAppError(error: FastifyError | Error): AppError {
     return new AppError('malformed_request', 'The request could not be understood');
   }
   return new AppError('internal_error', 'An unexpected error occurred; it has been logged with the request id');
+}
+
+/** Ajv's message, except where it would quote a rule's internals rather than say what is wanted. */
+function issueMessage(issue: { keyword: string; params: Record<string, unknown>; message?: string }): string {
+  if (issue.keyword === 'pattern' && issue.params.pattern === VISIBLE_CHARACTER)
+    return 'must contain a visible character';
+  if (issue.keyword === 'multipleOf' && issue.params.multipleOf === 1) return 'must be a whole number';
+  return issue.message ?? 'is invalid';
 }
 
 function missingProperty(params: Record<string, unknown> | undefined): string {

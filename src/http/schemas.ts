@@ -27,6 +27,14 @@ export const KeyValue = <T extends TSchema>(value: T, options: object = {}) =>
 
 export const Uuid = (options: object = {}) => Type.String({ format: 'uuid', ...options });
 export const IntegerId = (options: object = {}) => Type.Integer({ minimum: 1, maximum: 2_147_483_647, ...options });
+/**
+ * At least one character a reader can see: a name of only spaces, line breaks, control or format characters
+ * (zero-width spaces) or combining marks would show as nothing on a page, a receipt or an invoice.
+ */
+export const VISIBLE_CHARACTER = '[^\\s\\p{Cc}\\p{Cf}\\p{Z}\\p{M}]';
+export const VisibleText = (options: object = {}) =>
+  Type.String({ minLength: 1, pattern: VISIBLE_CHARACTER, ...options });
+
 /** Amounts in the currency's major unit, as the API speaks them; at most two decimals, checked at conversion. */
 export const Money = (options: object = {}) => Type.Number({ minimum: 0, maximum: 99_999_999.99, ...options });
 

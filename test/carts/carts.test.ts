@@ -162,7 +162,7 @@ for (const engine of engines()) {
     });
 
     test('optional branding is absent when unset and the public key is empty without a gateway key', async () => {
-      const created = await create({ payment_method: 'bank_slip' }, plainPage);
+      const created = await create({ payment_method: 'bank_slip', items: [{ name: 'Aula', value: 10 }] }, plainPage);
       const body = (await show(created.json().id)).json();
       for (const field of ['logo', 'default_payment_plan']) assert.equal(field in body, false, field);
       assert.deepEqual(
@@ -176,7 +176,7 @@ for (const engine of engines()) {
           body.integrations,
           body.freight,
         ],
-        ['', '', 'gateway_c', {}, [], [], {}, 0],
+        ['', '', 'gateway_c', {}, [{ name: 'Aula', quantity: 1, value: 10, total: 10 }], [], {}, 0],
       );
     });
 
@@ -241,7 +241,7 @@ for (const engine of engines()) {
     });
 
     test('GET is host-restricted to the cart’s account', async () => {
-      const uid = (await create({ payment_method: 'pix' })).json().id;
+      const uid = (await create({ payment_method: 'pix', items: [{ id: book }] })).json().id;
       assert.equal((await show(uid, bearer(alpha.apiKey))).statusCode, 200);
       const refused: Array<Record<string, string>> = [
         { origin: 'https://beta.example' },

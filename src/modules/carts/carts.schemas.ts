@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { HttpUrl, IntegerId, KeyValue, Money, Uuid } from '../../http/schemas.ts';
+import { HttpUrl, IntegerId, KeyValue, Money, Uuid, VisibleText } from '../../http/schemas.ts';
 import { CustomerField } from '../customers/customers.schemas.ts';
 import { PAYMENT_METHODS } from '../orders/orders.schemas.ts';
 
@@ -27,10 +27,9 @@ export const CartItemBody = Type.Object(
   {
     id: Type.Optional(IntegerId({ description: 'one of the account’s products' })),
     name: Type.Optional(
-      Type.String({
-        minLength: 1,
+      VisibleText({
         maxLength: 255,
-        description: 'required without id; with id the product’s name is used',
+        description: 'required without id (with a visible character); with id the product’s name is used',
       }),
     ),
     external_id: Type.Optional(Type.String({ maxLength: 255 })),
@@ -53,7 +52,9 @@ export const CartCreateBody = Type.Object(
     items: Type.Optional(
       Type.Array(CartItemBody, {
         maxItems: 100,
-        description: 'each line, the items together and the cart total with freight may amount to at most 99999999.99',
+        description:
+          'at least one item; the cart total with freight must be positive; each line, the items together and the ' +
+          'cart total with freight may amount to at most 99999999.99',
       }),
     ),
     meta: Type.Optional(KeyValue(Type.Unknown())),

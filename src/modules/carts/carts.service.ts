@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
 import { assertWithinAmountLimit } from '../../http/amount-limits.ts';
-import { notFound, validationFailed, type FieldError } from '../../http/errors.ts';
+import { businessRule, notFound, validationFailed, type FieldError } from '../../http/errors.ts';
 import { checkedIdentification } from '../customers/customer-fields.ts';
 import { centsFromBody, optionalCentsFromBody } from '../orders/money-input.ts';
 import { findCartPage, findCartProducts, insertCart } from './carts.repo.ts';
@@ -87,6 +87,19 @@ function assertCartWithinLimit(
   ]);
 }
 
+/** A cart worth nothing could never be paid (a payment is never of zero): its total with freight is positive. */
+function assertPositiveTotal(
+  lines: readonly CartLine[],
+  freightCents: number,
+  overrideCents: number | undefined,
+): void {
+  const itemsCents = lines.reduce((sum, line) => sum + line.totalCents, 0);
+  if ((overrideCents ?? itemsCents) + freightCents <= 0)
+    throw businessRule('The cart’s total must be positive: its items, total and freight are all zero', [
+      { field: overrideCents === undefined ? 'body/items' : 'body/total', message: 'the total is zero' },
+    ]);
+}
+
 /** Stores a cart of one of the account's cart pages; returns its UID. */
 export async function createCart(
   db: Kysely<DB>,
@@ -116,6 +129,11 @@ export async function createCart(
   const overrideCents = optionalCentsFromBody(body.total, 'total');
   assertCartWithinLimit(lines as CartLine[], freightCents, overrideCents);
   const customer = cartCustomer(body.customer);
+  if (lines.length === 0)
+    throw validationFailed('A cart needs at least one item', [
+      { field: 'body/items', message: 'must contain at least one item' },
+    ]);
+  assertPositiveTotal(lines as CartLine[], freightCents, overrideCents);
   const cartId = randomUUID();
   await insertCart(
     db,

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { IntegerId } from '../../http/schemas.ts';
+import { IntegerId, VisibleText } from '../../http/schemas.ts';
 
 export const ProductSummarySchema = Type.Object(
   {
@@ -39,13 +39,15 @@ export const ProductIdParams = Type.Object({ id: IntegerId() }, { additionalProp
 
 export const ProductCreateBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 255 }),
+    name: VisibleText({ maxLength: 255, description: 'with at least one visible character' }),
     value: Type.Number({ minimum: 0, maximum: 99_999_999.99, description: 'major units, at most two decimals' }),
     description: Type.Optional(Type.String({ maxLength: 10_000 })),
     short_description: Type.Optional(Type.String({ maxLength: 1000 })),
     tax_description: Type.Optional(Type.String({ maxLength: 1000 })),
     unit_name: Type.Optional(Type.String({ minLength: 1, maxLength: 60 })),
-    weight: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000, description: 'grams' })),
+    weight: Type.Optional(
+      Type.Number({ minimum: 0, maximum: 1_000_000, multipleOf: 1, description: 'whole grams (450, not 450.5)' }),
+    ),
     ncm: Type.Optional(Type.String({ pattern: '^[0-9]{8}$', description: 'fiscal classification, 8 digits' })),
     company_id: Type.Optional(IntegerId()),
     financial_account_id: Type.Optional(IntegerId()),

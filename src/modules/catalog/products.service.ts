@@ -83,7 +83,7 @@ export async function createProduct(db: Kysely<DB>, accountId: string, input: Cr
       short_description: input.short_description ?? null,
       tax_description: input.tax_description ?? null,
       unit_name: input.unit_name ?? 'unit',
-      weight_grams: input.weight === undefined ? null : Math.round(input.weight),
+      weight_grams: input.weight ?? null,
       ncm: input.ncm ?? null,
       value_cents: toCents(input.value),
       external_id: input.external_id ?? null,

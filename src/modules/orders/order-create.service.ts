@@ -1,13 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { assertWithinAmountLimit } from '../../http/amount-limits.ts';
 import { AppError, businessRule, validationFailed } from '../../http/errors.ts';
 import { claimCouponForOrder } from '../coupons/coupon-usage.ts';
 import { CouponError, findUsableCoupon, type UsableCoupon } from '../coupons/coupons.service.ts';
 import { divideRoundHalfUp } from '../pricing/rounding.ts';
-import { orderAmounts, type OrderAmounts } from '../pricing/totals.ts';
+import { orderAmounts } from '../pricing/totals.ts';
 import { dateIn } from './company-calendar.ts';
+import {
+  assertHasItems,
+  assertOrderWithinLimit,
+  assertPaymentsRecordable,
+  assertPositiveTotal,
+} from './order-create.rules.ts';
 import { appendOrderEvent } from './order-events.repo.ts';
 import {
   findCompany,
@@ -73,43 +78,6 @@ async function pricedItems(
   return items.map((item) => ({ product: products.get(item.productId)!, quantity: item.quantity }));
 }
 
-/**
- * Every amount the order would store stays within the service's limit, so the order never reaches the
- * database with a sum it could not read back.
- */
-function assertOrderWithinLimit(
-  draft: OrderDraft,
-  lines: ReadonlyArray<{ product: ProductRow; quantity: number }>,
-  amounts: OrderAmounts,
-): void {
-  const lineField = (i: number) => (draft.items.length === 0 ? 'body/main_product_id' : `body/items/${i}/quantity`);
-  assertWithinAmountLimit('The order', [
-    ...lines.map((line, i) => ({ field: lineField(i), cents: line.product.value_cents * line.quantity })),
-    { field: 'body/items', cents: amounts.subtotalCents },
-    { field: 'body/coupon', cents: amounts.discountCents },
-    { field: 'body', cents: amounts.freightCents },
-    { field: 'body/items', cents: amounts.totalCents },
-  ]);
-}
-
-/**
- * Attached payments are what a gateway or a till really took: each at least one cent per installment, and
- * together within the per-order limit (their sum is the order's `paid_cents`; interest may put it above the
- * total, never above the limit).
- */
-function assertPaymentsRecordable(
-  payments: ReadonlyArray<{ amountCents: number; installments?: number | undefined }>,
-): void {
-  const split = payments.findIndex((payment) => (payment.installments ?? 1) > payment.amountCents);
-  if (split >= 0)
-    throw businessRule('A payment cannot be split into installments of less than one cent', [
-      { field: `body/payments/${split}/installments`, message: 'more installments than cents in the amount' },
-    ]);
-  assertWithinAmountLimit('The order’s payments', [
-    { field: 'body/payments', cents: payments.reduce((sum, payment) => sum + payment.amountCents, 0) },
-  ]);
-}
-
 async function usableCoupon(
   db: Kysely<DB>,
   draft: OrderDraft,
@@ -170,6 +138,7 @@ export async function createOrder(trx: Kysely<DB>, draft: OrderDraft, now: Date)
   const company = await findCompany(trx, draft.accountId, draft.companyId);
   if (!company) throw new AppError('internal_error', 'The order’s company does not exist');
   const lines = await pricedItems(trx, draft);
+  assertHasItems(lines);
   const coupon = await usableCoupon(trx, draft, [...new Set(lines.map((line) => line.product.id))], now);
   const amounts = orderAmounts(
     lines.map((line) => ({ unitCents: line.product.value_cents, quantity: line.quantity })),
@@ -177,6 +146,7 @@ export async function createOrder(trx: Kysely<DB>, draft: OrderDraft, now: Date)
     coupon?.rule,
   );
   assertOrderWithinLimit(draft, lines, amounts);
+  assertPositiveTotal(amounts);
   const retentionCents = draft.calculateRetention
     ? Math.min(draft.customer.minimumRetentionCents ?? 0, amounts.totalCents)
     : 0;

@@ -126,7 +126,8 @@ export const OrderCreateBody = Type.Object(
         {
           maxItems: 100,
           description:
-            'each line (quantity × the product’s value) and the order’s total may amount to at most 99999999.99',
+            'at least one item (or main_product_id alone); the order’s total must be positive; each line ' +
+            '(quantity × the product’s value) and the order’s total may amount to at most 99999999.99',
         },
       ),
     ),
