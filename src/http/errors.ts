@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   method_not_allowed: 405,
   conflict: 409,
   idempotency_key_in_use: 409,
+  payment_in_progress: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_failed: 422,

@@ -8,7 +8,8 @@ import { AppError } from './errors.ts';
 /**
  * `Idempotency-Key` on POSTs that create orders or move money (route `config.idempotency`).
  * - The first request with a key runs; its status and body are stored (5xx answers are not: the
- *   client may retry those; nor 401/403: they depend on who asks, not on the request). A 504 is: the
+ *   client may retry those; nor 401/403: they depend on who asks, not on the request; nor an answer with
+ *   Retry-After, such as 409 `payment_in_progress`: it says when to run the request again). A 504 is: the
  *   gateway may have charged or refunded with its answer lost, the payment is being reconciled, and a
  *   retry under the same key must learn that rather than start another attempt; so is a pay route's 502.
  * - On a `public` route the scope account's host restriction is decided before a key is replayed or
@@ -159,7 +160,10 @@ export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>, clock:
     const kept =
       reply.statusCode === OUTCOME_UNKNOWN ||
       (request.routeOptions.config?.idempotency?.keptServerErrors ?? []).includes(reply.statusCode);
-    if ((reply.statusCode >= 500 && !kept) || reply.statusCode === 401 || reply.statusCode === 403) {
+    // An answer that asks to be retried later (Retry-After: a payment of the charge already in progress) is not
+    // the request's outcome: the same key must be able to run it then.
+    const retryLater = reply.getHeader('retry-after') !== undefined;
+    if ((reply.statusCode >= 500 && !kept) || reply.statusCode === 401 || reply.statusCode === 403 || retryLater) {
       await db
         .deleteFrom('idempotency_keys')
         .where('account_id', '=', record.accountId)

@@ -162,7 +162,7 @@ for (const engine of engines()) {
       assert.deepEqual(await statuses(charge.uid), ['credit_card:paid']);
     });
 
-    test('two cards paying the charge at the same moment: never a 5xx, one capture kept, the other given back', async () => {
+    test('two cards paying the charge at the same moment: never a 5xx, one attempt charged, nothing to give back', async () => {
       for (let round = 0; round < 4; round++) {
         const charge = await insertCharge(database, merchant);
         const tokens = [await tokenA(pay.sandboxes), await tokenA(pay.sandboxes)];
@@ -174,16 +174,42 @@ for (const engine of engines()) {
             }),
           ),
         );
+        // The second waits for no capture: it is refused while the first is in flight (409), or once it paid (422).
+        const outcome = answers.map((answer) => answer.statusCode).sort();
+        assert.ok(['200,409', '200,422'].includes(outcome.join(',')), answers.map((answer) => answer.body).join(' | '));
+        assert.equal(await runQueued(VOID_ORPHAN_JOB), 0);
+        assert.deepEqual(await statuses(charge.uid), ['credit_card:paid']);
+        const [card] = await paymentsOfOrderUid(database, charge.uid);
+        assert.equal(await ledgerState(card!.gateway_id!), 'paid');
+      }
+    });
+
+    test('two open pix of the charge paid at the same moment: never a deadlock, one kept, the other given back', async () => {
+      for (let round = 0; round < 4; round++) {
+        const charge = await insertCharge(database, merchant);
+        for (let pix = 0; pix < 2; pix++) {
+          const issued = await post(`/charges/${charge.uid}/pay`, { payment_plan_id: `${merchant.pixPlanId}-1` });
+          assert.equal(issued.statusCode, 200, issued.body);
+        }
+        const pixes = await paymentsOfOrderUid(database, charge.uid);
+        for (const pix of pixes) assert.equal(await payAtSandbox(pay, pix.gateway_id!), 200);
+        const applied = await Promise.all(
+          pixes.map((pix) =>
+            applyPaymentAction(database.db, {
+              gateway: 'gateway_a',
+              action: { kind: 'payment_paid', gatewayId: pix.gateway_id!, paidAt: new Date() },
+              at: new Date(),
+            }),
+          ),
+        );
         assert.deepEqual(
-          answers.map((answer) => answer.statusCode),
-          [200, 200],
-          answers.map((answer) => answer.body).join(' | '),
+          applied.map((result) => result.applied),
+          [true, true],
         );
-        assert.equal(await runQueued(VOID_ORPHAN_JOB), 1, 'the second capture is an overpayment to give back');
-        assert.deepEqual((await statuses(charge.uid)).sort(), ['credit_card:paid', 'credit_card:refunded']);
-        const kept = await Promise.all(
-          (await paymentsOfOrderUid(database, charge.uid)).map((payment) => ledgerState(payment.gateway_id!)),
-        );
+        await runQueued(VOID_SUPERSEDED_JOB);
+        assert.equal(await runQueued(VOID_ORPHAN_JOB), 1, 'the second money is an overpayment to give back');
+        assert.deepEqual((await statuses(charge.uid)).sort(), ['pix:paid', 'pix:refunded']);
+        const kept = await Promise.all(pixes.map((pix) => ledgerState(pix.gateway_id!)));
         assert.deepEqual(kept.sort(), ['paid', 'refunded']);
       }
     });

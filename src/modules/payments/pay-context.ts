@@ -159,9 +159,17 @@ export async function cartContext(
 
 const UNPAYABLE = new Set<string>([...PURCHASED_STATUSES, 'cancelled']);
 
-// A cart is one purchase: once an order of it was paid, paying the cart again would buy it twice.
-async function assertCartUnpaid(db: Kysely<DB>, accountId: string, cartId: string): Promise<void> {
-  const purchased = await purchasedOrderOfCart(db, accountId, cartId);
+/**
+ * A cart is one purchase: once an order of it was paid, paying the cart again would buy it twice. `lock` first
+ * locks the cart row (the claim of a pay attempt decides under it).
+ */
+export async function assertCartUnpaid(
+  db: Kysely<DB>,
+  accountId: string,
+  cartId: string,
+  options: { lock?: boolean } = {},
+): Promise<void> {
+  const purchased = await purchasedOrderOfCart(db, accountId, cartId, options);
   if (purchased)
     throw businessRule(
       `This cart was already paid (its order is ${purchased.replace('_', ' ')}) and cannot be paid again`,

@@ -10,6 +10,7 @@ import { bookSlot } from '../scheduling/scheduling.service.ts';
 import { claimCouponForOrder } from '../coupons/coupon-usage.ts';
 import type { PlannedCard } from './pay-cards.ts';
 import type { PayContext } from './pay-context.ts';
+import { attemptSubject, claimAttempt } from './attempt-claim.service.ts';
 import { insertIntent, type IntentOrder } from './intent-statement.ts';
 import { payCustomerSource } from './pay-customer.ts';
 import { orderCreatedEvent, payOrderItems, payOrderRow } from './pay-order.ts';
@@ -45,7 +46,9 @@ export type IntentInput = {
  * row per charge, each with its recovery job (in case this process dies before the gateway answers).
  * A saved card is checked to be the customer's first (a read). The rows are one statement (`insertIntent`);
  * the steps that can refuse the payment as they write (slot taken, coupon exhausted, key spent) run after it
- * in the same transaction, so a refusal leaves nothing behind. An intent without such steps is the statement alone.
+ * in the same transaction, so a refusal leaves nothing behind. A charge or a cart is first claimed for this
+ * attempt in that transaction (`claimAttempt`: one attempt in flight at a time). An intent without such steps
+ * (a checkout page's new order) is the statement alone.
  */
 export async function recordIntent(db: Kysely<DB>, input: IntentInput): Promise<Intent> {
   const { context, quote, now } = input;
@@ -96,11 +99,17 @@ export async function recordIntent(db: Kysely<DB>, input: IntentInput): Promise<
     }
     return { orderId, orderUid: order.uid, customer: written.customer, payments };
   };
+  const subject = attemptSubject(context);
   const refusable =
+    subject !== undefined ||
     input.scheduledAt !== undefined ||
     quote.coupon !== undefined ||
     input.cards.some((card) => card.token && input.gateway === 'gateway_c');
-  return refusable ? db.transaction().execute(record) : record(db);
+  if (!refusable) return record(db);
+  return db.transaction().execute(async (trx) => {
+    if (subject) await claimAttempt(trx, context.accountId, subject, now);
+    return record(trx);
+  });
 }
 
 /** Each saved card the body names, checked to be the paying customer's on this gateway (422 otherwise), unsealed. */
