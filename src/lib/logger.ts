@@ -1,7 +1,7 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { redactCardNumbers } from './card-numbers.ts';
+import { CENSOR, maskSensitiveText, PERSONAL_FIELDS, redactUrl } from './log-masking.ts';
 
-const CENSOR = '[Redacted]';
+export { redactUrl } from './log-masking.ts';
 
 /** Field names whose values never reach a log line: at the top of a log object and one level down. */
 const SENSITIVE_FIELDS = [
@@ -30,22 +30,31 @@ export const REDACTED_PATHS = [
  * Redaction in one pass over a log object's fields, run for every line (and child bindings). pino's own
  * `redact` option does the same by re-parsing each path on every line, which cost more than the rest
  * of a request's logging together; this keeps the rules and drops that cost. The logged object is never
- * modified: what needs censoring is copied.
+ * modified: what needs censoring is copied. Secret and personal fields are censored by name; other text, at the
+ * top and one level down in plain objects, is masked by shape (`maskSensitiveText`).
  */
 export function redactFields(object: Record<string, unknown>): Record<string, unknown> {
   let result = object;
   for (const key of Object.keys(object)) {
     const value = object[key];
-    const redacted = SENSITIVE_FIELDS.includes(key)
-      ? CENSOR
-      : typeof value === 'object' && value !== null
-        ? redactNested(value)
-        : value;
+    const redacted =
+      SENSITIVE_FIELDS.includes(key) || isPersonalField(key, value)
+        ? CENSOR
+        : typeof value === 'string'
+          ? maskSensitiveText(value)
+          : typeof value === 'object' && value !== null
+            ? redactNested(value)
+            : value;
     if (redacted === value) continue;
     if (result === object) result = { ...object };
     result[key] = redacted;
   }
   return result;
+}
+
+/** A personal field holds text or a record (a customer, an address); a count or a flag of that name is not personal. */
+function isPersonalField(key: string, value: unknown): boolean {
+  return PERSONAL_FIELDS.has(key) && (typeof value === 'string' || (typeof value === 'object' && value !== null));
 }
 
 function redactNested(value: object): object {
@@ -57,6 +66,18 @@ function redactNested(value: object): object {
     const censored = { ...(headers as Record<string, unknown>) };
     for (const name of SENSITIVE_HEADERS) if (name in censored) censored[name] = CENSOR;
     (replacements ??= {}).headers = censored;
+  }
+  // Own fields of a plain object only: a request or an Error is logged through its serializer.
+  const prototype = Object.getPrototypeOf(value) as object | null;
+  if (prototype === Object.prototype || prototype === null || Array.isArray(value)) {
+    for (const [name, item] of Object.entries(value)) {
+      if (replacements?.[name] !== undefined) continue;
+      if (isPersonalField(name, item)) (replacements ??= {})[name] = CENSOR;
+      else if (typeof item === 'string') {
+        const masked = maskSensitiveText(item);
+        if (masked !== item) (replacements ??= {})[name] = masked;
+      }
+    }
   }
   return replacements ? copyWith(value, replacements) : value;
 }
@@ -76,36 +97,49 @@ function copyWith(value: object, replacements: Record<string, unknown>): object 
   return shadow;
 }
 
-const SENSITIVE_QUERY_KEY = /token|key|secret|signature|password|offer/i;
-
-/** The request URL with card numbers and the values of sensitive query parameters replaced. */
-export function redactUrl(rawUrl: string): string {
-  const url = redactCardNumbers(rawUrl);
-  const question = url.indexOf('?');
-  if (question < 0) return url;
-  const params = url
-    .slice(question + 1)
-    .split('&')
-    .map((pair) => {
-      const [name = '', ...rest] = pair.split('=');
-      return rest.length && SENSITIVE_QUERY_KEY.test(decodeURIComponentSafe(name)) ? `${name}=[Redacted]` : pair;
-    });
-  return `${url.slice(0, question)}?${params.join('&')}`;
+/** An error as pino serialises it, with its message, stack and any other text (a driver's `detail`) masked. */
+function serializeError(error: Error): Record<string, unknown> {
+  const serialized = pino.stdSerializers.err(error) as unknown as Record<string, unknown>;
+  for (const [name, value] of Object.entries(serialized))
+    if (typeof value === 'string') serialized[name] = maskSensitiveText(value);
+  return serialized;
 }
 
-function decodeURIComponentSafe(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
+/** One append-only destination per file, shared by every logger of the process. */
+const logFiles = new Map<string, DestinationStream>();
+function logFile(path: string): DestinationStream {
+  let stream = logFiles.get(path);
+  if (!stream) logFiles.set(path, (stream = pino.destination({ dest: path, append: true, mkdir: true, sync: true })));
+  return stream;
 }
 
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+/**
+ * A logger at `level` writing to `destination` (stdout by default). With `file` (`LOG_FILE`), every line at every
+ * level is also appended to that file, whatever `level` says: a whole test run can be kept and searched
+ * (`scripts/scan-logs.ts`).
+ */
+export function createLogger(
+  level: string,
+  destination?: DestinationStream,
+  file: string | undefined = process.env.LOG_FILE || undefined,
+): Logger {
+  const output = file
+    ? pino.multistream([
+        ...(level === 'silent' ? [] : [{ level: level as pino.Level, stream: destination ?? pino.destination(1) }]),
+        { level: 'trace' as const, stream: logFile(file) },
+      ])
+    : destination;
   const logger = pino(
     {
-      level,
+      level: file ? 'trace' : level,
       formatters: { log: redactFields, bindings: redactFields },
+      hooks: {
+        // The message itself: constant text as a rule, masked in case one quotes what it should not.
+        logMethod(args, method) {
+          if (typeof args.at(-1) === 'string') args[args.length - 1] = maskSensitiveText(args.at(-1) as string);
+          return method.apply(this, args);
+        },
+      },
       serializers: {
         req: (req: { id: string; method: string; url: string; headers?: Record<string, unknown>; ip?: string }) => ({
           id: req.id,
@@ -114,10 +148,10 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
           host: req.headers?.host,
           remoteAddress: req.ip,
         }),
-        err: pino.stdSerializers.err,
+        err: serializeError,
       },
     },
-    destination,
+    output as DestinationStream,
   );
   // pino applies the bindings formatter to the root only; children (every request's, every job's) are
   // censored here. Children inherit this method, so grandchildren are covered as well.

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
+import {
+  MerchantDocumentError,
+  parseMerchantDocument,
+  validateMerchantDocument,
+} from '../../src/modules/accounts/merchant-document.ts';
 import { bearer, type Tenant, useTwoShops } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
 
@@ -65,3 +71,19 @@ for (const engine of engines()) {
     });
   });
 }
+
+describe('a merchant file’s product names show too', () => {
+  test('a product named by spaces only is a problem naming its path', () => {
+    const document = parseMerchantDocument(
+      readFileSync(new URL('../../examples/merchant.yaml', import.meta.url), 'utf8'),
+      'merchant.yaml',
+    );
+    document.companies[0]!.products![0]!.name = ' \u200b ';
+    assert.throws(
+      () => validateMerchantDocument(document, 'edited'),
+      (error: unknown) =>
+        error instanceof MerchantDocumentError &&
+        /companies\[0\]\.products\[0\]\.name: must contain a visible character/.test(error.message),
+    );
+  });
+});

@@ -1,6 +1,6 @@
 import { Type, type Static, type TProperties } from 'typebox';
 import { Instant } from '../../http/date-range.ts';
-import { HttpUrl } from '../../http/schemas.ts';
+import { HttpUrl, VisibleText } from '../../http/schemas.ts';
 import { NOTIFICATION_EVENT_TYPES } from '../notifications/event-types.ts';
 
 /** The same rule as the companies.slug CHECK, used for every slug in the document. */
@@ -49,7 +49,7 @@ const Schedule = Closed({
 
 const Product = Closed({
   external_id: Text(),
-  name: Text(),
+  name: VisibleText({ maxLength: 255 }),
   value: Money(),
   product_type: Type.Optional(Type.Enum(['digital', 'physical', 'service'] as const)),
   description: Type.Optional(LongText()),

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { parseDocument } from 'yaml';
+import { VISIBLE_CHARACTER } from '../../http/schemas.ts';
 import { documentInputProblems } from './merchant-document.input.ts';
 import { documentProblems, type Problem } from './merchant-document.rules.ts';
 import { MerchantDocumentSchema, type MerchantDocument } from './merchant-document.schema.ts';
@@ -79,6 +80,7 @@ function describeError(error: ErrorObject): Problem {
 
 /** Names the rule for patterns a reader would not decode at a glance. */
 function patternMessage(path: string, pattern: string): string {
+  if (pattern === VISIBLE_CHARACTER) return 'must contain a visible character';
   if (/color$/.test(path)) return 'must be a colour as #rrggbb';
   if (/slug$/.test(path)) return 'must be lower-case letters, digits and inner hyphens (at most 63 characters)';
   if (/(starts_at|ends_at)$/.test(path)) return 'must be a time as HH:MM';
