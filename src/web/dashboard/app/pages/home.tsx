@@ -76,7 +76,6 @@ function RevenueChart({ figures, from, to }: { figures: Summary; from: string; t
         viewBox={`0 0 ${width} ${height + 20}`}
         role="img"
         aria-label={`${t('home.chart')}: ${money(figures.revenue_cents, locale)}`}
-        preserveAspectRatio="none"
       >
         {days.map((day, index) => {
           const cents = byDay.get(day) ?? 0;

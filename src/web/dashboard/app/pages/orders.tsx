@@ -130,7 +130,7 @@ export function OrdersPage() {
       {state.data && (
         <>
           <p class="muted" role="status">
-            {meta!.total_count} {t('orders.count')}
+            {t('orders.count')}: {meta!.total_count}
           </p>
           {state.data.data.length === 0 ? (
             <p>{t('orders.none')}</p>
