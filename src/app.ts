@@ -19,6 +19,7 @@ import { registerCardHashRoutes } from './modules/card-hash/card-hash.routes.ts'
 import { registerCartRoutes } from './modules/carts/carts.routes.ts';
 import { registerCatalogRoutes } from './modules/catalog/catalog.routes.ts';
 import { registerChargeRoutes } from './modules/charges/charges.routes.ts';
+import { registerDashboardApi } from './modules/dashboard/dashboard.api.ts';
 import { registerCouponRoutes } from './modules/coupons/coupons.routes.ts';
 import { registerCustomerRoutes } from './modules/customers/customers.routes.ts';
 import { registerNotificationEndpointRoutes } from './modules/notifications/endpoints.routes.ts';
@@ -30,6 +31,7 @@ import { registerRefundRoutes } from './modules/refunds/refunds.routes.ts';
 import { registerSchedulingRoutes } from './modules/scheduling/scheduling.routes.ts';
 import { registerUpsellRoutes } from './modules/upsell/upsell.routes.ts';
 import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.ts';
+import { registerDashboardPages } from './web/dashboard/dashboard.routes.ts';
 import { registerHostedCheckoutPages } from './web/checkout/checkout.routes.ts';
 import { registerHostedPaymentPages } from './web/payment-pages/payment-pages.routes.ts';
 
@@ -82,6 +84,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerHealth(app, database);
   registerHostedPaymentPages(app, context);
   registerHostedCheckoutPages(app, context);
+  registerDashboardPages(app);
   await registerDocs(app, config.publicUrl);
 
   await app.register(
@@ -108,6 +111,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       ]) {
         register(api, context);
       }
+      await registerDashboardApi(api, context);
     },
     { prefix: '/api/v1' },
   );

@@ -26,6 +26,9 @@ export type Config = {
   notificationsAllowPrivateNetworks: boolean | undefined;
   /** Live or standalone gateway endpoints; a gateway without one is served by the in-process sandbox. */
   gatewayUrls: Partial<Record<'gateway_a' | 'gateway_b' | 'gateway_c', string>>;
+  /** Where dashboard invites are sent from (smtp:// or smtps://); unset: invite links are only shown. */
+  smtpUrl: string | undefined;
+  mailFrom: string;
 };
 
 export class ConfigError extends Error {}
@@ -128,6 +131,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     jobLeaseMs: integer(env, 'JOB_LEASE_SECONDS', 300, 1, 86_400) * 1000,
     notificationsAllowPrivateNetworks: optionalBoolean(env, 'NOTIFICATIONS_ALLOW_PRIVATE_NETWORKS'),
+    smtpUrl: url(env, 'SMTP_URL', undefined, ['smtp:', 'smtps:']),
+    mailFrom: env.MAIL_FROM || 'Checkout <no-reply@localhost>',
     gatewayUrls: Object.fromEntries(
       (['gateway_a', 'gateway_b', 'gateway_c'] as const).flatMap((name) => {
         const value = url(env, `${name.toUpperCase()}_URL`, undefined, ['http:', 'https:']);

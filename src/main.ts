@@ -10,6 +10,7 @@ import { rotateKey } from './modules/accounts/api-keys.ts';
 import { seedDemo, type DemoSeedResult } from './modules/accounts/demo-seed.ts';
 import { applyMerchant, MerchantApplyError } from './modules/accounts/merchant-apply.ts';
 import { MerchantDocumentError, parseMerchantDocument } from './modules/accounts/merchant-document.ts';
+import { demoOwnerSignInLink, runUsersCommand, UsersUsageError } from './modules/dashboard/users.cli.ts';
 import { deliverySettings } from './modules/notifications/delivery.job.ts';
 import { NotificationInputError } from './modules/notifications/endpoints.service.ts';
 import { NotificationUsageError, runNotificationsCommand } from './modules/notifications/notifications.cli.ts';
@@ -32,10 +33,12 @@ Commands:
                              issue a new API key; the old ones expire after the grace period (default 86400)
   notifications add|list|enable|disable|rotate-secret|failed|redeliver|attempts …
                              merchant notification endpoints and deliveries (\`checkout notifications\` for details)
+  users add --account SLUG --email EMAIL --role owner|admin|finance|support
+                             add a dashboard user and print a one-time sign-in link
 
 Configuration comes from the environment: PORT, HOST, DATABASE_URL, DATA_DIR, PUBLIC_URL, MASTER_KEY,
 LOG_LEVEL, BODY_LIMIT_BYTES, DB_POOL_SIZE, METRICS_TOKEN, TRUST_PROXY, JOB_LEASE_SECONDS,
-NOTIFICATIONS_ALLOW_PRIVATE_NETWORKS (see README.md).`;
+NOTIFICATIONS_ALLOW_PRIVATE_NETWORKS, SMTP_URL, MAIL_FROM (see README.md).`;
 
 type Command = (args: string[], config: Config) => Promise<void>;
 
@@ -43,9 +46,11 @@ const commands: Record<string, Command> = {
   async start(_args, config) {
     const database = await openConfiguredDatabase(config);
     let demo: DemoSeedResult;
+    let ownerLink: string;
     try {
       await migrate(database);
       demo = await seedDemo(database, config);
+      ownerLink = await demoOwnerSignInLink(database.db, config.publicUrl, demo);
     } finally {
       await database.close();
     }
@@ -57,7 +62,7 @@ const commands: Record<string, Command> = {
       { worker: true },
     );
     stopOnSignals(server.stop, logger);
-    printWelcome(config, demo);
+    printWelcome(config, demo, ownerLink);
   },
 
   async serve(args, config) {
@@ -191,6 +196,14 @@ const commands: Record<string, Command> = {
     });
   },
 
+  async users(args, config) {
+    await withDatabase(config, async (database) => {
+      await migrate(database);
+      const output = await runUsersCommand(args, { db: database.db, publicUrl: config.publicUrl, now: new Date() });
+      console.log(JSON.stringify(output, null, 2));
+    });
+  },
+
   async notifications(args, config) {
     await withDatabase(config, async (database) => {
       await migrate(database);
@@ -238,7 +251,7 @@ async function withDatabase<T>(
   }
 }
 
-function printWelcome(config: Config, demo: DemoSeedResult): void {
+function printWelcome(config: Config, demo: DemoSeedResult, ownerLink: string): void {
   const base = `${config.publicUrl}/api/v1`;
   console.log(`
 Checkout service listening on ${base} (${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`})
@@ -246,6 +259,9 @@ Checkout service listening on ${base} (${config.databaseUrl ? 'PostgreSQL' : `em
   Demo API key:        ${demo.api_key}
   Allowed origin:      ${demo.allowed_origin}
   API reference:       ${config.publicUrl}/docs
+  Dashboard:           ${config.publicUrl}/dashboard
+  Sign in once as ${demo.dashboard_owner.email} (link valid for one use):
+    ${ownerLink}
 
 Try it:
   curl -s -H 'Authorization: Bearer ${demo.api_key}' ${base}/checkout_pages
@@ -273,10 +289,16 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     error instanceof MerchantDocumentError ||
     error instanceof MerchantApplyError ||
     error instanceof NotificationInputError ||
+    error instanceof UsersUsageError ||
     isArgumentError(error)
   )
     console.error(error.message);
   else console.error(error);
   process.exitCode =
-    error instanceof UsageError || error instanceof NotificationUsageError || isArgumentError(error) ? 64 : 1;
+    error instanceof UsageError ||
+    error instanceof NotificationUsageError ||
+    error instanceof UsersUsageError ||
+    isArgumentError(error)
+      ? 64
+      : 1;
 });

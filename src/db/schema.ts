@@ -35,6 +35,18 @@ export interface AppointmentBookings {
   created_at: Generated<Date>;
 }
 
+export interface AuditEvents {
+  id: Generated<number>;
+  account_id: string;
+  user_id: string | null;
+  actor: string;
+  action: string;
+  subject: string | null;
+  data: Generated<Json>;
+  ip: string | null;
+  created_at: Generated<Date>;
+}
+
 export interface CardHashKeys {
   account_id: string;
   company_id: number;
@@ -254,6 +266,47 @@ export interface Customers {
   auxiliary_emails: Generated<string[]>;
   meta: Generated<Json>;
   utms: Generated<Json>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface DashboardSessions {
+  id_hash: Buffer;
+  account_id: string;
+  user_id: string;
+  csrf_token: string;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: Generated<Date>;
+  last_seen_at: Generated<Date>;
+  expires_at: Date;
+}
+
+export interface DashboardSignInFailures {
+  id: Generated<number>;
+  subject: string;
+  failed_at: Generated<Date>;
+}
+
+export interface DashboardSignInLinks {
+  token_hash: Buffer;
+  account_id: string;
+  user_id: string;
+  purpose: string;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: Generated<Date>;
+}
+
+export interface DashboardUsers {
+  id: string;
+  account_id: string;
+  email: string;
+  role: string;
+  password_hash: string | null;
+  totp_secret_encrypted: string | null;
+  totp_enabled_at: Date | null;
+  locale: Generated<string>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }
@@ -649,6 +702,7 @@ export interface DB {
   accounts: Accounts;
   api_keys: ApiKeys;
   appointment_bookings: AppointmentBookings;
+  audit_events: AuditEvents;
   card_hash_keys: CardHashKeys;
   cart_items: CartItems;
   cart_page_payment_plans: CartPagePaymentPlans;
@@ -665,6 +719,10 @@ export interface DB {
   coupon_redemptions: CouponRedemptions;
   coupons: Coupons;
   customers: Customers;
+  dashboard_sessions: DashboardSessions;
+  dashboard_sign_in_failures: DashboardSignInFailures;
+  dashboard_sign_in_links: DashboardSignInLinks;
+  dashboard_users: DashboardUsers;
   financial_accounts: FinancialAccounts;
   idempotency_keys: IdempotencyKeys;
   invoices: Invoices;

@@ -47,7 +47,7 @@ for (const engine of engines()) {
       // Global lookups by an unguessable public identifier, and trigram (GIN) search indexes whose matches
       // are then filtered by tenant, are the documented exceptions.
       const globalLookups =
-        /(_pkey|_uid_key|_key_id_key|_slug_key|companies_.*|webhook_events_dedup_idx|jobs_.*|_expiry_idx|_due_idx|company_webhook_credentials_(company|username)_idx|orders_meta_idx|_trgm_idx)$/;
+        /(_pkey|_uid_key|_key_id_key|_slug_key|companies_.*|webhook_events_dedup_idx|jobs_.*|_expiry_idx|_due_idx|company_webhook_credentials_(company|username)_idx|dashboard_users_email_key|orders_meta_idx|_trgm_idx)$/;
       for (const index of indexes.rows) {
         if (!tenantTables.has(index.tablename) || globalLookups.test(index.indexname)) continue;
         assert.match(index.indexdef, /\(account_id[,)]/, `${index.indexname} leads with account_id`);

@@ -1,6 +1,7 @@
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import { deriveSecret } from '../../lib/crypto.ts';
+import { ensureDashboardUser } from '../dashboard/users.repo.ts';
 import { composeKey } from './api-keys.ts';
 import { ensureDemoCharges, type DemoCharges } from './demo-charges.ts';
 import { demoMerchantDocument, otherMerchantDocument } from './demo-merchant.ts';
@@ -14,7 +15,11 @@ export type DemoSeedResult = ApplyResult & {
   webhook_credentials: Record<string, { username?: string; password?: string; secret?: string }>;
   gateway_public_keys: Record<string, string>;
   other_account: ApplyResult & { api_key: string; allowed_origin: string };
+  /** The demo merchant's dashboard owner (`npm start` prints a one-time sign-in link for it). */
+  dashboard_owner: { user_id: string; email: string };
 };
+
+export const DEMO_OWNER_EMAIL = 'dono@loja-demo.example';
 
 /**
  * Creates or refreshes the demo merchant and a second account. Idempotent: keys and credentials are
@@ -34,6 +39,11 @@ export async function seedDemo(database: Database, config: Pick<Config, 'masterK
   const company = demoDocument.companies[0]!;
   const companyId = demo.companies[company.slug]!;
   const charges = await ensureDemoCharges(database, config.masterKey, demo.account_id, companyId, demo.products);
+  const owner = await ensureDashboardUser(database.db, {
+    accountId: demo.account_id,
+    email: DEMO_OWNER_EMAIL,
+    role: 'owner',
+  });
   return {
     ...demo,
     api_key: demoKey.plaintext,
@@ -47,6 +57,7 @@ export async function seedDemo(database: Database, config: Pick<Config, 'masterK
       (company.gateways ?? []).filter((g) => g.public_key).map((g) => [g.gateway, g.public_key!]),
     ),
     other_account: { ...other, api_key: otherKey.plaintext, allowed_origin: 'https://outra.example.com' },
+    dashboard_owner: { user_id: owner.id, email: owner.email },
   };
 }
 

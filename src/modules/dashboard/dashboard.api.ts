@@ -1,0 +1,22 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app.ts';
+import { registerAuthRoutes } from './auth.routes.ts';
+import { registerDashboardAccess } from './dashboard-http.ts';
+import { registerDeveloperRoutes } from './developers.routes.ts';
+import { smtpMailer } from './mailer.ts';
+import { registerSalesRoutes } from './sales.routes.ts';
+import { registerUserRoutes } from './users.routes.ts';
+
+/** The dashboard's own API under /api/v1/dashboard: session-cookie authentication, role checks and CSRF. */
+export async function registerDashboardApi(api: FastifyInstance, context: AppContext): Promise<void> {
+  await api.register(
+    async (scope) => {
+      await registerDashboardAccess(scope, context.database.db, context.clock);
+      registerAuthRoutes(scope, context);
+      registerSalesRoutes(scope, context);
+      registerDeveloperRoutes(scope, context);
+      registerUserRoutes(scope, context, smtpMailer(context.config.smtpUrl, context.config.mailFrom));
+    },
+    { prefix: '/dashboard' },
+  );
+}

@@ -1,0 +1,28 @@
+/** The four roles of a dashboard user and what each may do; every dashboard route names the permission it needs. */
+export const ROLES = ['owner', 'admin', 'finance', 'support'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const PERMISSIONS = {
+  /** Home figures, orders, an order's page, customers: every role. */
+  'sales.read': ['owner', 'admin', 'finance', 'support'],
+  /** Refunds and other acts on an order's money. */
+  'refunds.create': ['owner', 'admin', 'finance'],
+  /** CSV exports. */
+  'orders.export': ['owner', 'admin', 'finance'],
+  /** API keys, allowed hosts, notification endpoints. */
+  'developers.manage': ['owner', 'admin'],
+  /** Users, invites and role changes. */
+  'users.manage': ['owner'],
+  /** The account's audit log. */
+  'audit.read': ['owner'],
+} as const satisfies Record<string, readonly Role[]>;
+
+export type Permission = keyof typeof PERMISSIONS;
+
+export function can(role: Role, permission: Permission): boolean {
+  return (PERMISSIONS[permission] as readonly Role[]).includes(role);
+}
+
+export function permissionsOf(role: Role): Permission[] {
+  return (Object.keys(PERMISSIONS) as Permission[]).filter((permission) => can(role, permission));
+}

@@ -1,0 +1,76 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect } from 'preact/hooks';
+import { Link, useLocation } from 'wouter-preact';
+import { api } from './api.ts';
+import { useDashboard } from './context.ts';
+import { LOCALES, type Locale, type MessageKey } from './i18n.ts';
+
+const NAV: Array<{ href: string; label: MessageKey; permission: string }> = [
+  { href: '/', label: 'nav.home', permission: 'sales.read' },
+  { href: '/orders', label: 'nav.orders', permission: 'sales.read' },
+  { href: '/developers', label: 'nav.developers', permission: 'developers.manage' },
+  { href: '/users', label: 'nav.users', permission: 'users.manage' },
+  { href: '/audit', label: 'nav.audit', permission: 'audit.read' },
+];
+
+export function Layout(props: { children: ComponentChildren; onLocale(locale: Locale): void; onSignedOut(): void }) {
+  const { session, t, can, locale } = useDashboard();
+  const [location] = useLocation();
+  // A new page moves focus to its title, so a screen reader announces where the user is.
+  useEffect(() => {
+    document.getElementById('page-title')?.focus();
+  }, [location]);
+  const signOut = async (everywhere: boolean) => {
+    await (everywhere ? api.signOutEverywhere() : api.signOut()).catch(() => undefined);
+    props.onSignedOut();
+  };
+  const current = (href: string) => (href === '/' ? location === '/' : location.startsWith(href));
+  return (
+    <>
+      <a class="skip" href="#main">
+        {t('nav.skip')}
+      </a>
+      <header class="top">
+        <div class="brand">
+          <span class="logo" aria-hidden="true">
+            ◆
+          </span>
+          <span>{session.account.name}</span>
+        </div>
+        <nav aria-label={t('nav.main')}>
+          <ul>
+            {NAV.filter((item) => can(item.permission)).map((item) => (
+              <li key={item.href}>
+                <Link href={item.href} aria-current={current(item.href) ? 'page' : undefined}>
+                  {t(item.label)}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div class="account">
+          <label class="inline">
+            <span class="sr-only">{t('nav.language')}</span>
+            <select value={locale} onChange={(event) => props.onLocale(event.currentTarget.value as Locale)}>
+              {LOCALES.map((option) => (
+                <option key={option} value={option}>
+                  {option === 'en' ? 'English' : 'Português'}
+                </option>
+              ))}
+            </select>
+          </label>
+          <span class="muted user" title={session.user.email}>
+            {session.user.email} · {t(`role.${session.user.role}` as MessageKey)}
+          </span>
+          <button type="button" class="secondary" onClick={() => signOut(false)}>
+            {t('nav.signOut')}
+          </button>
+          <button type="button" class="link" onClick={() => signOut(true)}>
+            {t('nav.signOutEverywhere')}
+          </button>
+        </div>
+      </header>
+      <main id="main">{props.children}</main>
+    </>
+  );
+}

@@ -1,0 +1,94 @@
+import { useState } from 'preact/hooks';
+import { api, ApiError, type Session } from '../api.ts';
+import { LOCALES, type Locale, type Translate } from '../i18n.ts';
+import { errorText } from '../ui.tsx';
+
+export function SignInPage(props: {
+  t: Translate;
+  locale: Locale;
+  onLocale(locale: Locale): void;
+  onSignedIn(session: Session): void;
+}) {
+  const { t } = props;
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  const [needsCode, setNeedsCode] = useState(false);
+  const [error, setError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      props.onSignedIn(await api.signIn({ email, password, ...(needsCode && code ? { totp_code: code } : {}) }));
+    } catch (caught) {
+      if (caught instanceof ApiError && caught.details.some((detail) => detail.field === 'body/totp_code'))
+        setNeedsCode(true);
+      setError(errorText(caught));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main id="main" class="auth">
+      <form class="card narrow" onSubmit={submit} aria-describedby={error ? 'sign-in-error' : undefined}>
+        <h1>{t('signIn.title')}</h1>
+        <label>
+          {t('signIn.email')}
+          <input
+            type="email"
+            name="email"
+            autoComplete="username"
+            required
+            value={email}
+            onInput={(e) => setEmail(e.currentTarget.value)}
+          />
+        </label>
+        <label>
+          {t('signIn.password')}
+          <input
+            type="password"
+            name="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+        </label>
+        {needsCode && (
+          <label>
+            {t('signIn.totp')}
+            <input
+              name="totp"
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              pattern="[0-9]{6}"
+              required
+              value={code}
+              onInput={(e) => setCode(e.currentTarget.value)}
+            />
+          </label>
+        )}
+        {error && (
+          <p id="sign-in-error" class="alert error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" disabled={busy}>
+          {t('signIn.submit')}
+        </button>
+        <label class="inline language">
+          <span class="sr-only">Idioma / Language</span>
+          <select value={props.locale} onChange={(e) => props.onLocale(e.currentTarget.value as Locale)}>
+            {LOCALES.map((option) => (
+              <option key={option} value={option}>
+                {option === 'en' ? 'English' : 'Português'}
+              </option>
+            ))}
+          </select>
+        </label>
+      </form>
+    </main>
+  );
+}
