@@ -5,13 +5,15 @@
  */
 
 import { NO_RATE_LIMITS } from '../../support/deployment.ts';
-import { freePort, Processes, type CheckoutProcess } from '../../support/processes.ts';
+import { freePort, Processes, until, type CheckoutProcess } from '../../support/processes.ts';
 import { startBalancer, type Balancer } from './balancer.ts';
 import type { ChaosPlan } from './plan.ts';
 
 export type GatewayUrls = Record<'gateway_a' | 'gateway_b' | 'gateway_c', string>;
 type Api = { name: string; port: number; url: string; process: CheckoutProcess; up: boolean };
 type WorkerSlot = { name: string; process: CheckoutProcess };
+/** A process starting on a machine whose cores other work also uses can take minutes to be ready. */
+const STARTUP_MS = 240_000;
 export type KillRecord = { round: number; api: string; worker: string; restartedInMs: number };
 
 export class Fleet {
@@ -97,13 +99,38 @@ export class Fleet {
     await this.balancer?.close();
   }
 
-  private startApi(name: string, port: number) {
-    return this.processes.api(name, port, this.gateways, { PUBLIC_URL: this.balancer.url });
+  private gatewayEnv(): NodeJS.ProcessEnv {
+    return Object.fromEntries(
+      Object.entries(this.gateways).map(([gateway, url]) => [`${gateway.toUpperCase()}_URL`, url]),
+    );
+  }
+
+  private async startApi(name: string, port: number): Promise<{ process: CheckoutProcess; url: string }> {
+    const url = `http://127.0.0.1:${port}`;
+    const started = this.processes.spawn(name, ['serve', '--no-worker'], {
+      PORT: String(port),
+      PUBLIC_URL: this.balancer.url,
+      ...this.gatewayEnv(),
+    });
+    await until(`${name} ready`, () => ready(`${url}/readyz`, started), STARTUP_MS, 250);
+    return { process: started, url };
   }
 
   private async startWorker(name: string): Promise<CheckoutProcess> {
-    const started = await this.processes.worker(name, this.gateways);
-    this.workerProcesses.push(started.process);
-    return started.process;
+    const started = this.processes.spawn(name, ['worker'], this.gatewayEnv());
+    this.workerProcesses.push(started);
+    await started.waitForLog((line) => line.msg === 'worker started', STARTUP_MS);
+    return started;
+  }
+}
+
+async function ready(url: string, started: CheckoutProcess): Promise<true | undefined> {
+  if (!started.running) throw new Error(`${started.name} exited early:\n${started.tail()}`);
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+    await response.arrayBuffer();
+    return response.status === 200 ? true : undefined;
+  } catch {
+    return undefined;
   }
 }

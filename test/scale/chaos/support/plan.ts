@@ -35,7 +35,7 @@ const SHORT: ChaosPlan = {
   concurrentGroups: 2,
   concurrentPays: 4,
   leaseSeconds: 8,
-  timeoutMs: 240_000,
+  timeoutMs: 480_000,
 };
 
 const LONG: ChaosPlan = {

@@ -5,7 +5,14 @@
 
 import { CAPTURED, PURCHASED, type LedgerCharge, type Records } from './records.ts';
 
-export type LedgerTally = { charges: number; captures: number; refunds: number; returnedByVoid: number };
+export type LedgerTally = {
+  charges: number;
+  captures: number;
+  refunds: number;
+  returnedByVoid: number;
+  /** Pix or boletos the gateway issued for a request cut off before its answer: still open there, pending here. */
+  openCutOff: number;
+};
 
 /** The gateway of each sandbox process the services were pointed at (`${root}/${gateway}`). */
 export function ledgerViolations(
@@ -14,7 +21,7 @@ export function ledgerViolations(
   inUse: Set<string>,
 ): { problems: string[]; tally: LedgerTally } {
   const problems: string[] = [];
-  const tally: LedgerTally = { charges: ledger.length, captures: 0, refunds: 0, returnedByVoid: 0 };
+  const tally: LedgerTally = { charges: ledger.length, captures: 0, refunds: 0, returnedByVoid: 0, openCutOff: 0 };
   const paymentByUid = new Map(records.payments.map((payment) => [payment.uid, payment]));
   const refundsOf = groupBy(records.refunds, (refund) => refund.payment_id);
   const chargesOf = groupBy(ledger, (charge) => charge.metadata.payment_uid ?? '');
@@ -37,7 +44,9 @@ export function ledgerViolations(
       problems.push(`${name}: ${charge.amount_cents} cents charged, ${payment.amount_cents} recorded`);
     if (captured !== CAPTURED.has(payment.status))
       problems.push(`${name}: payment ${payment.uid} is ${payment.status}`);
-    if ((charge.state === 'waiting_payment') !== (payment.status === 'waiting_payment'))
+    // Reconciliation adopts such a charge's id but applies only final statuses, and no buyer ever saw its code.
+    if (charge.state === 'waiting_payment' && payment.status === 'pending') tally.openCutOff++;
+    else if ((charge.state === 'waiting_payment') !== (payment.status === 'waiting_payment'))
       problems.push(`${name}: payment ${payment.uid} is ${payment.status} (a buyer could pay what we closed, or not)`);
     if (charge.refunded_cents !== payment.refunded_cents)
       problems.push(`${name}: ${charge.refunded_cents} cents refunded there, ${payment.refunded_cents} here`);

@@ -38,7 +38,7 @@ export function summarise(run: {
           .join(' ')}`,
     ),
     `kills: ${fleet.kills.length} rounds (${fleet.kills.map((kill) => `${kill.api}+${kill.worker}`).join(', ')})`,
-    `reconciled: ${books.tally.charges} gateway charges, ${books.tally.captures} captures, ${books.tally.refunds} refunds, ${books.tally.returnedByVoid} captures given back by a safety net`,
+    `reconciled: ${books.tally.charges} gateway charges, ${books.tally.captures} captures, ${books.tally.refunds} refunds, ${books.tally.returnedByVoid} captures given back by a safety net, ${books.tally.openCutOff} pix or boletos of cut-off requests still open at the gateway`,
     `answers: ${answers.tally.paidAnswers} told paid (${answers.tally.paidThenReturned} of them later given back), ${answers.tally.refusedAttempts} refused attempts (${answers.tally.inFlightRefusals} × 409), ${answers.tally.refundsAcknowledged} refunds acknowledged`,
     `one capture per concurrently paid charge or cart: ${run.singleCapture ? 'checked' : 'not checked (no 409 seen; CHAOS_SINGLE_CAPTURE=1 demands it)'}`,
   ];
