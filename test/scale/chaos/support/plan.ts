@@ -54,9 +54,13 @@ const LONG: ChaosPlan = {
   timeoutMs: 1_800_000,
 };
 
-/** CHAOS_LONG=1 picks the long run. */
+/** CHAOS_LONG=1 picks the long run; CHAOS_OPERATIONS=N sets its well-formed operations (and half as many malformed). */
 export function chaosPlan(env: NodeJS.ProcessEnv = process.env): ChaosPlan {
-  return env.CHAOS_LONG === '1' || env.CHAOS_LONG === 'true' ? LONG : SHORT;
+  const plan = env.CHAOS_LONG === '1' || env.CHAOS_LONG === 'true' ? LONG : SHORT;
+  const operations = Number(env.CHAOS_OPERATIONS);
+  if (!env.CHAOS_OPERATIONS) return plan;
+  if (!Number.isInteger(operations) || operations < 1) throw new Error('CHAOS_OPERATIONS must be a positive integer');
+  return { ...plan, operations, malformed: Math.ceil(operations / 2) };
 }
 
 /**
