@@ -76,8 +76,6 @@ function start(form: HTMLFormElement): void {
     const cents = parseAmount(valueOf('card1-amount'));
     return cents !== undefined && cents > 0 && cents < baseCents() ? cents : undefined;
   };
-  const charged = (option: PlanOption, base: number) =>
-    base > 0 ? optionTotalCents(option, base) : toCents(option.value) * option.number;
   const shareOption = (index: 0 | 1) => {
     const options = shares?.options[index] ?? [];
     return (
@@ -101,11 +99,11 @@ function start(form: HTMLFormElement): void {
     if (second) second.hidden = !twoCards();
     const [first, last] = [shareOption(0), shareOption(1)];
     if (method === 'credit_card' && twoCards() && shares && first && last) {
-      byId('total')!.textContent = brl(charged(first, shares.cents[0]) + charged(last, shares.cents[1]));
+      byId('total')!.textContent = brl(optionTotalCents(first) + optionTotalCents(last));
       return;
     }
     const option = method ? optionFor(method, method === 'credit_card' ? 'card0-installments' : undefined) : undefined;
-    if (option) byId('total')!.textContent = brl(charged(option, baseCents()));
+    if (option) byId('total')!.textContent = brl(optionTotalCents(option));
   };
 
   /** Quotes both shares with the page's own query and `amount` = the share, the way the service prices each card. */
