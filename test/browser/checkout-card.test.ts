@@ -53,7 +53,9 @@ for (const engine of engines()) {
       const { page, requests } = await openTab(browser.context, server.origin);
       await payWithCard(page, pageUrl('ebook'), 'comprador@example.com', TEST_CARDS.approved);
       await page.getByRole('heading', { name: 'Pagamento aprovado' }).waitFor();
-      assert.match(await page.locator('#result').innerText(), /Pagamento aprovado!/);
+      assert.match(await page.locator('#result').innerText(), /Tudo certo: seu pedido está confirmado\./);
+      assert.equal(await page.locator('#receipt-amount').innerText(), 'R$\u00a049,90');
+      assert.equal(await page.locator('#receipt-method').innerText(), 'Cartão de crédito, à vista');
       assert.equal(await page.evaluate(() => document.activeElement?.id), 'result');
       assert.ok(
         requests.some(

@@ -60,17 +60,18 @@ for (const engine of engines()) {
       await startTwoCards(page, pageId, 'split-total@example.com');
       await chooseInstallments(page, 0, '6x');
       await page.getByLabel('Valor neste cartão (R$)').fill('100,00');
-      // R$ 297: card 0 pays R$ 197 in 6x at 2.59% (R$ 202,10), card 1 R$ 100 at once.
-      await page.locator('#total', { hasText: '302,10' }).waitFor();
+      // R$ 297: card 0 pays R$ 197 in 6x at 2.59% (R$ 202,10, in 6 installments of 33,69 rounded up: 202,14),
+      // card 1 R$ 100 at once.
+      await page.locator('#total', { hasText: '302,14' }).waitFor();
       assert.equal(
         await page.locator('#card0-installments option:checked').innerText(),
-        `6x de ${brl(3369)} (total ${brl(20210)})`,
+        `6x de ${brl(3369)} com juros (total ${brl(20214)})`,
       );
       await page.getByLabel('Valor neste cartão (R$)').fill('150,00');
-      await page.locator('#total', { hasText: '300,81' }).waitFor(); // R$ 147 in 6x (150,81) + R$ 150
+      await page.locator('#total', { hasText: '300,84' }).waitFor(); // R$ 147 in 6x (6 × 25,14) + R$ 150
       await page.getByLabel('Valor neste cartão (R$)').fill('100,00');
       await chooseInstallments(page, 1, '2x');
-      await page.locator('#total', { hasText: '303,89' }).waitFor(); // 202,10 + R$ 100 in 2x at 1.79%
+      await page.locator('#total', { hasText: '303,94' }).waitFor(); // 202,14 + R$ 100 in 2x at 1.79% (2 × 50,90)
       const shown = cents(await page.locator('#total').innerText());
       const labels = await Promise.all(
         [0, 1].map((index) => page.locator(`#card${index}-installments option:checked`).innerText()),
@@ -81,8 +82,8 @@ for (const engine of engines()) {
       assert.deepEqual(
         payments.map((payment) => [payment.status, payment.installments, payment.amount_cents]),
         [
-          ['paid', 6, 20210],
-          ['paid', 2, 10179],
+          ['paid', 6, 20214],
+          ['paid', 2, 10180],
         ],
       );
       assert.equal(
@@ -91,8 +92,8 @@ for (const engine of engines()) {
         'the cards were charged the total shown',
       );
       assert.deepEqual(labels, [
-        `6x de ${brl(3369)} (total ${brl(20210)})`,
-        `2x de ${brl(5090)} (total ${brl(10179)})`,
+        `6x de ${brl(3369)} com juros (total ${brl(20214)})`,
+        `2x de ${brl(5090)} com juros (total ${brl(10180)})`,
       ]);
       assertNoCardNumbers(requests);
       await screenshot(page, `${engine.name}-two-card-totals`);

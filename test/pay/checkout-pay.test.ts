@@ -50,8 +50,14 @@ for (const engine of engines()) {
       const payment = await paymentByGatewayId(database, body.payments[0]);
       assert.equal(payment.status, 'paid');
       assert.equal(payment.installments, 3);
-      assert.equal(payment.amount_cents, 10_250); // 2.5% interest on R$ 100,00, from the server's plan
-      assert.equal(payment.interest_cents, 250);
+      // 2.5% interest on R$ 100,00, from the server's plan: 102,50 in 3 installments of 34,17 (rounded up) is 102,51
+      assert.equal(payment.amount_cents, 10_251);
+      assert.equal(payment.installment_value_cents * payment.installments, payment.amount_cents);
+      // The gateway is asked for the same total and count the buyer was shown.
+      const ledger = await fetch(`${pay.sandboxes.baseUrlFor('gateway_a')}/sandbox/charges`).then((r) => r.json());
+      const charged = ledger.data.find((entry: { id: string }) => entry.id === body.payments[0]);
+      assert.deepEqual([charged.amount_cents, charged.installments], [10_251, 3]);
+      assert.equal(payment.interest_cents, 251); // the 2,50 interest and the cent the rounding adds
       const order = await database.db
         .selectFrom('orders')
         .selectAll()

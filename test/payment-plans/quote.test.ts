@@ -43,7 +43,7 @@ for (const engine of engines()) {
       assert.equal(quote.companyId, alpha.tenant.companyId);
       assert.equal(quote.paymentMethod, 'credit_card');
       assert.deepEqual(quote.coupon, { id: alpha.coupons.percent, code: 'TEN', discountCents: 1_000 });
-      // 90,00 + 2,5% (2,25) + 0,50 = 92,75 → 30,92 + 30,92 + 30,91
+      // 90,00 + 2,5% (2,25) + 0,50 = 92,75 → 3 installments of 30,92 (rounded up) = 92,76
       assert.deepEqual(
         [
           quote.baseCents,
@@ -54,7 +54,7 @@ for (const engine of engines()) {
           quote.installmentValueCents,
           quote.scheduleCents,
         ],
-        [9_000, 9_275, 275, 50, 2.5, 3_092, [3_092, 3_092, 3_091]],
+        [9_000, 9_276, 276, 50, 2.5, 3_092, [3_092, 3_092, 3_092]],
       );
     });
 

@@ -5,29 +5,32 @@ import {
   installmentOption,
   installmentOptions,
   installmentTotal,
-  splitInstallments,
+  installmentValue,
+  isInterestFree,
+  pricedTotal,
   type InstallmentTax,
 } from '../../src/modules/pricing/installments.ts';
-import { formatMoney, installmentOptionName } from '../../src/modules/pricing/labels.ts';
+import { formatMoney, installmentOptionName, installmentsPhrase } from '../../src/modules/pricing/labels.ts';
 
 describe('installment totals and schedules', () => {
   test('percentage is the whole interest for the count, applied once to the base, then the fixed fee', () => {
-    assert.equal(installmentTotal(10_000), 10_000);
-    assert.equal(installmentTotal(10_000, { percentage: 1.79, fixedCents: 0 }), 10_179);
-    assert.equal(installmentTotal(4_990, { percentage: 1.79, fixedCents: 0 }), 5_079); // 89.321 cents → 89
-    assert.equal(installmentTotal(2_950, { percentage: 2.5, fixedCents: 50 }), 3_074); // 73.75 → 74, + 50
+    assert.equal(pricedTotal(10_000), 10_000);
+    assert.equal(pricedTotal(10_000, { percentage: 1.79, fixedCents: 0 }), 10_179);
+    assert.equal(pricedTotal(4_990, { percentage: 1.79, fixedCents: 0 }), 5_079); // 89.321 cents → 89
+    assert.equal(pricedTotal(2_950, { percentage: 2.5, fixedCents: 50 }), 3_074); // 73.75 → 74, + 50
+    assert.equal(installmentTotal(2_950, { percentage: 2.5, fixedCents: 50 }), 3_074); // one payment: the priced total
   });
 
-  test('the first installments carry one remainder cent each, so the schedule sums to the total', () => {
-    assert.deepEqual(splitInstallments(10_000, 3), [3_334, 3_333, 3_333]);
-    assert.deepEqual(splitInstallments(10_001, 4), [2_501, 2_500, 2_500, 2_500]);
-    assert.deepEqual(splitInstallments(10_003, 4), [2_501, 2_501, 2_501, 2_500]);
-    assert.deepEqual(splitInstallments(6, 4), [2, 2, 1, 1]);
-    assert.deepEqual(splitInstallments(5, 6), [1, 1, 1, 1, 1, 0]);
-    assert.deepEqual(splitInstallments(0, 1), [0]);
-    assert.throws(() => splitInstallments(100, 0), RangeError);
-    assert.throws(() => splitInstallments(-1, 1), RangeError);
-    assert.throws(() => installmentTotal(10.5), RangeError);
+  test('every installment is the priced total over the count rounded up; the total is that times the count', () => {
+    assert.equal(installmentValue(10_000, 3), 3_334);
+    assert.equal(installmentTotal(10_000, undefined, 3), 10_002);
+    assert.equal(installmentValue(10_001, 4), 2_501);
+    assert.equal(installmentValue(10_000, 4), 2_500);
+    assert.equal(installmentTotal(18_954, undefined, 12), 18_960); // 12 × 15,80, not the 189,54 once announced
+    assert.equal(installmentValue(0, 1), 0);
+    assert.throws(() => installmentValue(100, 0), RangeError);
+    assert.throws(() => installmentValue(-1, 1), RangeError);
+    assert.throws(() => pricedTotal(10.5), RangeError);
   });
 
   test('a count without a tax row has neither interest nor fee', () => {
@@ -37,9 +40,18 @@ describe('installment totals and schedules', () => {
       baseCents: 10_000,
       percentage: 0,
       fixedCents: 0,
+      installmentCents: 2_500,
       totalCents: 10_000,
       scheduleCents: [2_500, 2_500, 2_500, 2_500],
     });
+    assert.equal(isInterestFree(option), true);
+  });
+
+  test('the rounding of an uneven split is paid by the buyer, so that count is not "sem juros"', () => {
+    const option = installmentOption(10_000, 3, undefined);
+    assert.equal(option.totalCents, 10_002);
+    assert.deepEqual(option.scheduleCents, [3_334, 3_334, 3_334]);
+    assert.equal(isInterestFree(option), false);
   });
 });
 
@@ -106,18 +118,39 @@ describe('pt-BR labels', () => {
     assert.equal(formatMoney(100, 'usd'), 'USD 1,00');
   });
 
-  test('one payment shows the plan name, several the count and the first installment', () => {
+  test('one payment shows the plan name; several the count, the installment, sem/com juros and the total', () => {
+    const one = { installments: 1, installmentCents: 4_990, totalCents: 4_990, baseCents: 4_990 };
+    assert.equal(installmentOptionName({ ...one, planName: 'Pix' }), 'Pix - R$ 49,90');
     assert.equal(
-      installmentOptionName({ planName: 'Pix', installments: 1, firstInstallmentCents: 4_990, interestFree: true }),
-      'Pix - R$ 49,90',
+      installmentOptionName({ ...one, planName: 'Cartão', totalCents: 5_079, installmentCents: 5_079 }),
+      'Cartão - R$ 50,79 com juros',
     );
     assert.equal(
-      installmentOptionName({ planName: 'Cartão', installments: 3, firstInstallmentCents: 3_450, interestFree: false }),
-      '3x de R$ 34,50',
+      installmentOptionName({
+        planName: 'Cartão',
+        installments: 3,
+        installmentCents: 3_450,
+        totalCents: 10_350,
+        baseCents: 10_000,
+      }),
+      '3x de R$ 34,50 com juros (total R$ 103,50)',
     );
     assert.equal(
-      installmentOptionName({ planName: 'Cartão', installments: 3, firstInstallmentCents: 3_334, interestFree: true }),
-      '3x de R$ 33,34 sem juros',
+      installmentOptionName({
+        planName: 'Cartão',
+        installments: 4,
+        installmentCents: 2_500,
+        totalCents: 10_000,
+        baseCents: 10_000,
+      }),
+      '4x de R$ 25,00 sem juros (total R$ 100,00)',
+    );
+    assert.equal(
+      installmentsPhrase(
+        { installments: 2, installmentCents: 150, totalCents: 300, baseCents: 300 },
+        (cents) => `<${cents}>`,
+      ),
+      '2x de <150> sem juros (total <300>)',
     );
   });
 });
@@ -149,18 +182,15 @@ describe('installment properties', () => {
     );
   });
 
-  test('the installments of an option sum exactly to its announced total', () => {
+  test('the installments of an option are equal and sum exactly to its total; the rounding is under a cent each', () => {
     fc.assert(
       fc.property(cents, terms, taxRows, (base, plan, taxes) => {
         for (const option of installmentOptions(base, plan, taxes)) {
           assert.equal(option.scheduleCents.length, option.installments);
-          assert.equal(
-            option.scheduleCents.reduce((sum, amount) => sum + amount, 0),
-            option.totalCents,
-          );
-          assert.ok(option.scheduleCents.every((amount) => amount <= option.scheduleCents[0]!));
-          assert.ok(option.scheduleCents[0]! - option.scheduleCents.at(-1)! <= 1);
-          assert.equal(option.scheduleCents[0], Math.ceil(option.totalCents / option.installments));
+          assert.ok(option.scheduleCents.every((amount) => amount === option.installmentCents));
+          assert.equal(option.installmentCents * option.installments, option.totalCents);
+          const priced = pricedTotal(base, option);
+          assert.ok(option.totalCents >= priced && option.totalCents - priced < option.installments);
         }
       }),
     );
@@ -169,7 +199,7 @@ describe('installment properties', () => {
   test('without interest, the per-installment value never grows with the count', () => {
     fc.assert(
       fc.property(cents, terms, (base, plan) => {
-        const values = installmentOptions(base, plan, []).map((option) => option.scheduleCents[0]!);
+        const values = installmentOptions(base, plan, []).map((option) => option.installmentCents);
         for (let i = 1; i < values.length; i++) assert.ok(values[i]! <= values[i - 1]!);
       }),
     );
@@ -181,7 +211,7 @@ describe('installment properties', () => {
         const options = installmentOptions(base, plan, taxes);
         assert.equal(options[0]!.installments, 1);
         for (const option of options.slice(1))
-          assert.ok(Math.min(...option.scheduleCents) >= Math.max(1, plan.minInstallmentCents));
+          assert.ok(option.installmentCents >= Math.max(1, plan.minInstallmentCents));
       }),
     );
   });

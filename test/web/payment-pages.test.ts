@@ -92,7 +92,13 @@ for (const engine of engines()) {
         assert.ok(res.body.includes(brl(123_456)));
         assert.ok(res.body.includes('R$\u00a01.234,56'));
         assert.ok(res.body.includes('01/03/2030, 09:30 BRT'), 'expiry in America/Sao_Paulo');
-        assert.ok(res.body.includes('Situação: Aguardando pagamento'));
+        // One live status line, a countdown the script fills, and the order number.
+        assert.match(
+          res.body,
+          /<p id="pix-status" class="status" role="status" aria-live="polite"[^>]*>Aguardando pagamento<\/p>/,
+        );
+        assert.match(res.body, /<p id="pix-countdown" data-expires-at="2030-03-01T12:30:00.000Z"/);
+        assert.match(res.body, /<dt>Pedido<\/dt><dd>nº [0-9A-F]{8}<\/dd>/);
         const qr = dataImage(res.body, 'image/png');
         assert.ok(qr, 'a data: PNG QR code with alt text');
         assert.equal(qr[1], await pixQrPngBase64(code));
@@ -102,7 +108,10 @@ for (const engine of engines()) {
           /<label for="pix-code">Código Pix copia e cola<\/label>\s*<textarea id="pix-code"[^>]*readonly[^>]*>([^<]+)<\/textarea>/,
         );
         assert.ok(res.body.includes(`>${code}</textarea>`));
-        assert.match(res.body, /<button type="button" data-copy="pix-code" hidden>Copiar código<\/button>/);
+        assert.match(
+          res.body,
+          /<button type="button" data-copy="pix-code" data-copied="Código Pix copiado[^"]*" hidden>Copiar código Pix<\/button>/,
+        );
       });
 
       test('dynamic text is HTML-escaped', async () => {

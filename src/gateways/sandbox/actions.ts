@@ -64,6 +64,7 @@ function ledgerEntry(charge: SandboxCharge) {
     method: charge.method,
     state: charge.state,
     amount_cents: charge.amountCents,
+    installments: charge.installments,
     refunded_cents: refundedCents(charge),
     refunds: charge.refunds.map((refund) => ({
       id: refund.id,

@@ -109,13 +109,13 @@ export type PaymentPlanQuote = {
   installments: number;
   /** The context total before interest and fixed fee (coupon, fine and late interest included). */
   baseCents: number;
-  /** base + interest + fixed fee: the sum of `scheduleCents`. */
+  /** installmentValueCents × installments: what the buyer is charged in all (the sum of `scheduleCents`). */
   totalCents: number;
-  /** totalCents − baseCents: the interest and the fixed fee together. */
+  /** totalCents − baseCents: the interest, the fixed fee and the installment rounding together. */
   interestCents: number;
   fixedCents: number;
   percentage: number;
-  /** The first (largest) installment, the `value` the option announced. */
+  /** Every installment, the `value` the option announced. */
   installmentValueCents: number;
   scheduleCents: number[];
   coupon?: ContextTotal['coupon'];
@@ -182,7 +182,7 @@ export async function quoteOptionInContext(
     interestCents: option.totalCents - option.baseCents,
     fixedCents: option.fixedCents,
     percentage: option.percentage,
-    installmentValueCents: option.scheduleCents[0]!,
+    installmentValueCents: option.installmentCents,
     scheduleCents: option.scheduleCents,
     ...(offer.coupon ? { coupon: offer.coupon } : {}),
     ...(offer.overdue ? { overdue: offer.overdue } : {}),

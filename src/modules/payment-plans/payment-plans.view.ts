@@ -14,18 +14,11 @@ export function paymentPlanOptionsView(offer: PaymentPlanOffer): Static<typeof P
     const list = (byMethod[plan.paymentMethod] ??= []);
     // An option whose interest or fee takes the amount past what one payment can carry is not offered.
     for (const option of plan.options.filter((candidate) => fitsOnePayment(candidate.totalCents))) {
-      const firstInstallmentCents = option.scheduleCents[0]!;
       list.push({
         id: `${plan.id}-${option.installments}`,
-        name: installmentOptionName({
-          planName: plan.name,
-          installments: option.installments,
-          firstInstallmentCents,
-          interestFree: option.percentage === 0 && option.fixedCents === 0,
-          currency: offer.context.currency,
-        }),
+        name: installmentOptionName({ ...option, planName: plan.name, currency: offer.context.currency }),
         number: option.installments,
-        value: toMajor(firstInstallmentCents),
+        value: toMajor(option.installmentCents),
         fine: toMajor(plan.fineCents),
         fine_tax: plan.fineTax,
         fine_type: plan.fineType,

@@ -12,19 +12,21 @@ export type InstallmentOption = {
   /** The tax row applied (zeros without a row). */
   percentage: number;
   fixedCents: number;
-  /** base + interest + fixed fee: what the buyer pays in all. */
+  /** What every installment charges: the priced total divided by the count, rounded up to the cent. */
+  installmentCents: number;
+  /** installmentCents × installments: what the buyer pays in all, never below the base. */
   totalCents: number;
-  /** One amount per installment; they sum to `totalCents` exactly, the first is the largest (by one cent at most). */
+  /** One amount per installment, all equal to `installmentCents`. */
   scheduleCents: number[];
 };
 
 const NO_TAX = { fixedCents: 0, percentage: 0 };
 
 /**
- * The total for `installments` payments of `baseCents`: `percentage` is the whole interest for that
- * count, applied once to the base (1.79 → the total grows by 1.79%), then the fixed fee is added.
+ * The base with a count's interest and fee, before it is split: `percentage` is the whole interest for
+ * that count, applied once to the base (1.79 → the total grows by 1.79%), then the fixed fee is added.
  */
-export function installmentTotal(
+export function pricedTotal(
   baseCents: number,
   tax: Pick<InstallmentTax, 'fixedCents' | 'percentage'> = NO_TAX,
 ): number {
@@ -33,22 +35,30 @@ export function installmentTotal(
 }
 
 /**
- * Splits `totalCents` into `count` installments that sum to it exactly and differ by at most one
- * cent: each is floor(total / count), and the first (total mod count) carry one extra cent. So the
- * first installment, the one announced, is ceil(total / count), and never grows with the count.
+ * The one installment rule: every installment is the priced total divided by the count, rounded up to the
+ * cent, and the buyer pays that installment times the count. So the value announced times the count is
+ * the total charged, exactly; the rounding adds at most count − 1 cents, which count as interest.
  */
-export function splitInstallments(totalCents: number, count: number): number[] {
-  assertCents(totalCents, 'totalCents');
-  if (!Number.isInteger(count) || count < 1) throw new RangeError('count must be a positive integer');
-  const regular = Math.floor(totalCents / count);
-  const withExtraCent = totalCents - regular * count;
-  return Array.from({ length: count }, (_, index) => (index < withExtraCent ? regular + 1 : regular));
+export function installmentValue(pricedCents: number, installments: number): number {
+  assertCents(pricedCents, 'pricedCents');
+  if (!Number.isInteger(installments) || installments < 1)
+    throw new RangeError('installments must be a positive integer');
+  return Math.ceil(pricedCents / installments);
+}
+
+/** What `installments` payments of `baseCents` charge in all under the installment rule (one payment: the priced total). */
+export function installmentTotal(
+  baseCents: number,
+  tax: Pick<InstallmentTax, 'fixedCents' | 'percentage'> = NO_TAX,
+  installments = 1,
+): number {
+  return installmentValue(pricedTotal(baseCents, tax), installments) * installments;
 }
 
 /**
  * Every selectable installment count of a plan for `baseCents`, ascending. One payment is always
- * offered; n > 1 is offered while each installment (the smallest, floor(total_n / n)) is at least
- * the plan's minimum and at least one cent.
+ * offered; n > 1 is offered while the priced total split n ways (rounded down) is at least the plan's
+ * minimum and at least one cent, so the rounding never more than doubles a cent.
  */
 export function installmentOptions(
   baseCents: number,
@@ -58,8 +68,9 @@ export function installmentOptions(
   const taxByCount = new Map(taxes.map((tax) => [tax.installments, tax]));
   const options: InstallmentOption[] = [];
   for (let n = 1; n <= Math.max(1, terms.maxInstallments); n++) {
-    const option = installmentOption(baseCents, n, taxByCount.get(n));
-    if (n === 1 || isSelectable(option, terms.minInstallmentCents)) options.push(option);
+    const tax = taxByCount.get(n) ?? NO_TAX;
+    if (n === 1 || isSelectable(pricedTotal(baseCents, tax), n, terms.minInstallmentCents))
+      options.push(installmentOption(baseCents, n, tax));
   }
   return options;
 }
@@ -67,23 +78,28 @@ export function installmentOptions(
 export function installmentOption(
   baseCents: number,
   installments: number,
-  tax: InstallmentTax | undefined,
+  tax: Pick<InstallmentTax, 'fixedCents' | 'percentage'> | undefined,
 ): InstallmentOption {
   const { fixedCents, percentage } = tax ?? NO_TAX;
-  const totalCents = installmentTotal(baseCents, { fixedCents, percentage });
+  const installmentCents = installmentValue(pricedTotal(baseCents, { fixedCents, percentage }), installments);
   return {
     installments,
     baseCents,
     percentage,
     fixedCents,
-    totalCents,
-    scheduleCents: splitInstallments(totalCents, installments),
+    installmentCents,
+    totalCents: installmentCents * installments,
+    scheduleCents: Array.from({ length: installments }, () => installmentCents),
   };
 }
 
-function isSelectable(option: InstallmentOption, minInstallmentCents: number): boolean {
-  const smallest = Math.floor(option.totalCents / option.installments);
-  return smallest >= Math.max(1, minInstallmentCents);
+/** "Sem juros" means the buyer pays the base and not a cent more, whatever the plan's tax row says. */
+export function isInterestFree(option: Pick<InstallmentOption, 'totalCents' | 'baseCents'>): boolean {
+  return option.totalCents === option.baseCents;
+}
+
+function isSelectable(pricedCents: number, installments: number, minInstallmentCents: number): boolean {
+  return Math.floor(pricedCents / installments) >= Math.max(1, minInstallmentCents);
 }
 
 function assertCents(value: number, name: string): void {

@@ -81,6 +81,7 @@ export function cardFields(index: 0 | 1): SafeHtml {
 <legend>${index === 0 ? 'Cartão de crédito' : 'Segundo cartão'}</legend>
 ${index === 1 ? field('card1-amount', 'Valor neste cartão (R$)', html`type="text" inputmode="decimal" autocomplete="off"`) : ''}
 ${field(`${prefix}-number`, 'Número do cartão', html`type="text" inputmode="numeric" autocomplete="${index === 0 ? 'cc-number' : 'off'}" maxlength="23"`)}
+<p id="${prefix}-brand" class="brand-name muted" aria-live="polite"></p>
 ${field(`${prefix}-holder`, 'Nome impresso no cartão', html`type="text" autocomplete="${index === 0 ? 'cc-name' : 'off'}" maxlength="60"`)}
 <div class="row">
 ${field(`${prefix}-expiry`, 'Validade (MM/AA)', html`type="text" inputmode="numeric" autocomplete="${index === 0 ? 'cc-exp' : 'off'}" placeholder="MM/AA" maxlength="7"`)}

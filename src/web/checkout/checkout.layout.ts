@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { html, SafeHtml } from '../payment-pages/html.ts';
+import { textColorOn } from './contrast.ts';
 
 export const BUNDLE_PATH = '/pay/assets/checkout.js';
 
@@ -8,12 +9,12 @@ const STYLE = `
 *{box-sizing:border-box}
 [hidden]{display:none!important}
 body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#f4f5f7;line-height:1.5}
-header.brand{background:var(--main);color:#fff;padding:.75rem 1rem}
+header.brand{background:var(--main);color:var(--on-main);padding:.75rem 1rem}
 header.brand .inner{max-width:40rem;margin:0 auto;display:flex;flex-wrap:wrap;align-items:center;gap:.75rem}
 header.brand img{max-height:3rem;width:auto;background:#fff;border-radius:.25rem}
 header.brand h1{font-size:1.25rem;margin:0;flex:1}
 header.brand nav ul{list-style:none;margin:0;padding:0;display:flex;gap:1rem}
-header.brand a{color:#fff}
+header.brand a{color:var(--on-main)}
 main{max-width:40rem;margin:0 auto;padding:1rem;background:#fff;min-height:100vh}
 h2{font-size:1.125rem;margin:1.25rem 0 .5rem}
 fieldset{border:1px solid #c9ced6;border-radius:.375rem;margin:1rem 0;padding:.75rem 1rem}
@@ -24,13 +25,14 @@ input,select{font:inherit;padding:.5rem;border:1px solid #5f6773;border-radius:.
 input[type=radio],input[type=checkbox]{width:auto}
 input[aria-invalid=true],select[aria-invalid=true]{border:2px solid #b3261e}
 .row{display:flex;gap:.75rem;flex-wrap:wrap}.row>div{flex:1;min-width:8rem}
-button,.button{display:inline-block;margin-top:.75rem;padding:.75rem 1.25rem;font:inherit;font-weight:700;color:#fff;background:var(--main);border:0;border-radius:.25rem;text-decoration:none;cursor:pointer}
+button,.button{display:inline-block;margin-top:.75rem;padding:.75rem 1.25rem;font:inherit;font-weight:700;color:var(--on-main);background:var(--main);border:0;border-radius:.25rem;text-decoration:none;cursor:pointer}
 button.secondary{background:#fff;color:#1b1f24;border:1px solid #5f6773}
 button[disabled]{opacity:.6;cursor:progress}
 a:focus-visible,button:focus-visible,.button:focus-visible,input:focus-visible,select:focus-visible,[tabindex]:focus-visible{outline:3px solid #1b1f24;outline-offset:2px}
 ul.products{list-style:none;padding:0;margin:0}
 ul.products li{display:flex;gap:.75rem;align-items:flex-start;padding:.75rem 0;border-bottom:1px solid #e3e6ea}
-ul.products img{width:4rem;height:4rem;object-fit:cover;border-radius:.25rem}
+ul.products img,.image-placeholder{width:4rem;height:4rem;object-fit:cover;border-radius:.25rem;flex:none}
+.image-placeholder{display:flex;align-items:center;justify-content:center;background:#e3e6ea;color:#454c58;font-weight:700;font-size:1.5rem}
 ul.products .info{flex:1}
 ul.products input{width:5rem}
 .badge{display:inline-block;font-size:.75rem;background:#fff3c4;color:#5c4400;border-radius:1rem;padding:0 .5rem;margin-left:.25rem}
@@ -42,6 +44,13 @@ ul.products input{width:5rem}
 .total{font-size:1.25rem;font-weight:700}
 .qr{width:16rem;max-width:100%;margin:1rem auto;display:block}
 .custom-code{width:100%;height:0;border:0}
+.sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
+textarea{width:100%;font:1rem ui-monospace,monospace;padding:.5rem;border:1px solid #5f6773;border-radius:.25rem;resize:none;color:#1b1f24;background:#f8f9fa}
+dl.receipt{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;margin:1rem 0}
+dl.receipt dt{color:#454c58}
+dl.receipt dd{margin:0;font-weight:600;overflow-wrap:anywhere}
+.amount{font-size:1.25rem;font-weight:700}
+ul.summary-items{padding-left:1.25rem}
 @media (max-width:30rem){main{padding:.75rem}.row{display:block}}
 `;
 
@@ -63,7 +72,7 @@ export function layout({ title, mainColor, index, header, body, nonce }: Layout)
 <meta name="viewport" content="width=device-width, initial-scale=1">
 ${index ? '' : html`<meta name="robots" content="noindex">`}
 <title>${title}</title>
-<style>${new SafeHtml(STYLE)}:root{--main:${mainColor}}</style>
+<style>${new SafeHtml(STYLE)}:root{--main:${mainColor};--on-main:${textColorOn(mainColor)}}</style>
 </head>
 <body>
 ${header}

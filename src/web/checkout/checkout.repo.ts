@@ -43,7 +43,17 @@ export function findPaymentStatus(db: Kysely<DB>, uid: string) {
     .innerJoin('orders as o', (join) =>
       join.onRef('o.id', '=', 'p.order_id').onRef('o.account_id', '=', 'p.account_id'),
     )
-    .select(['p.status', 'p.method', 'p.account_id', 'p.order_id', 'o.status as order_status'])
+    .select([
+      'p.status',
+      'p.method',
+      'p.account_id',
+      'p.order_id',
+      'p.amount_cents',
+      'p.installments',
+      'p.pix_code',
+      'o.status as order_status',
+      'o.uid as order_uid',
+    ])
     .where('p.uid', '=', uid)
     .executeTakeFirst();
 }

@@ -14,6 +14,7 @@ import {
 } from './checkout.model.ts';
 import { chargeDoneBody } from './charge-done.ts';
 import { findPaymentStatus } from './checkout.repo.ts';
+import { receipt } from './payment-receipt.ts';
 import { brandHeader, checkoutBody, closedBody, messageBody } from './checkout.view.ts';
 import { sendCustomCode } from './custom-code.ts';
 
@@ -103,7 +104,12 @@ export function registerHostedCheckoutPages(
           clock(),
         )
       : undefined;
-    return { status: payment.status, order_status: payment.order_status, ...(offer ? { offer } : {}) };
+    return {
+      status: payment.status,
+      order_status: payment.order_status,
+      ...(offer ? { offer } : {}),
+      ...receipt(payment),
+    };
   });
 
   app.get('/pay/assets/checkout.js', OPEN, async (_request, reply) =>

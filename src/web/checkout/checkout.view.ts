@@ -18,10 +18,15 @@ ${checkout.menus.length ? html`<nav aria-label="Links da loja"><ul>${checkout.me
 </div></header>`;
 }
 
+/** A product without a picture (or whose picture fails to load) gets its initial on a neutral square. */
+export function imagePlaceholder(name: string): SafeHtml {
+  return html`<span class="image-placeholder" aria-hidden="true">${[...name.trim()][0]?.toUpperCase() ?? ''}</span>`;
+}
+
 function productItem(product: HostedProduct, index: number): SafeHtml {
   const quantityId = `quantity-${index}`;
   return html`<li data-product-id="${product.id ?? ''}" data-value-cents="${product.valueCents}">
-${product.image ? html`<img src="${product.image}" alt="" width="64" height="64">` : ''}
+${product.image ? html`<img src="${product.image}" alt="" width="64" height="64">` : imagePlaceholder(product.name)}
 <div class="info">
 <strong>${product.name}</strong>${product.recommended ? html`<span class="badge">Recomendado</span>` : ''}
 ${product.description ? html`<p class="muted">${product.description}</p>` : ''}

@@ -1,6 +1,8 @@
 import { couponMessage, getJson, payError, postJson, type ApiAnswer } from './api.ts';
 import { announce, byId, clearErrors, clearFieldErrors, showErrors, valueOf, type FieldError } from './dom.ts';
-import { brl, digits, luhnValid, parseAmount, toCents } from './format.ts';
+import { cardErrors, readExpiry, wireCardInputs } from './card-form.ts';
+import { replaceBrokenImages } from './images.ts';
+import { brl, digits, parseAmount, toCents } from './format.ts';
 import {
   baseOfOneTimeOption,
   fetchPlans,
@@ -11,10 +13,12 @@ import {
   type PlanOption,
   type Plans,
 } from './plans.ts';
+import type { ReceiptFacts } from './receipt.ts';
 import { showBoleto, showPaid, showPending, showPix, type Settings } from './result.ts';
 import { loadSlots, scheduledAt, selectedSlot } from './schedule.ts';
 import { tokenizeCard, type Card, type Gateway } from './tokenize.ts';
 
+replaceBrokenImages();
 const form = byId<HTMLFormElement>('checkout-form');
 if (form) start(form);
 
@@ -76,8 +80,6 @@ function start(form: HTMLFormElement): void {
     const cents = parseAmount(valueOf('card1-amount'));
     return cents !== undefined && cents > 0 && cents < baseCents() ? cents : undefined;
   };
-  const charged = (option: PlanOption, base: number) =>
-    base > 0 ? optionTotalCents(option, base) : toCents(option.value) * option.number;
   const shareOption = (index: 0 | 1) => {
     const options = shares?.options[index] ?? [];
     return (
@@ -101,11 +103,11 @@ function start(form: HTMLFormElement): void {
     if (second) second.hidden = !twoCards();
     const [first, last] = [shareOption(0), shareOption(1)];
     if (method === 'credit_card' && twoCards() && shares && first && last) {
-      byId('total')!.textContent = brl(charged(first, shares.cents[0]) + charged(last, shares.cents[1]));
+      byId('total')!.textContent = brl(optionTotalCents(first) + optionTotalCents(last));
       return;
     }
     const option = method ? optionFor(method, method === 'credit_card' ? 'card0-installments' : undefined) : undefined;
-    if (option) byId('total')!.textContent = brl(charged(option, baseCents()));
+    if (option) byId('total')!.textContent = brl(optionTotalCents(option));
   };
 
   /** Quotes both shares with the page's own query and `amount` = the share, the way the service prices each card. */
@@ -156,6 +158,8 @@ function start(form: HTMLFormElement): void {
   };
 
   for (const input of quantityInputs()) input.addEventListener('change', () => void refreshPlans());
+  wireCardInputs(0);
+  wireCardInputs(1);
   byId('card0-installments')?.addEventListener('change', updateView);
   byId('card1-installments')?.addEventListener('change', updateView);
   byId('two-cards')?.addEventListener('change', () => {
@@ -215,21 +219,17 @@ function start(form: HTMLFormElement): void {
 
   function readCard(index: 0 | 1, errors: FieldError[]): Card {
     const prefix = `card${index}`;
-    const number = digits(valueOf(`${prefix}-number`));
-    const holder = valueOf(`${prefix}-holder`);
-    const expiry = /^(\d{1,2})\s*\/\s*(\d{2}|\d{4})$/.exec(valueOf(`${prefix}-expiry`));
-    const cvv = digits(valueOf(`${prefix}-cvv`));
-    if (!luhnValid(number)) errors.push({ field: `${prefix}-number`, message: 'Número do cartão inválido.' });
-    if (!holder) errors.push({ field: `${prefix}-holder`, message: 'Informe o nome impresso no cartão.' });
-    const month = expiry ? Number(expiry[1]) : 0;
-    const year = expiry ? Number(expiry[2]!.length === 2 ? `20${expiry[2]}` : expiry[2]) : 0;
-    const now = new Date();
-    if (!expiry || month < 1 || month > 12 || year * 12 + month < now.getFullYear() * 12 + now.getMonth() + 1) {
-      errors.push({ field: `${prefix}-expiry`, message: 'Validade inválida: use MM/AA.' });
-    }
-    if (!/^\d{3,4}$/.test(cvv))
-      errors.push({ field: `${prefix}-cvv`, message: 'O código de segurança tem 3 ou 4 dígitos.' });
-    return { number, holder, month: String(month).padStart(2, '0'), year: String(year), cvv };
+    const typed = {
+      number: valueOf(`${prefix}-number`),
+      holder: valueOf(`${prefix}-holder`),
+      expiry: valueOf(`${prefix}-expiry`),
+      cvv: digits(valueOf(`${prefix}-cvv`)),
+    };
+    errors.push(...cardErrors(prefix, typed, new Date()));
+    const expiry = readExpiry(typed.expiry, new Date());
+    const { month, year } = typeof expiry === 'object' ? expiry : { month: 0, year: 0 };
+    const number = digits(typed.number);
+    return { number, holder: typed.holder, month: String(month).padStart(2, '0'), year: String(year), cvv: typed.cvv };
   }
 
   function readAddress(errors: FieldError[]): Record<string, string> {
@@ -331,7 +331,7 @@ function start(form: HTMLFormElement): void {
         Object.assign(body, { checkout_page_id: id, products: products().filter((product) => product.id) });
       if (coupon && kind !== 'charge') body.coupon = coupon;
       const answer = await postJson(kind === 'page' ? '/api/v1/payments' : `/api/v1/${resource}/${id}/pay`, body);
-      handle(answer);
+      handle(answer, receiptFacts(method as ReceiptFacts['method'], option, String(body.customer_email ?? '')));
     } finally {
       button.disabled = false;
       // The outcome keeps its announcement; after an error the summary speaks instead.
@@ -339,7 +339,21 @@ function start(form: HTMLFormElement): void {
     }
   }
 
-  function handle(answer: ApiAnswer): void {
+  /** What the success view says, as far as the page knows it: the rule makes value × number the charged total. */
+  function receiptFacts(method: ReceiptFacts['method'], option: PlanOption, email: string): ReceiptFacts {
+    const chosen = method === 'credit_card' && twoCards() && shares ? [shareOption(0)!, shareOption(1)!] : [option];
+    return {
+      method,
+      amountCents: chosen.reduce((sum, each) => sum + optionTotalCents(each), 0),
+      ...(method === 'credit_card'
+        ? { cards: chosen.map((each) => ({ count: each.number, valueCents: toCents(each.value) })) }
+        : {}),
+      ...(kind === 'charge' ? { orderNumber: id.slice(0, 8).toUpperCase() } : {}),
+      ...(email ? { email } : {}),
+    };
+  }
+
+  function handle(answer: ApiAnswer, facts: ReceiptFacts): void {
     if (answer.status !== 200) {
       const problem = payError(answer);
       return problem.pending
@@ -348,8 +362,8 @@ function start(form: HTMLFormElement): void {
     }
     const result = answer.body;
     const chargeDone = kind === 'charge' ? { ...settings, redirectUrl: result.redirect_url ?? '' } : settings;
-    if (result.pix_qr_code) return showPix(chargeDone, result);
-    if (result.bank_slip_url) return showBoleto(chargeDone, result.bank_slip_url);
+    if (result.pix_qr_code) return showPix(chargeDone, result, facts);
+    if (result.bank_slip_url) return showBoleto(chargeDone, result.bank_slip_url, facts);
     if (kind === 'charge' && result.status !== 'paid') {
       return showErrors([
         {
@@ -361,7 +375,18 @@ function start(form: HTMLFormElement): void {
         },
       ]);
     }
-    if (result.order_status === 'paid' || result.status === 'paid') return showPaid(chargeDone, result.offer);
-    showPaid(chargeDone, undefined);
+    // A cart's answer names its payments by UID, whose status carries the order number; a page's only by gateway code.
+    const first = result.payments?.[0];
+    const paid = {
+      ...facts,
+      ...(typeof first === 'string' ? { paymentCode: first } : {}),
+    };
+    const statusUid = typeof first === 'object' && first ? String(first.id) : undefined;
+    showPaid(
+      chargeDone,
+      result.order_status === 'paid' || result.status === 'paid' ? result.offer : undefined,
+      paid,
+      statusUid,
+    );
   }
 }

@@ -1,6 +1,7 @@
 import { getJson } from './api.ts';
 import { byId, element } from './dom.ts';
 import { installmentTotal } from '../../modules/pricing/installments.ts';
+import { installmentsPhrase } from '../../modules/pricing/labels.ts';
 import { brl, toCents } from './format.ts';
 
 /** One option of GET /payment_plans; `fixed` and `percentage` are its tax row, already in `value`. */
@@ -48,8 +49,11 @@ export function renderMethods(plans: Plans, onChange: () => void): void {
     container.replaceChildren(element('p', { class: 'error' }, 'Nenhuma forma de pagamento disponível.'));
 }
 
-/** What the option charges in all on `baseCents`, computed by the service's own pricing rule (value × number can overstate it). */
-export const optionTotalCents = (option: PlanOption, baseCents: number): number =>
+/** What the option charges in all: every installment is `value`, so the total is value × number, exactly. */
+export const optionTotalCents = (option: PlanOption): number => toCents(option.value) * option.number;
+
+/** What a lump sum of this option's tax row charges on `baseCents`, by the service's own pricing rule. */
+const oneTimeTotalCents = (option: PlanOption, baseCents: number): number =>
   installmentTotal(baseCents, { fixedCents: toCents(option.fixed), percentage: option.percentage });
 
 /**
@@ -60,14 +64,23 @@ export function baseOfOneTimeOption(option: PlanOption): number | undefined {
   const charged = toCents(option.value);
   const estimate = Math.round((charged - toCents(option.fixed)) / (1 + option.percentage / 100));
   for (let base = Math.max(0, estimate - 2); base <= estimate + 2; base++)
-    if (optionTotalCents(option, base) === charged) return base;
+    if (oneTimeTotalCents(option, base) === charged) return base;
   return undefined;
 }
 
-const optionLabel = (option: PlanOption, baseCents: number) =>
-  option.number === 1
-    ? `À vista: ${brl(toCents(option.value))}`
-    : `${option.number}x de ${brl(toCents(option.value))} (total ${brl(optionTotalCents(option, baseCents))})`;
+/** `À vista: R$ 49,90`, or `3x de R$ 34,50 sem juros (total R$ 103,50)`: "sem juros" when the total is the base. */
+export function optionLabel(option: PlanOption, baseCents: number): string {
+  const phrase = installmentsPhrase(
+    {
+      installments: option.number,
+      installmentCents: toCents(option.value),
+      totalCents: optionTotalCents(option),
+      baseCents,
+    },
+    brl,
+  );
+  return option.number === 1 ? `À vista: ${phrase}` : phrase;
+}
 
 /** The options of one card, labelled with what they charge on `baseCents` (the whole total or the card's share). */
 export function renderInstallments(selectId: string, options: PlanOption[], baseCents: number): void {

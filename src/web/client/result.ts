@@ -1,22 +1,22 @@
-import { postJson } from './api.ts';
+import { getJson, postJson } from './api.ts';
 import { announce, byId, element } from './dom.ts';
+import { showPixView } from './pix-view.ts';
+import { show, showConfirmed, showLapsed, type PaymentView } from './result-view.ts';
+import { receiptView, refreshReceipt, withStatus, type ReceiptFacts } from './receipt.ts';
 import { BOLETO_POLL, PIX_POLL, watchPayment, type PollSchedule } from './status-poll.ts';
 
 export type Settings = { redirectUrl: string; upsellName: string };
 
-function show(heading: string, ...children: Node[]): HTMLElement {
-  byId('checkout-form')!.hidden = true;
-  const section = byId('result')!;
-  section.replaceChildren(element('h2', { id: 'result-heading' }, heading), ...children);
-  section.hidden = false;
-  section.focus();
-  return section;
-}
-
+/** After the receipt was read: a visible link at once, and the page follows it a few seconds later. */
+const REDIRECT_AFTER_MS = 4000;
 const redirectSoon = (url: string) => {
   if (!url) return;
+  const section = byId('result')!;
+  const next = element('p', { id: 'redirect-note', class: 'muted' }, 'Você será redirecionado em instantes. ');
+  next.append(element('a', { href: url }, 'Continuar agora'));
+  section.append(next);
   announce('Redirecionando…');
-  setTimeout(() => location.assign(url), 1500);
+  setTimeout(() => location.assign(url), REDIRECT_AFTER_MS);
 };
 
 type UpsellMethod = 'card' | 'pix' | 'boleto';
@@ -52,8 +52,10 @@ function upsellBox(settings: Settings, offer: string, method: UpsellMethod): HTM
       return;
     }
     // The offer's own pix or boleto is the next thing to pay; it carries no further offer.
-    if (answer.body?.pix_qr_code_url) return showPix({ ...settings, upsellName: '' }, answer.body);
-    if (answer.body?.bank_slip_url) return showBoleto({ ...settings, upsellName: '' }, answer.body.bank_slip_url);
+    const facts: ReceiptFacts = { method: answer.body?.pix_qr_code_url ? 'pix' : 'bank_slip' };
+    if (answer.body?.pix_qr_code_url) return showPix({ ...settings, upsellName: '' }, answer.body, facts);
+    if (answer.body?.bank_slip_url)
+      return showBoleto({ ...settings, upsellName: '' }, answer.body.bank_slip_url, facts);
     outcome.textContent =
       answer.body?.order_status === 'refused'
         ? 'O cartão recusou a oferta; nada foi cobrado.'
@@ -68,17 +70,18 @@ function upsellBox(settings: Settings, offer: string, method: UpsellMethod): HTM
   return box;
 }
 
-/** An approved payment; with an offer, the one-click upsell (POST /upsell) before any redirect. */
-export function showPaid(settings: Settings, offer: string | undefined): void {
-  const text = element('p', { class: 'status success' }, 'Pagamento aprovado! Você receberá a confirmação por e-mail.');
-  if (!offer || !settings.upsellName) {
-    show('Pagamento aprovado', text);
-    announce('Pagamento aprovado.', 'success');
-    redirectSoon(settings.redirectUrl);
-    return;
-  }
-  show('Pagamento aprovado', text, upsellBox(settings, offer, 'card'));
-  announce('Pagamento aprovado.', 'success');
+/** An approved card: one success view (amount, installments, order, receipt), the offer if any, then the redirect. */
+export function showPaid(settings: Settings, offer: string | undefined, facts: ReceiptFacts, statusUid?: string): void {
+  const text = element('p', { id: 'paid-status', class: 'status success' }, 'Tudo certo: seu pedido está confirmado.');
+  const withOffer = Boolean(offer && settings.upsellName);
+  show('Pagamento aprovado', text, receiptView(facts), ...(withOffer ? [upsellBox(settings, offer!, 'card')] : []));
+  // The result takes focus and is named by its heading: a live announcement would say it a second time.
+  announce('');
+  if (statusUid)
+    void getJson(`/pay/status/${statusUid}`).then((answer) => {
+      if (answer.status === 200) refreshReceipt(withStatus(facts, answer.body));
+    });
+  if (!withOffer) redirectSoon(settings.redirectUrl);
 }
 
 /**
@@ -99,21 +102,6 @@ export function showPending(message: string, statusUrl: string | undefined): voi
 }
 
 export const uidOfUrl = (url: string) => url.split('/').pop() ?? '';
-
-function countdown(target: HTMLElement, expiresAt: string, expired: () => void): () => void {
-  const end = Date.parse(expiresAt);
-  const tick = () => {
-    const left = Math.max(0, Math.floor((end - Date.now()) / 1000));
-    target.textContent = `Expira em ${String(Math.floor(left / 60)).padStart(2, '0')}:${String(left % 60).padStart(2, '0')}`;
-    if (left === 0) expired();
-  };
-  tick();
-  const timer = setInterval(tick, 1000);
-  return () => clearInterval(timer);
-}
-
-/** How the view of a pix or boleto changes as its poll learns what became of the payment. */
-type PaymentView = { paid(): void; lapsed(): void; gaveUp(): void };
 
 /**
  * Polls the payment a pix or boleto view shows (`/pay/status/{uid}`, the last segment of its page's URL).
@@ -137,65 +125,22 @@ function followPayment(
   });
 }
 
-/** Turns a pix or boleto view into the confirmation: its heading, its status line, the announcement. */
-function showConfirmed(status: HTMLElement, text: string): void {
-  byId('result-heading')!.textContent = 'Pagamento confirmado';
-  status.textContent = text;
-  status.classList.add('success');
-  announce('Pagamento confirmado.', 'success');
-}
-
-/** The status line of a lapsed pix or boleto says it, as an alert, instead of a second copy in the live status. */
-function showLapsed(status: HTMLElement, text: string): void {
-  announce('');
-  status.setAttribute('role', 'alert');
-  status.textContent = text;
-}
-
-/** The Pix QR inline with a countdown, polling the payment every 2 s until it is paid (or lapses); see followPayment. */
+/** The Pix view (QR, copy-and-paste code, amount, countdown, live status), then its receipt once paid. */
 export function showPix(
   settings: Settings,
   result: { pix_qr_code?: string; pix_qr_code_url?: string; pix_expires_at?: string },
+  facts: ReceiptFacts,
 ): void {
-  const status = element('p', { id: 'pix-status', class: 'status' }, 'Aguardando pagamento…');
-  const timer = element('p', { id: 'pix-countdown', 'aria-live': 'off' });
-  const qr = element('img', {
-    class: 'qr',
-    id: 'pix-qr',
-    alt: 'QR Code Pix do pagamento',
-    width: '256',
-    height: '256',
-    src: `data:image/png;base64,${result.pix_qr_code ?? ''}`,
-  });
-  const link = element(
-    'a',
-    { href: result.pix_qr_code_url ?? '#', target: '_blank', rel: 'noopener' },
-    'Abrir o Pix copia e cola',
-  );
-  const how = element('p', {}, 'Abra o aplicativo do seu banco, escolha Pix e escaneie o QR Code.');
-  show('Pague com Pix', how, qr, timer, element('p', {}, ''), link, status);
-  announce('Pix gerado. Aguardando pagamento.');
-  const stopCountdown = countdown(timer, result.pix_expires_at ?? new Date().toISOString(), () => void 0);
-  followPayment(settings, result.pix_qr_code_url ?? '', PIX_POLL, 'pix', {
-    paid: () => {
-      stopCountdown();
-      for (const part of [how, qr, timer, link]) part.hidden = true;
-      showConfirmed(status, 'Pago! Recebemos o seu Pix.');
-    },
-    lapsed: () => {
-      stopCountdown();
-      for (const part of [how, qr, timer, link]) part.hidden = true;
-      showLapsed(status, 'Este Pix expirou sem pagamento. Recarregue a página para gerar outro.');
-    },
-    gaveUp: () => stopCountdown(),
-  });
+  const url = result.pix_qr_code_url ?? '';
+  const view = showPixView(result, facts);
+  followPayment(settings, url, PIX_POLL, 'pix', view);
 }
 
 /**
  * The boleto link, polling the payment with backoff for 30 minutes (BOLETO_POLL): a boleto paid meanwhile
  * turns the view to the confirmation and, on a page with an upsell product, shows the offer; see followPayment.
  */
-export function showBoleto(settings: Settings, url: string): void {
+export function showBoleto(settings: Settings, url: string, facts: ReceiptFacts): void {
   const link = element(
     'a',
     { href: url, id: 'boleto-link', class: 'button', target: '_blank', rel: 'noopener' },
@@ -207,13 +152,18 @@ export function showBoleto(settings: Settings, url: string): void {
     {},
     'Pague o boleto em qualquer banco ou lotérica até o vencimento. A confirmação leva até 3 dias úteis.',
   );
+  status.setAttribute('role', 'status');
+  status.setAttribute('aria-live', 'polite');
   show('Boleto gerado', how, link, status);
-  announce('Boleto gerado.');
+  announce('');
+  void getJson(`/pay/status/${uidOfUrl(url)}`).then((answer) => {
+    if (answer.status === 200) facts = withStatus(facts, answer.body);
+  });
   followPayment(settings, url, BOLETO_POLL, 'boleto', {
     paid: () => {
       how.hidden = true;
       link.hidden = true;
-      showConfirmed(status, 'Pago! Recebemos o pagamento do seu boleto.');
+      showConfirmed(status, 'Pago! Recebemos o pagamento do seu boleto.', { ...facts, method: 'bank_slip' });
     },
     lapsed: () => {
       how.hidden = true;

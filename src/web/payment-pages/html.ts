@@ -57,6 +57,8 @@ button,.button{display:inline-block;margin-top:.5rem;padding:.625rem 1rem;font:i
 button:focus-visible,.button:focus-visible,textarea:focus-visible{outline:3px solid #1b1f24;outline-offset:2px}
 .status{padding:.5rem .75rem;border-radius:.25rem;background:#e8eefc;font-weight:600}
 .muted{color:#454c58;font-size:.875rem}
+.success{background:#e6f4ea;color:#0d5224}
+ul.summary-items{padding-left:1.25rem}
 `;
 
 /** The whole document: pt-BR, responsive, kept out of search engines. */
@@ -85,7 +87,8 @@ ${script ? html`<script nonce="${script.nonce}">${new SafeHtml(script.source)}</
  * script carrying it; the page cannot be framed, submit forms, or leak its capability URL as a referrer.
  */
 export function contentSecurityPolicy(nonce?: string): string {
-  const script = nonce ? `; script-src 'nonce-${nonce}'` : '';
+  // The script polls the payment's own status on this origin, nothing else.
+  const script = nonce ? `; script-src 'nonce-${nonce}'; connect-src 'self'` : '';
   return `default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'${script}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 }
 

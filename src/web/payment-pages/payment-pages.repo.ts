@@ -19,6 +19,7 @@ export function findHostedPayment(db: Kysely<DB>, uid: string, method: 'pix' | '
     )
     .select([
       'p.uid',
+      'p.account_id',
       'p.status',
       'p.amount_cents',
       'p.pix_code',
@@ -27,6 +28,9 @@ export function findHostedPayment(db: Kysely<DB>, uid: string, method: 'pix' | '
       'p.boleto_digitable_line',
       'p.boleto_due_date',
       'p.created_at',
+      'p.installments',
+      'o.id as order_id',
+      'o.uid as order_uid',
       'co.name as company_name',
       'co.legal_name as company_legal_name',
       'co.document as company_document',
@@ -45,3 +49,16 @@ export function findHostedPayment(db: Kysely<DB>, uid: string, method: 'pix' | '
 }
 
 export type HostedPayment = NonNullable<Awaited<ReturnType<typeof findHostedPayment>>>;
+
+/** The items of a payment's order, for the order summary of its page. */
+export function findOrderLines(db: Kysely<DB>, accountId: string, orderId: number) {
+  return db
+    .selectFrom('order_items')
+    .select(['product_name', 'quantity', 'total_cents'])
+    .where('account_id', '=', accountId)
+    .where('order_id', '=', orderId)
+    .orderBy('id')
+    .execute();
+}
+
+export type OrderLine = Awaited<ReturnType<typeof findOrderLines>>[number];

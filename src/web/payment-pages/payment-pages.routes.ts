@@ -4,7 +4,7 @@ import type { AppContext } from '../../app.ts';
 import { boletoPdf } from '../../brazil/render/index.ts';
 import { boletoPdfInput, renderBoletoPage, type IssuedBoleto } from './boleto-page.ts';
 import { html, page, privateDocumentHeaders, sendHtml } from './html.ts';
-import { findHostedPayment, type HostedPayment } from './payment-pages.repo.ts';
+import { findHostedPayment, findOrderLines, type HostedPayment } from './payment-pages.repo.ts';
 import { renderPixPage } from './pix-page.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -24,8 +24,13 @@ export function registerHostedPaymentPages(app: FastifyInstance, { database, clo
   app.get<UidRoute>('/pay/pix/:uid', options, async (request, reply) => {
     const payment = await find(request.params.uid, 'pix');
     if (!payment?.pix_code) return notFoundPage(reply);
-    const rendered = await renderPixPage({ ...payment, pix_code: payment.pix_code }, clock(), newNonce(), (error) =>
-      request.log.warn({ err: error }, 'stored pix code cannot be drawn as a QR code'),
+    const lines = await findOrderLines(db, payment.account_id, payment.order_id);
+    const rendered = await renderPixPage(
+      { ...payment, pix_code: payment.pix_code },
+      lines,
+      clock(),
+      newNonce(),
+      (error) => request.log.warn({ err: error }, 'stored pix code cannot be drawn as a QR code'),
     );
     return sendHtml(reply, 200, rendered.document, rendered.nonce);
   });
