@@ -3,6 +3,7 @@ import type { AppContext } from '../../app.ts';
 import { registerAuthRoutes } from './auth.routes.ts';
 import { registerDashboardAccess } from './dashboard-http.ts';
 import { registerDeveloperRoutes } from './developers.routes.ts';
+import { registerEndpointRoutes } from './endpoints.routes.ts';
 import { smtpMailer } from './mailer.ts';
 import { registerSalesRoutes } from './sales.routes.ts';
 import { registerUserRoutes } from './users.routes.ts';
@@ -15,6 +16,7 @@ export async function registerDashboardApi(api: FastifyInstance, context: AppCon
       registerAuthRoutes(scope, context);
       registerSalesRoutes(scope, context);
       registerDeveloperRoutes(scope, context);
+      registerEndpointRoutes(scope, context);
       registerUserRoutes(scope, context, smtpMailer(context.config.smtpUrl, context.config.mailFrom));
     },
     { prefix: '/dashboard' },
