@@ -1,7 +1,8 @@
 /**
- * Passwords refused for being among the most used. The head of the NCSC's "100,000 most used passwords" list
- * (published from the Have I Been Pwned breach corpus), those of ten characters or more since shorter ones are
- * refused by length anyway, plus the frequent Portuguese ones of Brazilian breach lists. Compared lower-cased.
+ * Passwords refused for being among the most used: a short hand-kept list of the well-known keyboard walks,
+ * number runs and words of ten characters or more (shorter ones are refused by length anyway), English and
+ * Portuguese. Compared lower-cased. It is not a breach corpus; a strength estimator with its dictionaries would
+ * refuse more.
  */
 export const COMMON_PASSWORDS: ReadonlySet<string> = new Set([
   '1234567890',
