@@ -8,8 +8,8 @@ import { boletoMod10, boletoMod11 } from './boleto-check-digits.ts';
 import { boletoDueFactor } from './boleto-due-factor.ts';
 
 export { bankCodeCheckDigit, boletoMod10, boletoMod11 } from './boleto-check-digits.ts';
-export { boletoDueFactor, LAST_DATE_WITH_A_DUE_FACTOR } from './boleto-due-factor.ts';
-export { boletoFreeField, type BancoDoBrasilFreeFieldInput } from './boleto-free-field.ts';
+export { boletoDueFactor } from './boleto-due-factor.ts';
+export { boletoFreeField } from './boleto-free-field.ts';
 
 /** The currency code for the real; the only one this service issues or accepts. */
 export const BOLETO_CURRENCY_REAL = '9';

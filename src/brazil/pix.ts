@@ -10,9 +10,9 @@ import { normaliseMerchantCity, normaliseMerchantName, toBrCodeText } from './pi
 import { tlv } from './pix-tlv.ts';
 import { isValidDynamicTxid, isValidStaticTxid, PIX_NO_TXID } from './pix-txid.ts';
 
-export { parsePixBrCode, type ParsedPixBrCode } from './pix-parse.ts';
-export { isValidDynamicTxid, isValidStaticTxid, PIX_NO_TXID, pixTxid } from './pix-txid.ts';
-export { PIX_GUI, pixKeyType, type PixKeyType } from './pix-keys.ts';
+export { parsePixBrCode } from './pix-parse.ts';
+export { pixTxid } from './pix-txid.ts';
+export { pixKeyType } from './pix-keys.ts';
 
 export const MERCHANT_ACCOUNT_MAX_LENGTH = 99;
 // Field 54 holds at most 13 characters: "9999999999.99".

@@ -21,10 +21,12 @@ export interface Database {
   /** Pool figures for metrics; PGlite reports one connection. */
   poolStats(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
+  /** PGlite only: the data directory as a tarball, which `loadDataDir` opens again as a copy. */
+  dumpDataDir?(): Promise<Blob>;
 }
 
 export type DatabaseOptions =
-  { engine: 'postgres'; url: string; poolSize?: number } | { engine: 'pglite'; dataDir?: string };
+  { engine: 'postgres'; url: string; poolSize?: number } | { engine: 'pglite'; dataDir?: string; loadDataDir?: Blob };
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -42,7 +44,7 @@ const parseDate = (text: string): string => text;
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.engine === 'postgres'
     ? openPostgres(options.url, options.poolSize ?? 10)
-    : openPGlite(options.dataDir);
+    : openPGlite(options.dataDir, options.loadDataDir);
 }
 
 function openPostgres(url: string, poolSize: number): Database {
@@ -81,7 +83,7 @@ function openPostgres(url: string, poolSize: number): Database {
   };
 }
 
-async function openPGlite(dataDir?: string): Promise<Database> {
+async function openPGlite(dataDir?: string, loadDataDir?: Blob): Promise<Database> {
   let path: string | undefined;
   if (dataDir) {
     path = resolve(dataDir, 'pgdata');
@@ -89,6 +91,7 @@ async function openPGlite(dataDir?: string): Promise<Database> {
   }
   const client = await PGlite.create({
     ...(path ? { dataDir: path } : {}),
+    ...(loadDataDir ? { loadDataDir } : {}),
     parsers: { [INT8]: parseInt8, [NUMERIC]: Number, [DATE]: parseDate },
     // Trigram indexes serve the `%text%` searches over customer names and emails, as on PostgreSQL.
     extensions: { pg_trgm },
@@ -106,6 +109,7 @@ async function openPGlite(dataDir?: string): Promise<Database> {
         }),
       ),
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
+    dumpDataDir: () => lock.run(() => client.dumpDataDir('none')),
     // Kysely closes the client only if it ever opened its driver; raw sessions may have been the only use.
     close: async () => {
       await db.destroy();

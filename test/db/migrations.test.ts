@@ -8,7 +8,7 @@ import { engines } from '../support/engines.ts';
 for (const engine of engines()) {
   describe(`migrations on ${engine.name}`, () => {
     let database: Database;
-    before(async () => (database = await engine.open()));
+    before(async () => (database = await engine.openMigratedFromEmpty()));
     after(() => database.close());
 
     test('apply every migration from empty and record each version', async () => {

@@ -1,9 +1,19 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout } from 'node:timers/promises';
 import pg from 'pg';
 import { openDatabase, type Database, type Engine } from '../../src/db/database.ts';
-import { migrate } from '../../src/db/migrate.ts';
+import { loadMigrations, migrate } from '../../src/db/migrate.ts';
 
-export type EngineCase = { name: Engine; open(): Promise<Database> };
+export type EngineCase = {
+  name: Engine;
+  /** A migrated database of its own, copied from one migrated once per schema (the fast path every suite takes). */
+  open(): Promise<Database>;
+  /** A database of its own migrated from empty here, for the tests of migrating itself. */
+  openMigratedFromEmpty(): Promise<Database>;
+};
 
 /**
  * The engines every database test runs on: PGlite always, PostgreSQL when DATABASE_URL is set.
@@ -13,31 +23,101 @@ export function engines(): EngineCase[] {
   const url = process.env.DATABASE_URL;
   if (!url && process.env.CI === 'true')
     throw new Error('CI=true but DATABASE_URL is not set: the PostgreSQL run cannot be skipped');
-  const cases: EngineCase[] = [{ name: 'pglite', open: openMigratedPGlite }];
-  if (url) cases.push({ name: 'postgres', open: () => openFreshPostgres(url) });
+  const cases: EngineCase[] = [
+    {
+      name: 'pglite',
+      open: openMigratedPGlite,
+      openMigratedFromEmpty: () => migrated(openDatabase({ engine: 'pglite' })),
+    },
+  ];
+  if (url)
+    cases.push({
+      name: 'postgres',
+      open: () => openFreshPostgres(url),
+      openMigratedFromEmpty: () => openFreshPostgres(url, { fromEmpty: true }),
+    });
   return cases;
 }
 
+/**
+ * Names the migrated schema: the migrations' text and the PGlite build. Every test process that finds a
+ * snapshot or template of this name reuses it instead of migrating again; a changed migration makes a new one.
+ */
+const SCHEMA_KEY = createHash('sha256')
+  .update(readFileSync(join(import.meta.dirname, '../../node_modules/@electric-sql/pglite/package.json')))
+  .update(JSON.stringify(loadMigrations()))
+  .digest('hex')
+  .slice(0, 16);
+
+let pgliteSnapshot: Promise<Blob> | undefined;
+
+/** A migrated PGlite, opened from a data-directory snapshot that the first test process to need it writes. */
 async function openMigratedPGlite(): Promise<Database> {
-  const database = await openDatabase({ engine: 'pglite' });
+  return openDatabase({ engine: 'pglite', loadDataDir: await (pgliteSnapshot ??= migratedPGliteSnapshot()) });
+}
+
+async function migrated(opening: Promise<Database>): Promise<Database> {
+  const database = await opening;
   await migrate(database);
   return database;
 }
 
-/** An empty PostgreSQL database of its own, and how to drop it. */
-export async function createFreshPostgresDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `checkout_test_${randomBytes(6).toString('hex')}`;
-  await adminQuery(baseUrl, `CREATE DATABASE ${name}`);
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => adminQuery(baseUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+async function migratedPGliteSnapshot(): Promise<Blob> {
+  const file = join(tmpdir(), `checkout-test-pglite-${SCHEMA_KEY}.tar`);
+  try {
+    return new Blob([readFileSync(file)]);
+  } catch {
+    const database = await openDatabase({ engine: 'pglite' });
+    try {
+      await migrate(database);
+      const tarball = await database.dumpDataDir!();
+      // Written aside and renamed: a process reading the snapshot never sees half of it.
+      const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+      writeFileSync(partial, new Uint8Array(await tarball.arrayBuffer()));
+      renameSync(partial, file);
+      return tarball;
+    } finally {
+      await database.close();
+    }
+  }
 }
 
-/** A new database per test file, dropped when the file closes it. */
-export async function openFreshPostgres(baseUrl: string): Promise<Database> {
-  const fresh = await createFreshPostgresDatabase(baseUrl);
+/** An empty PostgreSQL database of its own, and how to drop it. */
+export async function createFreshPostgresDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  return createPostgresDatabase(baseUrl, '');
+}
+
+/** A migrated PostgreSQL database of its own, copied from the run's template, and how to drop it. */
+export async function createMigratedPostgresDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  return createPostgresDatabase(baseUrl, ` TEMPLATE ${await migratedTemplate(baseUrl)}`);
+}
+
+async function createPostgresDatabase(
+  baseUrl: string,
+  clause: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `checkout_test_${randomBytes(6).toString('hex')}`;
+  // A copy fails while another session is on the template: the builder's pool closing, or autovacuum.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await adminQuery(baseUrl, `CREATE DATABASE ${name}${clause}`);
+      break;
+    } catch (error) {
+      if ((error as { code?: string }).code !== OBJECT_IN_USE || attempt === 50) throw error;
+      await setTimeout(100 * Math.min(attempt, 10));
+    }
+  }
+  return {
+    url: databaseUrl(baseUrl, name),
+    drop: () => adminQuery(baseUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
+}
+
+/** A new migrated database per test file, dropped when the file closes it. */
+async function openFreshPostgres(baseUrl: string, options: { fromEmpty?: boolean } = {}): Promise<Database> {
+  const fresh = await (options.fromEmpty ? createFreshPostgresDatabase : createMigratedPostgresDatabase)(baseUrl);
   const database = await openDatabase({ engine: 'postgres', url: fresh.url, poolSize: 20 });
-  await migrate(database);
+  if (options.fromEmpty) await migrate(database);
   const close = database.close.bind(database);
   return Object.assign(database, {
     async close() {
@@ -45,6 +125,54 @@ export async function openFreshPostgres(baseUrl: string): Promise<Database> {
       await fresh.drop();
     },
   });
+}
+
+const OBJECT_IN_USE = '55006';
+// Arbitrary constant: test processes starting at once build the template one at a time.
+const TEMPLATE_LOCK_ID = 74_209_114;
+const templates = new Map<string, Promise<string>>();
+
+function migratedTemplate(baseUrl: string): Promise<string> {
+  let template = templates.get(baseUrl);
+  if (!template) templates.set(baseUrl, (template = buildTemplate(baseUrl)));
+  return template;
+}
+
+/**
+ * The migrated template database of this schema, built once on the server. It is flagged a template and closed
+ * to connections only when complete: a copy fails while anyone is connected to its source, and a template left
+ * half-built by a crashed process is not flagged, so the next process builds it again.
+ */
+async function buildTemplate(baseUrl: string): Promise<string> {
+  const name = `checkout_template_${SCHEMA_KEY}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  try {
+    await admin.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK_ID]);
+    const { rows } = await admin.query<{ ready: boolean }>(
+      'SELECT datistemplate AND NOT datallowconn AS ready FROM pg_database WHERE datname = $1',
+      [name],
+    );
+    if (rows[0]?.ready) return name;
+    if (rows[0]) await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
+    const database = await openDatabase({ engine: 'postgres', url: databaseUrl(baseUrl, name), poolSize: 1 });
+    try {
+      await migrate(database);
+    } finally {
+      await database.close();
+    }
+    await admin.query(`ALTER DATABASE ${name} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
+    return name;
+  } finally {
+    await admin.end();
+  }
+}
+
+function databaseUrl(baseUrl: string, name: string): string {
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
 }
 
 async function adminQuery(baseUrl: string, sql: string): Promise<void> {

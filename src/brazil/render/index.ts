@@ -1,5 +1,5 @@
 /** Images and documents for Pix and boleto payments. */
 
 export { boletoBarcodePng, boletoBarcodeSvg } from './boleto-barcode.ts';
-export { boletoPdf, type BoletoParty, type BoletoPdfInput, type BoletoPdfOptions } from './boleto-pdf.ts';
+export { boletoPdf, type BoletoPdfInput } from './boleto-pdf.ts';
 export { pixQrPngBase64, pixQrSvg } from './pix-qr.ts';

@@ -1,4 +1,4 @@
 export { GatewayAClient } from './client.ts';
-export { inboundEventFrom, remoteStatusFrom, webhookCompanyId } from './transformers.ts';
-export { verifyWebhook, type GatewayAWebhookCredentials } from './webhook.ts';
+export { inboundEventFrom, webhookCompanyId } from './transformers.ts';
+export { verifyWebhook } from './webhook.ts';
 export type * from './types.ts';

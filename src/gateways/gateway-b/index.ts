@@ -1,4 +1,4 @@
 export { GatewayBClient } from './client.ts';
-export { inboundEventFrom, remoteStatusFrom } from './transformers.ts';
-export { SIGNATURE_HEADER, signatureHeader, verifyWebhook, type GatewayBWebhookCredentials } from './webhook.ts';
+export { inboundEventFrom } from './transformers.ts';
+export { signatureHeader, verifyWebhook } from './webhook.ts';
 export type * from './types.ts';

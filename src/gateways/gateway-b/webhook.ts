@@ -1,7 +1,6 @@
 import { signTimestamped, verifyTimestamped } from '../../lib/timestamp-signature.ts';
 import { headerValue, type WebhookHeaders } from '../wire.ts';
 
-export { DEFAULT_TOLERANCE_SECONDS } from '../../lib/timestamp-signature.ts';
 export const SIGNATURE_HEADER = 'Gateway-B-Signature';
 
 /**

@@ -6,7 +6,6 @@ import { documentInputProblems } from './merchant-document.input.ts';
 import { documentProblems, type Problem } from './merchant-document.rules.ts';
 import { MerchantDocumentSchema, type MerchantDocument } from './merchant-document.schema.ts';
 
-export { MerchantDocumentSchema } from './merchant-document.schema.ts';
 export type * from './merchant-document.schema.ts';
 
 /** Every problem of a document, one `path: message` line each; carries no stack trace into the message. */

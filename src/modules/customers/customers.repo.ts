@@ -77,12 +77,3 @@ export function upsertCustomerQuery(
     )
     .returningAll();
 }
-
-export function findCustomer(db: Kysely<DB>, accountId: string, id: number) {
-  return db
-    .selectFrom('customers')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('id', '=', id)
-    .executeTakeFirst();
-}

@@ -20,10 +20,6 @@ export function usePayGatewayClients(
   return previous;
 }
 
-export function payGatewayClient(name: GatewayName): PaymentGateway {
-  return clientFor(name);
-}
-
 export type ResolvedGateway = { name: GatewayName; client: PaymentGateway; account: GatewayAccount };
 
 /**

@@ -51,8 +51,6 @@ export function findPayPage(db: Kysely<DB>, id: string, productIds: number[]) {
     .executeTakeFirst();
 }
 
-export type PayPage = NonNullable<Awaited<ReturnType<typeof findPayPage>>>;
-
 export function findPayCart(db: Kysely<DB>, id: string) {
   return db
     .selectFrom('carts as c')
@@ -341,18 +339,6 @@ export function findPaymentsWithOrderStatus(db: Kysely<DB>, accountId: string, o
     .where('payments.id', 'in', paymentIds)
     .orderBy('payments.id')
     .execute();
-}
-
-/** Adds to the order's paid total (only ever by a payment that just moved to paid). */
-export async function addPaidCents(db: Kysely<DB>, accountId: string, orderId: number, cents: number): Promise<number> {
-  const row = await db
-    .updateTable('orders')
-    .set({ paid_cents: sql`paid_cents + ${cents}` })
-    .where('account_id', '=', accountId)
-    .where('id', '=', orderId)
-    .returning('paid_cents')
-    .executeTakeFirstOrThrow();
-  return row.paid_cents;
 }
 
 /**

@@ -17,8 +17,6 @@ import {
 import { settleRenewalInFlight } from './subscription-in-flight.ts';
 import { enqueueRenewal } from './subscriptions.ts';
 
-export { RENEWAL_RETRY_DAYS } from './subscription-periods.ts';
-
 /** Enqueues the renewal of every subscription that is due (one job per subscription and instant); for the worker's tick. */
 export async function scheduleDueRenewals(db: Kysely<DB>, now: Date): Promise<number> {
   const due = await db

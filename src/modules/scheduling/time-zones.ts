@@ -1,6 +1,6 @@
 /** Dates and wall clocks in IANA time zones with Intl alone: no time-zone library. */
 
-export { instantOf, wallClockAt, type WallClock } from '../../lib/wall-clock.ts';
+export { instantOf, wallClockAt } from '../../lib/wall-clock.ts';
 
 /** A real calendar date written YYYY-MM-DD, within the service's date range (the one shared check). */
 export { isDateInRange as isCalendarDate } from '../../http/date-range.ts';

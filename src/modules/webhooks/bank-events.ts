@@ -1,16 +1,6 @@
 import type { PaymentAction } from '../../gateways/port.ts';
 import { invalidPayload, isObject, requireCents, requireDate, requireString } from './payloads.ts';
 
-/** The bank event types and their effect; any other type is stored and ignored. */
-export const BANK_EVENT_TYPES = [
-  'pix.received',
-  'boleto.paid',
-  'pix.refunded',
-  'pix.expired',
-  'boleto.expired',
-  'boleto.cancelled',
-] as const;
-
 export type BankEvent = { id: string; type: string; data: Record<string, unknown> };
 
 /** `{ id, type, data: { gateway_id, ... } }`; throws a 422 for any other shape. */

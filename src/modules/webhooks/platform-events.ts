@@ -5,9 +5,6 @@ import type { ProcessOutcome } from './processors.ts';
 import type { WebhookDeps } from './webhooks.service.ts';
 import { findPaymentByUid, type StoredEvent } from './webhooks.repo.ts';
 
-/** The internal events accepted; none moves money: they only schedule work the service would do anyway. */
-export const PLATFORM_EVENT_TYPES = ['payment.reconcile_requested'] as const;
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type PlatformEvent = { id: string; type: string; paymentUid?: string };

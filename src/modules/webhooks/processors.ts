@@ -11,9 +11,6 @@ import { findPaymentGateway, type Receiver, type StoredEvent } from './webhooks.
 export type ProcessOutcome = 'processed' | 'ignored';
 export type Processor = (deps: WebhookDeps, event: StoredEvent) => Promise<ProcessOutcome>;
 
-/** Which gateway issued the payment an action names; undefined when the bank names a payment we do not know. */
-export type GatewayResolver = (deps: WebhookDeps, accountId: string, gatewayId: string) => Promise<string | undefined>;
-
 /** Applies each action through `applyPaymentAction`; an event whose actions are all `ignored` is `ignored`. */
 async function applyActions(
   deps: WebhookDeps,

@@ -2,9 +2,8 @@
 
 import { randomBytes } from 'node:crypto';
 import { openDatabase, type Database } from '../../../src/db/database.ts';
-import { migrate } from '../../../src/db/migrate.ts';
 import { testConfig } from '../../support/app.ts';
-import { createFreshPostgresDatabase, engines } from '../../support/engines.ts';
+import { createMigratedPostgresDatabase, engines } from '../../support/engines.ts';
 import {
   createMerchant,
   insertPage,
@@ -39,11 +38,10 @@ export type Deployed = {
   drop(): Promise<void>;
 };
 
-/** A fresh database, migrated, with a merchant (three gateways, webhook credentials, an upsell page, a gateway_b pix page). */
+/** A fresh database copied from the migrated template, with a merchant (three gateways, webhook credentials, an upsell page, a gateway_b pix page). */
 export async function deploy(baseUrl: string): Promise<Deployed> {
-  const fresh = await createFreshPostgresDatabase(baseUrl);
+  const fresh = await createMigratedPostgresDatabase(baseUrl);
   const database = await openDatabase({ engine: 'postgres', url: fresh.url, poolSize: 10 });
-  await migrate(database);
   const masterKey = randomBytes(32).toString('hex');
   const config = testConfig({ MASTER_KEY: masterKey });
   const merchant = await createMerchant(database, config);
