@@ -13,6 +13,7 @@ import { MerchantDocumentError, parseMerchantDocument } from './modules/accounts
 import { deliverySettings } from './modules/notifications/delivery.job.ts';
 import { NotificationInputError } from './modules/notifications/endpoints.service.ts';
 import { NotificationUsageError, runNotificationsCommand } from './modules/notifications/notifications.cli.ts';
+import { runWebhooksCommand, WebhookCommandError, WebhookUsageError } from './modules/webhooks/webhooks.cli.ts';
 import { createWorker, openConfiguredDatabase, startServer, stopOnSignals } from './runtime.ts';
 import { startLocalSandboxes } from './sandbox-runtime.ts';
 
@@ -32,6 +33,7 @@ Commands:
                              issue a new API key; the old ones expire after the grace period (default 86400)
   notifications add|list|enable|disable|rotate-secret|failed|redeliver|attempts …
                              merchant notification endpoints and deliveries (\`checkout notifications\` for details)
+  webhooks failed|replay …   inbound events whose job ran out of attempts, and their replay (\`checkout webhooks\` for details)
 
 Configuration comes from the environment: PORT, HOST, DATABASE_URL, DATA_DIR, PUBLIC_URL, MASTER_KEY,
 LOG_LEVEL, BODY_LIMIT_BYTES, DB_POOL_SIZE, METRICS_TOKEN, TRUST_PROXY, JOB_LEASE_SECONDS,
@@ -202,6 +204,14 @@ const commands: Record<string, Command> = {
       console.log(JSON.stringify(output, null, 2));
     });
   },
+
+  async webhooks(args, config) {
+    await withDatabase(config, async (database) => {
+      await migrate(database);
+      const output = await runWebhooksCommand(args, { db: database.db, now: new Date() });
+      console.log(JSON.stringify(output, null, 2));
+    });
+  },
 };
 
 class UsageError extends Error {}
@@ -273,10 +283,16 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     error instanceof MerchantDocumentError ||
     error instanceof MerchantApplyError ||
     error instanceof NotificationInputError ||
+    error instanceof WebhookCommandError ||
     isArgumentError(error)
   )
     console.error(error.message);
   else console.error(error);
   process.exitCode =
-    error instanceof UsageError || error instanceof NotificationUsageError || isArgumentError(error) ? 64 : 1;
+    error instanceof UsageError ||
+    error instanceof NotificationUsageError ||
+    error instanceof WebhookUsageError ||
+    isArgumentError(error)
+      ? 64
+      : 1;
 });

@@ -310,6 +310,8 @@ export interface Jobs {
   last_error: string | null;
   created_at: Generated<Date>;
   finished_at: Date | null;
+  lane: Generated<string>;
+  concurrency_key: string | null;
 }
 
 export interface NotificationAttempts {
@@ -354,6 +356,8 @@ export interface NotificationEndpoints {
   previous_secret_expires_at: Date | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  failure_streak: Generated<number>;
+  circuit_open_until: Date | null;
 }
 
 export interface NotificationEvents {
@@ -643,6 +647,7 @@ export interface WebhookEvents {
   received_at: Generated<Date>;
   processed_at: Date | null;
   payment_ref: string | null;
+  failed_at: Date | null;
 }
 
 export interface DB {
