@@ -39,7 +39,16 @@ export async function passCircuit(
     .where((eb) => eb.or([eb('circuit_open_until', 'is', null), eb('circuit_open_until', '<=', now)]))
     .returning('id')
     .executeTakeFirst();
-  return probe ? { send: true } : { send: false, openUntil: probeUntil };
+  if (probe) return { send: true };
+  // Another attempt took the probe meanwhile, or its success already closed the circuit.
+  const current = await db
+    .selectFrom('notification_endpoints')
+    .select(['failure_streak', 'circuit_open_until'])
+    .where('account_id', '=', endpoint.accountId)
+    .where('id', '=', endpoint.endpointId)
+    .executeTakeFirst();
+  if (!current || current.failure_streak < OPENING_STREAK) return { send: true };
+  return { send: false, openUntil: current.circuit_open_until ?? probeUntil };
 }
 
 /** Records a sent attempt's outcome: a success closes the circuit; a failure lengthens the streak, opening it at the threshold. */
