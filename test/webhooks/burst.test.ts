@@ -92,9 +92,18 @@ for (const engine of engines()) {
           .select(['id', 'status', 'attempts'])
           .where('payment_ref', '=', gatewayId)
           .execute();
+      const liveJobs = () =>
+        database.db
+          .selectFrom('jobs')
+          .select('id')
+          .where('type', '=', PROCESS_EVENT_JOB)
+          .where('status', 'in', ['queued', 'running'])
+          .execute();
+      // Every event applied, and every job finished (a job whose event a previous job applied finds it done).
       await waitFor(async () => {
         const rows = await events();
-        return rows.length === EVENTS && rows.every((row) => row.status !== 'received') ? true : undefined;
+        const applied = rows.length === EVENTS && rows.every((row) => row.status !== 'received');
+        return applied && (await liveJobs()).length === 0 ? true : undefined;
       }, 240_000);
       await Promise.all(workers.map((worker) => worker.stop()));
       workers = [];
