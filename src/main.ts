@@ -14,6 +14,7 @@ import { demoOwnerSignInLink, runUsersCommand, UsersUsageError } from './modules
 import { deliverySettings } from './modules/notifications/delivery.job.ts';
 import { NotificationInputError } from './modules/notifications/endpoints.service.ts';
 import { NotificationUsageError, runNotificationsCommand } from './modules/notifications/notifications.cli.ts';
+import { runWebhooksCommand, WebhookCommandError, WebhookUsageError } from './modules/webhooks/webhooks.cli.ts';
 import { createWorker, openConfiguredDatabase, startServer, stopOnSignals } from './runtime.ts';
 import { startLocalSandboxes } from './sandbox-runtime.ts';
 
@@ -35,6 +36,7 @@ Commands:
                              merchant notification endpoints and deliveries (\`checkout notifications\` for details)
   users add --account SLUG --email EMAIL --role owner|admin|finance|support
                              add a dashboard user and print a one-time sign-in link
+  webhooks failed|replay …   inbound events whose job ran out of attempts, and their replay (\`checkout webhooks\` for details)
 
 Configuration comes from the environment: PORT, HOST, DATABASE_URL, DATA_DIR, PUBLIC_URL, MASTER_KEY,
 LOG_LEVEL, BODY_LIMIT_BYTES, DB_POOL_SIZE, METRICS_TOKEN, TRUST_PROXY, JOB_LEASE_SECONDS,
@@ -215,6 +217,14 @@ const commands: Record<string, Command> = {
       console.log(JSON.stringify(output, null, 2));
     });
   },
+
+  async webhooks(args, config) {
+    await withDatabase(config, async (database) => {
+      await migrate(database);
+      const output = await runWebhooksCommand(args, { db: database.db, now: new Date() });
+      console.log(JSON.stringify(output, null, 2));
+    });
+  },
 };
 
 class UsageError extends Error {}
@@ -290,6 +300,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     error instanceof MerchantApplyError ||
     error instanceof NotificationInputError ||
     error instanceof UsersUsageError ||
+    error instanceof WebhookCommandError ||
     isArgumentError(error)
   )
     console.error(error.message);
@@ -298,6 +309,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     error instanceof UsageError ||
     error instanceof NotificationUsageError ||
     error instanceof UsersUsageError ||
+    error instanceof WebhookUsageError ||
     isArgumentError(error)
       ? 64
       : 1;

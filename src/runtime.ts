@@ -14,7 +14,7 @@ import {
 } from './modules/notifications/delivery.job.ts';
 import { scheduleDueRenewals } from './modules/payments/subscription-renewal.ts';
 import { sweepPendingRefunds } from './modules/refunds/pending-refund-sweep.ts';
-import { webhookJobHandlers } from './modules/webhooks/webhook-jobs.ts';
+import { webhookDeadJobHandlers, webhookJobHandlers } from './modules/webhooks/webhook-jobs.ts';
 import { Worker, type JobHandler } from './jobs/worker.ts';
 import { startLocalSandboxes } from './sandbox-runtime.ts';
 
@@ -46,7 +46,7 @@ export function createWorker(
   return new Worker({
     database,
     handlers: jobHandlers(deps),
-    deadJobHandlers: notificationDeadJobHandlers(deps.clock),
+    deadJobHandlers: { ...notificationDeadJobHandlers(deps.clock), ...webhookDeadJobHandlers(deps.clock) },
     logger,
     clock: deps.clock,
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),

@@ -363,6 +363,8 @@ export interface Jobs {
   last_error: string | null;
   created_at: Generated<Date>;
   finished_at: Date | null;
+  lane: Generated<string>;
+  concurrency_key: string | null;
 }
 
 export interface NotificationAttempts {
@@ -407,6 +409,8 @@ export interface NotificationEndpoints {
   previous_secret_expires_at: Date | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  failure_streak: Generated<number>;
+  circuit_open_until: Date | null;
 }
 
 export interface NotificationEvents {
@@ -696,6 +700,7 @@ export interface WebhookEvents {
   received_at: Generated<Date>;
   processed_at: Date | null;
   payment_ref: string | null;
+  failed_at: Date | null;
 }
 
 export interface DB {

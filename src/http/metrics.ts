@@ -2,9 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../db/database.ts';
 import { constantTimeEqual } from '../lib/crypto.ts';
+import { registerWebhookMetrics } from '../modules/webhooks/webhook-metrics.ts';
 import { AppError } from './errors.ts';
 
-/** Prometheus metrics at /metrics: request latency per route, database pool, process defaults. */
+/** Prometheus metrics at /metrics: request latency per route, database pool, failed webhook events, process defaults. */
 export function registerMetrics(app: FastifyInstance, database: Database, token: string | undefined): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -27,6 +28,7 @@ export function registerMetrics(app: FastifyInstance, database: Database, token:
       this.set({ state: 'waiting' }, stats.waiting);
     },
   });
+  registerWebhookMetrics(registry, database);
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, never the raw URL: ids in paths would explode the label set.
     const route = request.routeOptions.url ?? 'unmatched';

@@ -8,6 +8,7 @@ import {
   type Transaction,
 } from 'kysely';
 import type { DB, Jobs } from '../db/schema.ts';
+import type { LaneName } from './lanes.ts';
 
 /** A pool handle or an open transaction: an outbox row is written by whichever caused it. */
 export type Executor = Kysely<DB> | Transaction<DB>;
@@ -22,6 +23,8 @@ export type NewJob = {
   runAt: Date | undefined;
   maxAttempts: number | undefined;
   dedupKey: string | null;
+  lane: LaneName;
+  concurrencyKey: string | null;
 };
 
 /** Inserts a job; with a dedup key, does nothing while a live job holds the key. Returns whether a row was written. */
@@ -38,6 +41,8 @@ export async function insertJob(executor: Executor, job: NewJob): Promise<boolea
       run_at: job.runAt ?? new Date(),
       max_attempts: job.maxAttempts,
       dedup_key: job.dedupKey,
+      lane: job.lane,
+      concurrency_key: job.concurrencyKey,
     })
     .onConflict(skipWhileLive)
     .returning('id')
@@ -81,10 +86,18 @@ export function insertJobsFrom(
     .onConflict(skipWhileLive);
 }
 
-export function claimReadyJobs(
-  db: Kysely<DB>,
-  options: { workerId: string; now: Date; lockedUntil: Date; limit: number; types?: string[] },
-): Promise<JobRow[]> {
+export type ClaimOptions = {
+  workerId: string;
+  now: Date;
+  lockedUntil: Date;
+  limit: number;
+  /** Default `core`. */
+  lane?: LaneName;
+  types?: string[];
+};
+
+/** Claims up to `limit` due jobs of a lane, longest due first. */
+export function claimReadyJobs(db: Kysely<DB>, options: ClaimOptions): Promise<JobRow[]> {
   const types = options.types;
   return db
     .updateTable('jobs')
@@ -101,6 +114,7 @@ export function claimReadyJobs(
         eb
           .selectFrom('jobs')
           .select('id')
+          .where('lane', '=', options.lane ?? 'core')
           .where('status', '=', 'queued')
           .where('run_at', '<=', options.now)
           .$if(types !== undefined, (qb) => qb.where('type', 'in', types!))
@@ -115,12 +129,77 @@ export function claimReadyJobs(
     .execute();
 }
 
+/** How many jobs of one lane may run at once per account, and per concurrency key (a delivery's endpoint). */
+export type FairShare = { perAccount: number; perKey: number };
+/** Due jobs looked at per fair claim: fairness holds among the longest due of them. */
+const FAIR_CLAIM_WINDOW = 2_000;
+
+/**
+ * Claims like `claimReadyJobs`, within the running limits of `share` (counting the jobs every worker runs), and
+ * round-robin across accounts: each account's first eligible job, then each one's second, and so on. Claims of a
+ * lane are serialised by an advisory lock, so two workers cannot both take an endpoint's last free place.
+ */
+export function claimFairShare(db: Kysely<DB>, options: ClaimOptions & FairShare): Promise<JobRow[]> {
+  const lane = options.lane ?? 'core';
+  const typeFilter =
+    options.types === undefined ? sql`` : sql`AND type IN (${sql.join(options.types.map((type) => sql`${type}`))})`;
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(hashtext('jobs.lane'), hashtext(${lane}))`.execute(trx);
+    // A new statement, so its snapshot sees the claims committed by whoever held the lock before.
+    const claimed = await sql<JobRow>`
+      WITH running AS (
+        SELECT account_id, concurrency_key FROM jobs WHERE status = 'running' AND lane = ${lane}
+      ),
+      candidates AS (
+        SELECT id, account_id, concurrency_key, run_at FROM jobs
+        WHERE status = 'queued' AND lane = ${lane} AND run_at <= ${options.now} ${typeFilter}
+        ORDER BY run_at, id
+        LIMIT ${FAIR_CLAIM_WINDOW}
+      ),
+      by_key AS (
+        SELECT c.*,
+          row_number() OVER (PARTITION BY c.concurrency_key ORDER BY c.run_at, c.id)
+            + (SELECT count(*) FROM running r WHERE r.concurrency_key = c.concurrency_key) AS key_place
+        FROM candidates c
+      ),
+      by_account AS (
+        SELECT k.id, k.run_at,
+          row_number() OVER (PARTITION BY k.account_id ORDER BY k.run_at, k.id)
+            + (SELECT count(*) FROM running r WHERE r.account_id IS NOT DISTINCT FROM k.account_id) AS account_place
+        FROM by_key k
+        WHERE k.concurrency_key IS NULL OR k.key_place <= ${options.perKey}
+      ),
+      chosen AS (
+        SELECT id FROM by_account
+        WHERE account_place <= ${options.perAccount}
+        ORDER BY account_place, run_at, id
+        LIMIT ${options.limit}
+      )
+      UPDATE jobs
+      SET status = 'running', attempts = attempts + 1, locked_by = ${options.workerId},
+          locked_until = ${options.lockedUntil}
+      WHERE id IN (SELECT id FROM jobs WHERE id IN (SELECT id FROM chosen) AND status = 'queued' FOR UPDATE SKIP LOCKED)
+      RETURNING *`.execute(trx);
+    return claimed.rows;
+  });
+}
+
 export function markJobDone(db: Kysely<DB>, claim: JobClaim, now: Date): Promise<boolean> {
   return updateClaimed(db, claim, { status: 'done', finished_at: now, last_error: null });
 }
 
 export function requeueJob(db: Kysely<DB>, claim: JobClaim, runAt: Date, error: string): Promise<boolean> {
   return updateClaimed(db, claim, { status: 'queued', run_at: runAt, last_error: error });
+}
+
+/** Back to the queue without spending the claim's attempt: the job could not run yet, which is no failure. */
+export function deferClaimedJob(db: Kysely<DB>, claim: JobClaim, runAt: Date, reason: string): Promise<boolean> {
+  return updateClaimed(db, claim, {
+    status: 'queued',
+    run_at: runAt,
+    last_error: reason,
+    attempts: claim.attempts - 1,
+  });
 }
 
 export function markJobDead(db: Kysely<DB>, claim: JobClaim, now: Date, error: string): Promise<boolean> {
@@ -134,7 +213,7 @@ export function markJobDead(db: Kysely<DB>, claim: JobClaim, now: Date, error: s
 async function updateClaimed(
   db: Kysely<DB>,
   claim: JobClaim,
-  values: { status: string; finished_at?: Date; run_at?: Date; last_error: string | null },
+  values: { status: string; finished_at?: Date; run_at?: Date; last_error: string | null; attempts?: number },
 ): Promise<boolean> {
   const updated = await db
     .updateTable('jobs')

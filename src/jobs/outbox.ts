@@ -1,4 +1,5 @@
 import { insertJob, type Executor } from './jobs.repo.ts';
+import type { LaneName } from './lanes.ts';
 
 export type { Executor } from './jobs.repo.ts';
 
@@ -10,6 +11,10 @@ export type EnqueueJobOptions = {
   maxAttempts?: number;
   /** At most one queued or running job holds a key; later enqueues with it are dropped until it finishes. */
   dedupKey?: string;
+  /** The lane that runs it (default `core`, the jobs that move money); see lanes.ts. */
+  lane?: LaneName;
+  /** Jobs sharing a key are limited together within their lane (a delivery's endpoint). */
+  concurrencyKey?: string;
 };
 
 /**
@@ -24,5 +29,7 @@ export function enqueueJob(executor: Executor, options: EnqueueJobOptions): Prom
     runAt: options.runAt,
     maxAttempts: options.maxAttempts,
     dedupKey: options.dedupKey ?? null,
+    lane: options.lane ?? 'core',
+    concurrencyKey: options.concurrencyKey ?? null,
   });
 }

@@ -2,7 +2,9 @@ import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.ts';
 import {
+  claimFairShare,
   claimReadyJobs,
+  deferClaimedJob,
   markJobDead,
   markJobDone,
   reclaimExpiredLeases,
@@ -10,6 +12,7 @@ import {
   type JobClaim,
   type JobRow,
 } from './jobs.repo.ts';
+import { DEFAULT_LANES, LANE_NAMES, type LaneName, type LaneSettings } from './lanes.ts';
 import { onJobsDue } from './wake.ts';
 
 export type Job = { id: number; type: string; payload: unknown; accountId: string | null; attempts: number };
@@ -18,11 +21,28 @@ export type JobHandler = (job: Job, context: { database: Database }) => Promise<
  * Called once a job of its type is dead (its last attempt failed, or its lease expired with no attempt
  * left), so the module that owns the job can record that the work will not happen by itself.
  */
-export type DeadJobHandler = (job: Job, context: { database: Database; error: string }) => Promise<void>;
+export type DeadJobHandler = (
+  job: Job,
+  context: { database: Database; error: string; logger: WorkerLogger },
+) => Promise<void>;
 
 type LogFn = (fields: object, message?: string) => void;
 /** The subset of pino the worker uses; a pino Logger fits. */
 export type WorkerLogger = { info: LogFn; warn: LogFn; error: LogFn; child(bindings: object): WorkerLogger };
+
+/**
+ * Thrown by a handler whose job cannot run yet for a reason that is no failure of its own (it waits its turn):
+ * the job is queued again `delayMs` from now and the claim's attempt is given back.
+ */
+export class JobDeferral extends Error {
+  constructor(
+    readonly delayMs: number,
+    reason: string,
+  ) {
+    super(reason);
+    this.name = 'JobDeferral';
+  }
+}
 
 export type WorkerOptions = {
   database: Database;
@@ -32,8 +52,10 @@ export type WorkerOptions = {
   logger: WorkerLogger;
   workerId?: string;
   pollIntervalMs?: number;
-  /** Jobs claimed per run; they run concurrently, so this is also the worker's concurrency. */
+  /** Jobs of the core lane claimed per run; they run concurrently, so this is also that lane's concurrency. */
   batchSize?: number;
+  /** Per lane, settings replacing the defaults of lanes.ts (the core lane's concurrency is `batchSize`). */
+  lanes?: Partial<Record<LaneName, Partial<LaneSettings>>>;
   /** A job still running after this long is presumed lost and handed to another worker. */
   leaseMs?: number;
   clock?: () => Date;
@@ -52,6 +74,14 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(BASE_BACKOFF_MS * 2 ** Math.max(attempts - 1, 0), MAX_BACKOFF_MS);
 }
 
+type Lane = {
+  name: LaneName;
+  settings: LaneSettings;
+  wake: (() => void) | undefined;
+  /** A nudge that came while no sleep was in progress: the next sleep is skipped. */
+  nudged: boolean;
+};
+
 export class Worker {
   readonly workerId: string;
   private readonly database: Database;
@@ -59,16 +89,13 @@ export class Worker {
   private readonly deadJobHandlers: Record<string, DeadJobHandler>;
   private readonly logger: WorkerLogger;
   private readonly pollIntervalMs: number;
-  private readonly batchSize: number;
+  private readonly lanes: Lane[];
   private readonly leaseMs: number;
   private readonly clock: () => Date;
   private readonly onTick: (() => Promise<unknown>) | undefined;
   private readonly types: string[] | undefined;
-  private loop: Promise<void> | undefined;
+  private loops: Promise<void>[] | undefined;
   private stopping = false;
-  private wake: (() => void) | undefined;
-  /** A nudge that came while no sleep was in progress: the next sleep is skipped. */
-  private nudged = false;
   private unsubscribe: (() => void) | undefined;
 
   constructor(options: WorkerOptions) {
@@ -78,84 +105,109 @@ export class Worker {
     this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     this.logger = options.logger.child({ workerId: this.workerId });
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
-    this.batchSize = options.batchSize ?? 10;
+    this.lanes = LANE_NAMES.map((name) => {
+      const settings = { ...DEFAULT_LANES[name], ...options.lanes?.[name] };
+      if (name === 'core' && options.batchSize !== undefined) settings.concurrency = options.batchSize;
+      return { name, settings, wake: undefined, nudged: false };
+    });
     this.leaseMs = options.leaseMs ?? 5 * 60_000;
     this.clock = options.clock ?? (() => new Date());
     this.onTick = options.onTick;
     this.types = options.types;
   }
 
-  /** Reclaims expired leases, claims one batch and runs it; returns how many jobs were processed. */
+  /** Reclaims expired leases, then claims one batch of every lane and runs them; returns how many jobs were processed. */
   async runOnce(): Promise<number> {
-    const db = this.database.db;
-    const reclaimed = await reclaimExpiredLeases(db, this.clock());
+    await this.reclaim();
+    const processed = await Promise.all(this.lanes.map((lane) => this.runLane(lane)));
+    return processed.reduce((sum, count) => sum + count, 0);
+  }
+
+  private async reclaim(): Promise<void> {
+    const reclaimed = await reclaimExpiredLeases(this.database.db, this.clock());
     if (reclaimed.length > 0) this.logger.warn({ reclaimed: reclaimed.length }, 'reclaimed jobs whose lease expired');
     for (const row of reclaimed) if (row.status === 'dead') await this.bury(row, row.last_error ?? 'lease expired');
+  }
+
+  /** Claims one batch of the lane (within its fair share, when it has one) and runs it. */
+  private async runLane(lane: Lane): Promise<number> {
     const now = this.clock();
-    const jobs = await claimReadyJobs(db, {
+    const claim = {
       workerId: this.workerId,
       now,
       lockedUntil: new Date(now.getTime() + this.leaseMs),
-      limit: this.batchSize,
+      limit: lane.settings.concurrency,
+      lane: lane.name,
       ...(this.types ? { types: this.types } : {}),
-    });
+    };
+    const share = lane.settings.fairShare;
+    const jobs = share
+      ? await claimFairShare(this.database.db, { ...claim, ...share })
+      : await claimReadyJobs(this.database.db, claim);
     await Promise.all(jobs.map((job) => this.runJob(job)));
     return jobs.length;
   }
 
   /**
-   * Polls until `stop()`; a full batch is followed at once by the next, errors are logged and the loop goes on.
-   * Jobs announced due in this process (`announceJobsDue`) wake it before its poll interval ends.
+   * Polls every lane in its own loop until `stop()`; a full batch is followed at once by the next, errors are
+   * logged and the loop goes on. Jobs announced due in this process (`announceJobsDue`) wake the loops before
+   * their poll interval ends. The core lane's loop also reclaims expired leases and runs `onTick`.
    */
   start(): void {
-    if (this.loop) return;
+    if (this.loops) return;
     this.stopping = false;
     this.unsubscribe = onJobsDue(() => this.nudge());
-    this.loop = this.poll();
+    this.loops = this.lanes.map((lane) => this.poll(lane));
   }
 
-  /** Resolves once the batch in progress has finished. */
+  /** Resolves once the batches in progress have finished. */
   async stop(): Promise<void> {
     this.stopping = true;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
-    this.wake?.();
-    await this.loop;
-    this.loop = undefined;
+    for (const lane of this.lanes) lane.wake?.();
+    await Promise.all(this.loops ?? []);
+    this.loops = undefined;
   }
 
-  /** Runs the next batch now instead of after the poll interval; a nudge during a batch runs another one after it. */
+  /** Runs the next batches now instead of after the poll interval; a nudge during a batch runs another one after it. */
   nudge(): void {
-    if (this.wake) this.wake();
-    else this.nudged = true;
-  }
-
-  private async poll(): Promise<void> {
-    while (!this.stopping) {
-      let processed = 0;
-      try {
-        await this.onTick?.();
-      } catch (error) {
-        this.logger.error({ err: error }, 'worker tick hook failed');
-      }
-      // Jobs announced before this point are seen by this run's claim; a later nudge runs another batch.
-      this.nudged = false;
-      try {
-        processed = await this.runOnce();
-      } catch (error) {
-        this.logger.error({ err: error }, 'worker run failed');
-      }
-      if (processed < this.batchSize) await this.sleep(this.pollIntervalMs);
+    for (const lane of this.lanes) {
+      if (lane.wake) lane.wake();
+      else lane.nudged = true;
     }
   }
 
-  private sleep(ms: number): Promise<void> {
-    if (this.stopping || this.nudged) return Promise.resolve();
+  private async poll(lane: Lane): Promise<void> {
+    const core = lane.name === 'core';
+    while (!this.stopping) {
+      let processed = 0;
+      if (core) {
+        try {
+          await this.onTick?.();
+        } catch (error) {
+          this.logger.error({ err: error }, 'worker tick hook failed');
+        }
+      }
+      // Jobs announced before this point are seen by this run's claim; a later nudge runs another batch.
+      lane.nudged = false;
+      try {
+        if (core) await this.reclaim();
+        processed = await this.runLane(lane);
+      } catch (error) {
+        this.logger.error({ err: error, lane: lane.name }, 'worker run failed');
+      }
+      if (processed < lane.settings.concurrency) await this.sleep(lane, this.pollIntervalMs);
+    }
+  }
+
+  private sleep(lane: Lane, ms: number): Promise<void> {
+    if (this.stopping || lane.nudged) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.wake?.(), ms);
-      this.wake = () => {
+      const timer = setTimeout(() => lane.wake?.(), ms);
+      lane.wake = () => {
         clearTimeout(timer);
-        this.wake = undefined;
+        lane.wake = undefined;
         resolve();
       };
     });
@@ -172,6 +224,20 @@ export class Worker {
     } catch (failure) {
       const error = (failure instanceof Error ? failure.message : String(failure)).slice(0, MAX_ERROR_LENGTH);
       const now = this.clock();
+      if (failure instanceof JobDeferral) {
+        const runAt = new Date(now.getTime() + failure.delayMs);
+        await this.record(
+          log,
+          () => deferClaimedJob(db, claim, runAt, error),
+          'info',
+          'job deferred, no attempt spent',
+          {
+            reason: error,
+            runAt,
+          },
+        );
+        return;
+      }
       if (row.attempts >= row.max_attempts) {
         const dead = await this.record(
           log,
@@ -219,7 +285,7 @@ export class Worker {
     const handler = this.deadJobHandlers[row.type];
     if (!handler) return;
     try {
-      await handler(jobOf(row), { database: this.database, error });
+      await handler(jobOf(row), { database: this.database, error, logger: this.logger });
     } catch (failure) {
       this.logger.error({ err: failure, jobId: row.id, jobType: row.type }, 'dead-job handler failed');
     }

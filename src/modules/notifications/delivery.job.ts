@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { DeadJobHandler, JobHandler } from '../../jobs/worker.ts';
+import { passCircuit, recordEndpointOutcome, type CircuitGate } from './circuit-breaker.ts';
 import { signingSecrets } from './endpoints.service.ts';
 import {
   failDeliveryOfDeadJob,
@@ -61,26 +62,39 @@ export function notificationDeadJobHandlers(clock: () => Date): Record<string, D
  * One attempt of one delivery: POST the signed event, log the attempt, then settle the delivery (delivered
  * on 2xx; failed after its last attempt; otherwise the next attempt is enqueued) in one transaction.
  * A job for an attempt that is already recorded (a re-run) does nothing, so each attempt is logged once.
+ * While the endpoint's circuit is open (circuit-breaker.ts) the attempt is logged as not sent and the next one
+ * waits at least until the circuit may close.
  */
 export async function deliverAttempt(db: Kysely<DB>, deps: DeliveryDeps, payload: DeliverPayload): Promise<void> {
   const target = await findDeliveryTarget(db, payload.delivery_id);
   if (!target || target.status !== 'pending' || target.attempts !== payload.attempt - 1) return;
   const startedAt = deps.clock();
-  const result: PostResult = target.enabled
-    ? await send(target, deps, payload.attempt, startedAt)
-    : { error: 'endpoint disabled: not sent', durationMs: 0 };
+  const endpoint = { accountId: target.account_id, endpointId: target.endpoint_id };
+  const timeoutMs = deps.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const gate: CircuitGate = !target.enabled
+    ? { send: false, openUntil: startedAt }
+    : payload.redelivery
+      ? { send: true }
+      : await passCircuit(db, { ...endpoint, ...target }, startedAt, timeoutMs + PROBE_MARGIN_MS);
+  const result: PostResult = !target.enabled
+    ? { error: 'endpoint disabled: not sent', durationMs: 0 }
+    : gate.send
+      ? await send(target, deps, payload.attempt, startedAt)
+      : { error: circuitOpenError(target.failure_streak, gate.openUntil), durationMs: 0 };
   const delivered = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
   const final = delivered || !target.enabled || payload.attempt >= target.max_attempts;
   const settledAt = deps.clock();
+  const retryAt = settledAt.getTime() + retryDelayMs(payload.attempt, deps.random);
   const outcome: DeliveryOutcome = {
     status: delivered ? 'delivered' : final ? 'failed' : 'pending',
-    nextAttemptAt: final ? null : new Date(settledAt.getTime() + retryDelayMs(payload.attempt, deps.random)),
+    nextAttemptAt: final ? null : new Date(gate.send ? retryAt : Math.max(retryAt, gate.openUntil.getTime())),
     statusCode: result.statusCode ?? null,
     error: result.error ?? (delivered ? null : `HTTP ${result.statusCode}`),
     at: settledAt,
   };
   await db.transaction().execute(async (trx) => {
     if (!(await recordOutcome(trx, target.account_id, target.id, payload.attempt, outcome))) return;
+    if (gate.send) await recordEndpointOutcome(trx, endpoint, delivered, settledAt);
     await insertAttempt(trx, {
       accountId: target.account_id,
       deliveryId: target.id,
@@ -95,11 +109,18 @@ export async function deliverAttempt(db: Kysely<DB>, deps: DeliveryDeps, payload
     if (outcome.nextAttemptAt)
       await enqueueDeliveryAttempt(
         trx,
-        target.account_id,
+        endpoint,
         { delivery_id: target.id, attempt: payload.attempt + 1 },
         outcome.nextAttemptAt,
       );
   });
+}
+
+/** A probe holds the circuit for its whole exchange and this much more. */
+const PROBE_MARGIN_MS = 5_000;
+
+function circuitOpenError(streak: number, openUntil: Date): string {
+  return `not sent: the endpoint failed ${streak} attempts in a row; its circuit is open until ${openUntil.toISOString()}`;
 }
 
 function send(target: DeliveryTarget, deps: DeliveryDeps, attempt: number, now: Date): Promise<PostResult> {

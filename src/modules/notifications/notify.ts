@@ -20,7 +20,8 @@ export const DELIVER_JOB = 'notifications.deliver';
 /** Attempts per delivery; with the retry schedule of delivery.job.ts they span about 32 hours. */
 export const MAX_DELIVERY_ATTEMPTS = 15;
 
-export type DeliverPayload = { delivery_id: string; attempt: number };
+/** `redelivery`: asked for by the merchant or an operator, so sent even while the endpoint's circuit is open. */
+export type DeliverPayload = { delivery_id: string; attempt: number; redelivery?: true };
 
 type Cause = { accountId: string; orderId: number; at: Date };
 
@@ -151,23 +152,32 @@ async function recordEvent(
       maxAttempts: MAX_DELIVERY_ATTEMPTS,
       at: cause.at,
     });
-    await enqueueDeliveryAttempt(trx, cause.accountId, { delivery_id: deliveryId, attempt: 1 });
+    await enqueueDeliveryAttempt(
+      trx,
+      { accountId: cause.accountId, endpointId: endpoint.id },
+      { delivery_id: deliveryId, attempt: 1 },
+    );
   }
 }
 
-/** One job per attempt, keyed by delivery and attempt so a duplicate enqueue is dropped. */
+/**
+ * One job per attempt, keyed by delivery and attempt so a duplicate enqueue is dropped. Attempts run in the
+ * deliveries lane, limited per account and per endpoint (their concurrency key), apart from the jobs that move money.
+ */
 export function enqueueDeliveryAttempt(
   trx: Kysely<DB>,
-  accountId: string,
+  owner: { accountId: string; endpointId: string },
   payload: DeliverPayload,
   runAt?: Date,
 ): Promise<boolean> {
   return enqueueJob(trx, {
     type: DELIVER_JOB,
     payload,
-    accountId,
+    accountId: owner.accountId,
     runAt,
     dedupKey: `${DELIVER_JOB}:${payload.delivery_id}:${payload.attempt}`,
+    lane: 'deliveries',
+    concurrencyKey: owner.endpointId,
   });
 }
 

@@ -68,13 +68,13 @@ async function redeliverOne(db: Kysely<DB>, deliveryId: string, now: Date): Prom
           ),
         ]),
       )
-      .returning(['account_id', 'attempts'])
+      .returning(['account_id', 'endpoint_id', 'attempts'])
       .executeTakeFirst();
     if (!reopened) return false;
     await enqueueDeliveryAttempt(
       trx,
-      reopened.account_id,
-      { delivery_id: deliveryId, attempt: reopened.attempts + 1 },
+      { accountId: reopened.account_id, endpointId: reopened.endpoint_id },
+      { delivery_id: deliveryId, attempt: reopened.attempts + 1, redelivery: true },
       now,
     );
     return true;

@@ -170,6 +170,32 @@ export async function findEarlierUnattemptedEvent(
   return row === undefined ? undefined : Number(row.id);
 }
 
+/** The payment's next event still to apply after event `afterId`, in the order received; undefined when none. */
+export async function findNextEventOfPayment(
+  executor: Executor,
+  event: { afterId: number; accountId: string; paymentRef: string },
+): Promise<number | undefined> {
+  const row = await executor
+    .selectFrom('webhook_events')
+    .select('id')
+    .where('account_id', '=', event.accountId)
+    .where('payment_ref', '=', event.paymentRef)
+    .where('id', '>', event.afterId)
+    .where(sql<boolean>`status = 'received'`)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return row === undefined ? undefined : Number(row.id);
+}
+
+export function findEventPaymentRef(executor: Executor, id: number) {
+  return executor
+    .selectFrom('webhook_events')
+    .select(['account_id', 'payment_ref'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
 /** A deferral is not an attempt: the event keeps its place ahead of later events of its payment. */
 export async function recordDeferral(executor: Executor, id: number, reason: string): Promise<void> {
   await executor

@@ -11,6 +11,7 @@ import {
 } from './receivers.ts';
 import { topicOptionsFromEnv, type TopicOptions } from './sns-signature.ts';
 import { receiveTopic } from './topic-receiver.ts';
+import { registerWebhookEventRoutes } from './webhook-events.routes.ts';
 import type { ApplyAction } from './webhooks.service.ts';
 
 declare module 'fastify' {
@@ -84,6 +85,8 @@ export function useWebhookOptions(next: Partial<WebhookOptions>): () => void {
   return () => (overrides = {});
 }
 
+/** The receivers, and the key routes over the account's stored events (the dead-event list and its replay). */
 export function registerWebhookRoutes(parent: FastifyInstance, context: AppContext): void {
   createWebhookRoutes({ ...defaultWebhookOptions(), ...overrides })(parent, context);
+  registerWebhookEventRoutes(parent, context);
 }
