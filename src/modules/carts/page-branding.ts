@@ -109,7 +109,7 @@ export async function companyBranding(
   const [company, gateways] = await Promise.all([
     db
       .selectFrom('companies')
-      .select('name')
+      .select(['name', 'enable_two_cards'])
       .where('account_id', '=', accountId)
       .where('id', '=', companyId)
       .executeTakeFirstOrThrow(),
@@ -134,7 +134,7 @@ export async function companyBranding(
     logo: null,
     currency,
     enable_coupons: false,
-    enable_two_cards: false,
+    enable_two_cards: company.enable_two_cards,
     custom_code: '',
     default_payment_plan: null,
     integrations: {},

@@ -21,9 +21,21 @@ export const toChargeShow = (show: ChargePageShow): ChargeShow => ({
   products: show.products.map((product) => ({ ...product, id: product.id ?? null })),
 });
 
+/** The company offers the two-card split on its charges (merchant file `companies[].enable_two_cards`). */
+async function companyOffersTwoCards(db: Kysely<DB>, charge: ChargeRow): Promise<boolean> {
+  const company = await db
+    .selectFrom('companies')
+    .select('enable_two_cards')
+    .where('account_id', '=', charge.account_id)
+    .where('id', '=', charge.company_id)
+    .executeTakeFirst();
+  return company?.enable_two_cards ?? false;
+}
+
 /**
  * The charge's branding: its checkout page's, else its cart page's, else the company's defaults. The
- * default payment plan is the charge's own plan when it has one, else the page's.
+ * default payment plan is the charge's own plan when it has one, else the page's. Two cards are offered when
+ * the company offers them on its charges or the page enables them (the rule POST /charges/{id}/pay applies).
  */
 export async function chargeBranding(db: Kysely<DB>, charge: ChargeRow): Promise<Branding> {
   const page =
@@ -34,7 +46,8 @@ export async function chargeBranding(db: Kysely<DB>, charge: ChargeRow): Promise
   const branding = page ?? (await companyBranding(db, charge.account_id, charge.company_id, charge.currency));
   const plan =
     charge.payment_plan_id === null ? undefined : await findPlan(db, charge.account_id, charge.payment_plan_id);
-  return plan ? { ...branding, default_payment_plan: planRef(plan) } : branding;
+  const twoCards = branding.enable_two_cards || (await companyOffersTwoCards(db, charge));
+  return { ...branding, enable_two_cards: twoCards, ...(plan ? { default_payment_plan: planRef(plan) } : {}) };
 }
 
 export async function showCharge(db: Kysely<DB>, charge: ChargeRow): Promise<ChargePageShow> {
