@@ -175,6 +175,7 @@ export interface Companies {
   boleto_due_days: Generated<number>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  enable_two_cards: Generated<boolean>;
 }
 
 export interface CompanyGateways {

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { describeOperation, documentPath, publishableDocument } from './openapi-publish.ts';
 
 /** The OpenAPI 3.1 document is generated from the route schemas; /docs renders it (assets served locally). */
 export async function registerDocs(app: FastifyInstance, publicUrl: string): Promise<void> {
@@ -10,6 +11,7 @@ export async function registerDocs(app: FastifyInstance, publicUrl: string): Pro
       info: {
         title: 'Checkout, Payments and Orders API',
         version: '1.0.0',
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
         description:
           'Hosted checkout pages, carts, charges, payments, refunds, orders, products, customers, coupons and payment plans.',
       },
@@ -19,7 +21,14 @@ export async function registerDocs(app: FastifyInstance, publicUrl: string): Pro
       },
     },
     // Paths in the document are relative to the server URL, which already ends in /api/v1.
-    transform: ({ schema, url }) => ({ schema, url: url.replace(/^\/api\/v1/, '') || '/' }),
+    transform: ({ schema, url, route }) => {
+      const path = documentPath(url);
+      return {
+        schema: describeOperation(schema, route, path) as typeof schema,
+        url: url.replace(/^\/api\/v1/, '') || '/',
+      };
+    },
+    transformObject: (document) => publishableDocument('openapiObject' in document ? document.openapiObject : {}),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
   app.get('/api/v1/openapi.json', { schema: { hide: true }, config: { access: 'open' } }, async () => app.swagger());

@@ -38,6 +38,13 @@ export const VisibleText = (options: object = {}) =>
 /** Amounts in the currency's major unit, as the API speaks them; at most two decimals, checked at conversion. */
 export const Money = (options: object = {}) => Type.Number({ minimum: 0, maximum: 99_999_999.99, ...options });
 
+/**
+ * A response field the specification lists: always present, `null` when it has no value (a client written from the
+ * specification finds every key). The description goes on the union so the document shows it.
+ */
+export const Nullable = <T extends TSchema>(schema: T, description?: string) =>
+  Type.Union([schema, Type.Null()], description ? { description } : {});
+
 /** Standard error responses documented for a route. */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   return Object.fromEntries(statuses.map((status) => [status, Type.Ref('ErrorBody')]));

@@ -76,8 +76,8 @@ for (const engine of engines()) {
         .executeTakeFirstOrThrow();
       assert.equal(company.account_id, first.account_id);
       assert.deepEqual(
-        [company.is_primary, company.document, company.state, company.pix_expiration_minutes],
-        [true, '11222333000181', 'SP', 30],
+        [company.is_primary, company.document, company.state, company.pix_expiration_minutes, company.enable_two_cards],
+        [true, '11222333000181', 'SP', 30, true],
       );
 
       const gateway = await db

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
 import { bearer, createTenant, type Tenant } from '../support/app.ts';
+import { documentedJson } from '../support/documented-response.ts';
 import { engines } from '../support/engines.ts';
 import {
   insertCartPage,
@@ -110,7 +111,7 @@ for (const engine of engines()) {
       });
       const res = await show(created.json().id);
       assert.equal(res.statusCode, 200);
-      assert.deepEqual(res.json(), {
+      assert.deepEqual(documentedJson(app, res), {
         id: created.json().id,
         gateway: 'gateway_b',
         main_color: '#112233',
@@ -152,8 +153,16 @@ for (const engine of engines()) {
             total: 70,
             image: 'https://cdn.example/promo.png',
           },
-          { name: 'Taxa de montagem', quantity: 3, value: 12.34, total: 37.02 },
-          { name: 'Brinde', quantity: 1, value: 10, total: 0 },
+          {
+            id: null,
+            name: 'Taxa de montagem',
+            external_id: null,
+            quantity: 3,
+            value: 12.34,
+            total: 37.02,
+            image: null,
+          },
+          { id: null, name: 'Brinde', external_id: null, quantity: 1, value: 10, total: 0, image: null },
         ],
         custom_code: '<script></script>',
         default_payment_plan: { id: String(plan), name: 'Pix', payment_method: 'pix' },
@@ -161,10 +170,10 @@ for (const engine of engines()) {
       });
     });
 
-    test('optional branding is absent when unset and the public key is empty without a gateway key', async () => {
+    test('unset branding is null and the public key is empty without a gateway key', async () => {
       const created = await create({ payment_method: 'bank_slip', items: [{ name: 'Aula', value: 10 }] }, plainPage);
-      const body = (await show(created.json().id)).json();
-      for (const field of ['logo', 'default_payment_plan']) assert.equal(field in body, false, field);
+      const body = documentedJson(app, await show(created.json().id));
+      for (const field of ['logo', 'default_payment_plan']) assert.equal(body[field], null, field);
       assert.deepEqual(
         [
           body.custom_code,
@@ -176,7 +185,18 @@ for (const engine of engines()) {
           body.integrations,
           body.freight,
         ],
-        ['', '', 'gateway_c', {}, [{ name: 'Aula', quantity: 1, value: 10, total: 10 }], [], {}, 0],
+        [
+          '',
+          '',
+          'gateway_c',
+          Object.fromEntries(
+            ['identification', 'email', 'phone', 'name', 'state', 'street', 'zipcode', 'city'].map((f) => [f, null]),
+          ),
+          [{ id: null, name: 'Aula', external_id: null, quantity: 1, value: 10, total: 10, image: null }],
+          [],
+          {},
+          0,
+        ],
       );
     });
 

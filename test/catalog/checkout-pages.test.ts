@@ -12,6 +12,7 @@ import {
   insertPaymentPlan,
   insertProduct,
 } from '../support/catalog-fixtures.ts';
+import { documentedJson } from '../support/documented-response.ts';
 import { engines } from '../support/engines.ts';
 
 describe('billing interval names', () => {
@@ -233,7 +234,7 @@ for (const engine of engines()) {
 
         const res = await show(page);
         assert.equal(res.statusCode, 200);
-        assert.deepEqual(res.json(), {
+        assert.deepEqual(documentedJson(app, res), {
           id: page,
           page_title: 'Completa',
           main_color: '#1a73e8',
@@ -262,8 +263,10 @@ for (const engine of engines()) {
               product_type: 'digital',
               subscription: false,
               type: 'one_time',
+              interval: null,
               max_quantity: 1,
               value: 49.9,
+              image: null,
               allow_quantity: false,
               recommended: false,
             },
@@ -289,9 +292,10 @@ for (const engine of engines()) {
       test('a bare page: no logo, upsell or default plan; empty custom code, menus, integrations and products', async () => {
         const res = await show(emptyPage);
         assert.equal(res.statusCode, 200);
-        const body = res.json();
-        for (const field of ['logo', 'upsell_product', 'default_payment_plan'])
-          assert.equal(field in body, false, field);
+        const body = documentedJson(app, res);
+        // The specification's "optional" upsell_product is left out; logo and default_payment_plan are null.
+        assert.equal('upsell_product' in body, false);
+        for (const field of ['logo', 'default_payment_plan']) assert.equal(body[field], null, field);
         assert.equal(body.custom_code, '');
         assert.deepEqual([body.menus, body.integrations, body.products, body.customer_data_at], [[], {}, [], 'start']);
       });
@@ -303,9 +307,9 @@ for (const engine of engines()) {
           upsell_product_id: upsell,
           default_payment_plan_id: plan,
         });
-        const body = (await show(page)).json();
+        const body = documentedJson(app, await show(page));
         assert.equal('upsell_product' in body, false);
-        assert.equal('default_payment_plan' in body, false);
+        assert.equal(body.default_payment_plan, null);
       });
 
       test('another account’s, a deleted or an unknown page is 404; a malformed id is 422; no key is 401', async () => {

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
 import { bearer, type Tenant, useTwoShops } from '../support/app.ts';
 import { insertCompany, insertGateway, insertProduct } from '../support/catalog-fixtures.ts';
+import { documentedJson } from '../support/documented-response.ts';
 import { engines } from '../support/engines.ts';
 
 const SHOP = { origin: 'https://shop.example' };
@@ -40,7 +41,7 @@ for (const engine of engines()) {
       test('every ProductSummary field, live products only, in id order', async () => {
         const res = await list('');
         assert.equal(res.statusCode, 200);
-        assert.deepEqual(res.json(), [
+        assert.deepEqual(documentedJson(app, res), [
           {
             id: live,
             name: 'Curso de Violão',
@@ -127,7 +128,7 @@ for (const engine of engines()) {
           financial_account_id: fin.id,
         });
         assert.equal(res.statusCode, 200);
-        const body = res.json();
+        const body = documentedJson(app, res);
         assert.equal(typeof body.id, 'number');
         assert.deepEqual(body, {
           id: body.id,
@@ -153,7 +154,7 @@ for (const engine of engines()) {
       test('a minimal body: primary company, default unit, empty texts, no tax configuration or financial account', async () => {
         const res = await create({ name: 'Aula', value: 10 });
         assert.equal(res.statusCode, 200);
-        const body = res.json();
+        const body = documentedJson(app, res);
         assert.deepEqual(body, {
           id: body.id,
           name: 'Aula',

@@ -44,17 +44,17 @@ for (const engine of engines()) {
       });
       const res = await app.inject({ url: `/api/v1/charges/${charge.uid}`, headers: ORIGIN });
       assert.equal(res.statusCode, 200, res.body);
-      const products: Array<{ id?: number; name: string; description?: string }> = res.json().products;
+      const products: Array<{ id: number | null; name: string; description: string | null }> = res.json().products;
       assert.deepEqual(
         products.map((item) => [item.name, item.description]),
         [
           ['Both', 'Longa'],
           ['Short', 'Só a curta'],
           ['Neither', ''],
-          ['Avulso', undefined],
+          ['Avulso', null],
         ],
       );
-      assert.equal('description' in products[3]!, false);
+      assert.equal(products[3]!.id, null);
       for (const item of products.slice(0, 3)) {
         const shown = (await app.inject({ url: `/api/v1/products/${item.id}`, headers: ORIGIN })).json();
         assert.equal(item.description, shown.description, item.name);

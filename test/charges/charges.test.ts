@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
 import { bearer, createTenant, type Tenant } from '../support/app.ts';
+import { documentedJson } from '../support/documented-response.ts';
 import { engines } from '../support/engines.ts';
 import {
   insertCartPage,
@@ -104,16 +105,18 @@ for (const engine of engines()) {
         .select('name')
         .where('id', '=', alpha.companyId)
         .executeTakeFirstOrThrow();
-      assert.deepEqual(res.json(), {
+      assert.deepEqual(documentedJson(app, res), {
         id: charge.uid,
         gateway: 'gateway_b',
         main_color: '#1a73e8',
         menus: [],
         page_title: company.name,
         public_key: 'pk_b',
+        logo: null,
         currency: 'BRL',
         enable_two_cards: false,
         custom_code: '',
+        default_payment_plan: null,
         date: '2024-05-01',
         due_date: '2024-05-08',
         retention: 11,
@@ -125,7 +128,15 @@ for (const engine of engines()) {
           foreign: false,
           identification: VALID_CNPJ,
           social_reason: 'Empresa LTDA',
-          address: { street: 'Rua D', city: 'Recife' },
+          address: {
+            street: 'Rua D',
+            neighborhood: null,
+            number: null,
+            complement: null,
+            zipcode: null,
+            city: 'Recife',
+            state: null,
+          },
         },
         coupon: { code: 'DEZ', discount: 15 },
         products: [
@@ -139,18 +150,30 @@ for (const engine of engines()) {
             value: 150,
             image: 'https://cdn.example/c.png',
           },
-          { name: 'Avulso', subscription: false, quantity: 1, value: 5 },
+          {
+            id: null,
+            name: 'Avulso',
+            description: null,
+            product_type: null,
+            subscription: false,
+            quantity: 1,
+            value: 5,
+            image: null,
+          },
         ],
-        invoices: [{ type: 'nfse', url: 'https://nf.example/1' }, { type: 'nfe' }],
+        invoices: [
+          { type: 'nfse', url: 'https://nf.example/1' },
+          { type: 'nfe', url: null },
+        ],
         files: [{ url: 'https://files.example/contrato.pdf', name: 'Contrato.pdf' }],
       });
     });
 
-    test('coupon, observation and customer are absent when unset; no gateway key gives gateway_a and an empty key', async () => {
+    test('coupon, observation and customer are null when unset; no gateway key gives gateway_a and an empty key', async () => {
       const bare = await insertOrder(database, beta, { date: '2024-05-01', due_date: '2024-05-02' });
-      const body = (await show(bare.uid, { origin: 'https://beta.example' })).json();
+      const body = documentedJson(app, await show(bare.uid, { origin: 'https://beta.example' }));
       for (const field of ['coupon', 'observation', 'customer', 'logo', 'default_payment_plan'])
-        assert.equal(field in body, false, field);
+        assert.equal(body[field], null, field);
       assert.deepEqual(
         [body.gateway, body.public_key, body.products, body.invoices, body.files, body.retention],
         ['gateway_a', '', [], [], [], 0],

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
 import { bearer, createTenant, type Tenant } from '../support/app.ts';
+import { documentedJson } from '../support/documented-response.ts';
 import { engines } from '../support/engines.ts';
 import { insertCartPage, insertCustomer, insertOrder, startRecordsApp } from '../support/records-fixtures.ts';
 
@@ -23,7 +24,7 @@ for (const engine of engines()) {
     const uids: Record<string, string> = {};
     const list = async (query: string, tenant = alpha): Promise<Listed & { status: number }> => {
       const res = await app.inject({ url: `/api/v1/orders${query}`, headers: bearer(tenant.apiKey) });
-      return { status: res.statusCode, ...res.json() };
+      return { status: res.statusCode, ...documentedJson(app, res) };
     };
     const listedIds = async (query: string) => {
       const res = await list(query);

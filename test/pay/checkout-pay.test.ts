@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { isValidBoleto } from '@brazilian-utils/brazilian-utils';
 import { hasError, parsePix } from 'pix-utils';
 import type { Database } from '../../src/db/database.ts';
+import { documentedJson } from '../support/documented-response.ts';
 import { engines } from '../support/engines.ts';
 import { CARDS, ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
 
@@ -33,7 +34,7 @@ for (const engine of engines()) {
         credit_card_0_token: await tokenA(pay.sandboxes),
       });
       assert.equal(res.statusCode, 200, res.body);
-      const body = res.json();
+      const body = documentedJson(pay.app, res);
       assert.equal(body.order_status, 'paid');
       assert.equal(body.is_subscription, false);
       assert.equal(body.payments.length, 1);
@@ -94,7 +95,7 @@ for (const engine of engines()) {
     test('pix: waiting_payment, a valid BR Code as a PNG, hosted URL and expiry, and the expiry job queued', async () => {
       const res = await post({ ...base(), payment_plan_id: `${merchant.pixPlanId}-1` });
       assert.equal(res.statusCode, 200, res.body);
-      const body = res.json();
+      const body = documentedJson(pay.app, res);
       assert.equal(body.order_status, 'waiting_payment');
       assert.ok(Buffer.from(body.pix_qr_code, 'base64').subarray(1, 4).toString() === 'PNG');
       const payment = await paymentByGatewayId(database, body.payments[0]);
@@ -115,7 +116,7 @@ for (const engine of engines()) {
     test('boleto: waiting_payment, bank_slip_url only, barcode and digitable line valid for an independent checker', async () => {
       const res = await post({ ...base(), payment_plan_id: `${merchant.boletoPlanId}-1` });
       assert.equal(res.statusCode, 200, res.body);
-      const body = res.json();
+      const body = documentedJson(pay.app, res);
       assert.equal(body.order_status, 'waiting_payment');
       const payment = await paymentByGatewayId(database, body.payments[0]);
       assert.equal(body.bank_slip_url, `http://pay.test/pay/boleto/${payment.uid}`);

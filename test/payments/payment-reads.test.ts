@@ -12,6 +12,7 @@ import {
   insertOrder,
   insertPayment,
 } from '../support/catalog-fixtures.ts';
+import { documentedJson } from '../support/documented-response.ts';
 import { engines } from '../support/engines.ts';
 
 const SHOP = { origin: 'https://shop.example' };
@@ -90,7 +91,7 @@ for (const engine of engines()) {
         const query = ['ga_paid', ...statuses.map((status) => `ga_${status}`)].map((id) => `ids[]=${id}`).join('&');
         const res = await get(`?${query}`);
         assert.equal(res.statusCode, 200);
-        assert.deepEqual(res.json(), [
+        assert.deepEqual(documentedJson(app, res), [
           { gateway_id: 'ga_paid', status: 'paid' },
           { gateway_id: 'ga_waiting_payment', status: 'waiting_payment' },
           { gateway_id: 'ga_failed', status: 'failed' },
@@ -117,7 +118,7 @@ for (const engine of engines()) {
       test('without ids: the page’s payments, newest first, none of another page or account', async () => {
         const res = await get('');
         assert.equal(res.statusCode, 200);
-        assert.deepEqual(res.json(), [
+        assert.deepEqual(documentedJson(app, res), [
           { gateway_id: 'ga_charged_back', status: 'cancelled' },
           { gateway_id: 'ga_waiting_cancellation', status: 'cancelled' },
           { gateway_id: 'ga_refunded', status: 'cancelled' },
@@ -190,7 +191,7 @@ for (const engine of engines()) {
       test('without ids: the cart’s payments, newest first; 204 for a cart without payments', async () => {
         const res = await get(cart, '');
         assert.equal(res.statusCode, 200);
-        assert.deepEqual(res.json(), [
+        assert.deepEqual(documentedJson(app, res), [
           { gateway_id: 'cart_pix', status: 'waiting_payment' },
           { gateway_id: 'cart_card', status: 'failed' },
         ]);

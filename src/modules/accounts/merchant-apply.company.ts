@@ -52,6 +52,7 @@ export async function upsertCompany(
     pix_key: company.pix_key ?? null,
     pix_expiration_minutes: company.pix_expiration_minutes ?? 30,
     boleto_due_days: company.boleto_due_days ?? 3,
+    enable_two_cards: company.enable_two_cards ?? false,
   };
   const stored = await trx
     .selectFrom('companies')

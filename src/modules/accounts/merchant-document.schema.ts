@@ -141,6 +141,8 @@ const Company = Closed({
   pix_key: Type.Optional(Text(77)),
   pix_expiration_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 43_200 })),
   boleto_due_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 365 })),
+  /** Offer the two-card split on the company's charges (a charge from a page that enables it has it anyway). */
+  enable_two_cards: Type.Optional(Type.Boolean()),
   gateways: Type.Optional(Type.Array(Gateway, { maxItems: 4 })),
   webhook_credentials: Type.Optional(Type.Array(WebhookCredential, { maxItems: 4 })),
   schedules: Type.Optional(Type.Array(Schedule, { maxItems: 200 })),

@@ -6,13 +6,33 @@ import { assertPublicAccess, requireAccount } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
 import { errorResponses, NoQuery } from '../../http/schemas.ts';
 import { toMajor } from '../../lib/money.ts';
-import { whenSet } from '../orders/order-data.view.ts';
 import { findCart, findCartItems } from './carts.repo.ts';
 import { CartCreateBody, CartCreatedSchema, CartPageParams, CartParams, CartShowSchema } from './carts.schemas.ts';
 import { createCart } from './carts.service.ts';
 import { pageBranding } from './page-branding.ts';
 
 export const cartLink = (publicUrl: string, uid: string) => `${publicUrl}/pay/carts/${uid}`;
+
+const CART_CUSTOMER_FIELDS = [
+  'identification',
+  'email',
+  'phone',
+  'name',
+  'state',
+  'street',
+  'zipcode',
+  'city',
+] as const;
+
+/** CartShow.customer: every field, null where the cart did not prefill it. */
+function cartCustomer(stored: unknown): Record<(typeof CART_CUSTOMER_FIELDS)[number], string | null> {
+  const fields = (stored !== null && typeof stored === 'object' ? stored : {}) as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  return Object.fromEntries(CART_CUSTOMER_FIELDS.map((field) => [field, text(fields[field])])) as Record<
+    (typeof CART_CUSTOMER_FIELDS)[number],
+    string | null
+  >;
+}
 
 export function registerCartRoutes(parent: FastifyInstance, { config, database, clock }: AppContext): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
@@ -63,15 +83,15 @@ export function registerCartRoutes(parent: FastifyInstance, { config, database, 
         ...branding,
         company_id: cart.company_id,
         freight: toMajor(cart.freight_cents),
-        customer: (cart.customer ?? {}) as Record<string, string>,
+        customer: cartCustomer(cart.customer),
         products: items.map((item) => ({
-          ...whenSet('id', item.product_id),
+          id: item.product_id,
           name: item.name,
-          ...whenSet('external_id', item.external_id),
+          external_id: item.external_id,
           quantity: item.quantity,
           value: toMajor(item.unit_value_cents),
           total: toMajor(item.total_cents),
-          ...whenSet('image', item.image_url),
+          image: item.image_url,
         })),
       };
     },

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { HttpUrl, IntegerId, KeyValue, Money, Uuid, VisibleText } from '../../http/schemas.ts';
+import { HttpUrl, IntegerId, KeyValue, Money, Nullable, Uuid, VisibleText } from '../../http/schemas.ts';
 import { CustomerField } from '../customers/customers.schemas.ts';
 import { PAYMENT_METHODS } from '../orders/orders.schemas.ts';
 
@@ -67,10 +67,7 @@ export const CartCreatedSchema = Type.Object({
   link: Type.String({ format: 'uri', description: '{PUBLIC_URL}/pay/carts/{uid}' }),
 });
 
-const PlanRef = Type.Object(
-  { id: Type.String(), name: Type.String(), payment_method: Type.String() },
-  { description: 'present when the page has one' },
-);
+const PlanRef = Type.Object({ id: Type.String(), name: Type.String(), payment_method: Type.String() });
 const AnyObject = Type.Object({}, { additionalProperties: true });
 
 /** The branding fields CartShow and ChargeShow share. */
@@ -82,11 +79,11 @@ export const BrandingFields = {
   public_key: Type.String({
     description: 'the company’s publishable key for the gateway; empty when none is configured',
   }),
-  logo: Type.Optional(Type.String({ description: 'present when set' })),
+  logo: Nullable(Type.String(), 'null when unset'),
   currency: Type.String(),
   enable_two_cards: Type.Boolean(),
   custom_code: Type.String({ description: 'HTML/JS snippet; empty when unset' }),
-  default_payment_plan: Type.Optional(PlanRef),
+  default_payment_plan: Nullable(PlanRef, 'null when the page has none'),
 };
 
 export const CartShowSchema = Type.Object({
@@ -96,24 +93,24 @@ export const CartShowSchema = Type.Object({
   company_id: Type.Integer(),
   freight: Type.Number(),
   customer: Type.Object({
-    identification: Type.Optional(Type.String()),
-    email: Type.Optional(Type.String()),
-    phone: Type.Optional(Type.String()),
-    name: Type.Optional(Type.String()),
-    state: Type.Optional(Type.String()),
-    street: Type.Optional(Type.String()),
-    zipcode: Type.Optional(Type.String()),
-    city: Type.Optional(Type.String()),
+    identification: Nullable(Type.String()),
+    email: Nullable(Type.String()),
+    phone: Nullable(Type.String()),
+    name: Nullable(Type.String()),
+    state: Nullable(Type.String()),
+    street: Nullable(Type.String()),
+    zipcode: Nullable(Type.String()),
+    city: Nullable(Type.String()),
   }),
   products: Type.Array(
     Type.Object({
-      id: Type.Optional(Type.Integer({ description: 'absent for an item given by name' })),
+      id: Nullable(Type.Integer(), 'null for an item given by name'),
       name: Type.String(),
-      external_id: Type.Optional(Type.String()),
+      external_id: Nullable(Type.String()),
       quantity: Type.Integer(),
       value: Type.Number(),
       total: Type.Number(),
-      image: Type.Optional(Type.String()),
+      image: Nullable(Type.String()),
     }),
   ),
   integrations: AnyObject,

@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { whenSet } from '../orders/order-data.view.ts';
 
 export type DefaultPaymentPlan = { id: string; name: string; payment_method: string };
 
@@ -11,12 +10,12 @@ export type Branding = {
   menus: unknown[];
   page_title: string;
   public_key: string;
-  logo?: string;
+  logo: string | null;
   currency: string;
   enable_coupons: boolean;
   enable_two_cards: boolean;
   custom_code: string;
-  default_payment_plan?: DefaultPaymentPlan;
+  default_payment_plan: DefaultPaymentPlan | null;
   integrations: Record<string, unknown>;
 };
 
@@ -28,8 +27,8 @@ export function planRef(plan: {
   id: number | null;
   name: string | null;
   payment_method: string | null;
-}): DefaultPaymentPlan | undefined {
-  return plan.id === null ? undefined : { id: String(plan.id), name: plan.name!, payment_method: plan.payment_method! };
+}): DefaultPaymentPlan | null {
+  return plan.id === null ? null : { id: String(plan.id), name: plan.name!, payment_method: plan.payment_method! };
 }
 
 /**
@@ -84,15 +83,12 @@ export async function pageBranding(
     menus: Array.isArray(row.menus) ? row.menus : [],
     page_title: row.page_title,
     public_key: row.public_key ?? '',
-    ...whenSet('logo', row.logo_url),
+    logo: row.logo_url,
     currency: row.currency,
     enable_coupons: row.enable_coupons,
     enable_two_cards: row.enable_two_cards,
     custom_code: row.custom_code ?? '',
-    ...whenSet(
-      'default_payment_plan',
-      planRef({ id: row.plan_id, name: row.plan_name, payment_method: row.plan_method }),
-    ),
+    default_payment_plan: planRef({ id: row.plan_id, name: row.plan_name, payment_method: row.plan_method }),
     integrations:
       row.integrations && typeof row.integrations === 'object' && !Array.isArray(row.integrations)
         ? (row.integrations as Record<string, unknown>)
@@ -113,7 +109,7 @@ export async function companyBranding(
   const [company, gateways] = await Promise.all([
     db
       .selectFrom('companies')
-      .select('name')
+      .select(['name', 'enable_two_cards'])
       .where('account_id', '=', accountId)
       .where('id', '=', companyId)
       .executeTakeFirstOrThrow(),
@@ -135,10 +131,12 @@ export async function companyBranding(
     menus: [],
     page_title: company.name,
     public_key: chosen?.public_key ?? '',
+    logo: null,
     currency,
     enable_coupons: false,
-    enable_two_cards: false,
+    enable_two_cards: company.enable_two_cards,
     custom_code: '',
+    default_payment_plan: null,
     integrations: {},
   };
 }

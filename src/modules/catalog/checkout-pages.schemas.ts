@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { IntegerId, Uuid } from '../../http/schemas.ts';
+import { IntegerId, Nullable, Uuid } from '../../http/schemas.ts';
 
 export const CheckoutPageSummarySchema = Type.Object(
   {
@@ -46,15 +46,13 @@ export const CheckoutPageProductSchema = Type.Object({
   type: Type.Union([Type.Literal('subscription'), Type.Literal('one_time')], {
     description: 'how the product is billed',
   }),
-  interval: Type.Optional(
-    Type.String({
-      description:
-        'billing period of a subscription (monthly, quarterly, every_10_days…); absent for one-time products',
-    }),
+  interval: Nullable(
+    Type.String(),
+    'billing period of a subscription (monthly, quarterly, every_10_days…); null for one-time products',
   ),
   max_quantity: Type.Integer(),
   value: Type.Number({ description: 'unit price' }),
-  image: Type.Optional(Type.String({ format: 'uri', description: 'present only when set' })),
+  image: Nullable(Type.String({ format: 'uri' }), 'null when unset'),
   allow_quantity: Type.Boolean(),
   recommended: Type.Boolean(),
 });
@@ -64,7 +62,7 @@ const FreeObject = Type.Object({}, { additionalProperties: true });
 export const CheckoutPageShowSchema = Type.Object({
   ...CheckoutPageSummarySchema.properties,
   customer_data_at: Type.Union([Type.Literal('start'), Type.Literal('end')]),
-  logo: Type.Optional(Type.String({ format: 'uri', description: 'present only when set' })),
+  logo: Nullable(Type.String({ format: 'uri' }), 'null when unset'),
   menus: Type.Array(Type.Unknown()),
   index_on_search_engines: Type.Boolean(),
   require_scheduling: Type.Boolean(),
@@ -73,15 +71,13 @@ export const CheckoutPageShowSchema = Type.Object({
     Type.Object({ id: Type.Integer(), name: Type.String() }, { description: 'present only when set' }),
   ),
   custom_code: Type.String({ description: 'HTML/JS snippet; empty when unset' }),
-  default_payment_plan: Type.Optional(
-    Type.Object(
-      {
-        id: Type.String({ description: 'the payment plan id as a string (an option id is `{id}-{installments}`)' }),
-        name: Type.String(),
-        payment_method: Type.String({ description: 'credit_card, bank_slip or pix' }),
-      },
-      { description: 'present only when set' },
-    ),
+  default_payment_plan: Nullable(
+    Type.Object({
+      id: Type.String({ description: 'the payment plan id as a string (an option id is `{id}-{installments}`)' }),
+      name: Type.String(),
+      payment_method: Type.String({ description: 'credit_card, bank_slip or pix' }),
+    }),
+    'null when unset',
   ),
   integrations: FreeObject,
   products: Type.Array(CheckoutPageProductSchema, { description: 'in page order' }),

@@ -38,7 +38,7 @@ export function toCheckoutPageSummary(row: SummaryRow): Static<typeof CheckoutPa
   };
 }
 
-/** `type` says how a product is billed (`product_type` says what it is); `interval` exists only for subscriptions. */
+/** `type` says how a product is billed (`product_type` says what it is); `interval` is set only for subscriptions. */
 export function toCheckoutPageProduct(row: PageProductRow): Static<typeof CheckoutPageProductSchema> {
   return {
     id: row.id,
@@ -48,12 +48,10 @@ export function toCheckoutPageProduct(row: PageProductRow): Static<typeof Checko
     product_type: row.product_type,
     subscription: row.subscription,
     type: row.subscription ? 'subscription' : 'one_time',
-    ...(row.subscription && row.interval !== null
-      ? { interval: billingInterval(row.interval, row.interval_count) }
-      : {}),
+    interval: row.subscription && row.interval !== null ? billingInterval(row.interval, row.interval_count) : null,
     max_quantity: row.max_quantity,
     value: toMajor(row.value_cents),
-    ...(row.image_url !== null ? { image: row.image_url } : {}),
+    image: row.image_url,
     allow_quantity: row.allow_quantity,
     recommended: row.recommended,
   };
@@ -71,7 +69,7 @@ export async function showCheckoutPage(
   return {
     ...toCheckoutPageSummary(page),
     customer_data_at: page.customer_data_at === 'end' ? 'end' : 'start',
-    ...(page.logo_url !== null ? { logo: page.logo_url } : {}),
+    logo: page.logo_url,
     menus: Array.isArray(page.menus) ? page.menus : [],
     index_on_search_engines: page.index_on_search_engines,
     require_scheduling: page.require_scheduling,
@@ -80,15 +78,10 @@ export async function showCheckoutPage(
       ? { upsell_product: { id: page.upsell_id, name: page.upsell_name } }
       : {}),
     custom_code: page.custom_code ?? '',
-    ...(page.plan_id !== null && page.plan_name !== null && page.plan_payment_method !== null
-      ? {
-          default_payment_plan: {
-            id: String(page.plan_id),
-            name: page.plan_name,
-            payment_method: page.plan_payment_method,
-          },
-        }
-      : {}),
+    default_payment_plan:
+      page.plan_id !== null && page.plan_name !== null && page.plan_payment_method !== null
+        ? { id: String(page.plan_id), name: page.plan_name, payment_method: page.plan_payment_method }
+        : null,
     integrations: isPlainObject(page.integrations) ? page.integrations : {},
     products: products.map(toCheckoutPageProduct),
   };

@@ -6,7 +6,7 @@ import { notFound } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { findCharge } from './charges.repo.ts';
 import { ChargeParams, ChargeShowSchema } from './charges.schemas.ts';
-import { showCharge } from './charges.service.ts';
+import { showCharge, toChargeShow } from './charges.service.ts';
 
 export function registerChargeRoutes(parent: FastifyInstance, { database }: AppContext): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
@@ -27,7 +27,7 @@ export function registerChargeRoutes(parent: FastifyInstance, { database }: AppC
       const charge = await findCharge(db, request.params.id.toLowerCase());
       if (!charge) throw notFound('Charge');
       await assertPublicAccess(db, request, charge.account_id);
-      return showCharge(db, charge);
+      return toChargeShow(await showCharge(db, charge));
     },
   );
 }

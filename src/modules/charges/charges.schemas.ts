@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Uuid } from '../../http/schemas.ts';
+import { Nullable, Uuid } from '../../http/schemas.ts';
 import { BrandingFields } from '../carts/carts.schemas.ts';
 import { AddressSchema } from '../customers/customers.schemas.ts';
 
@@ -12,37 +12,33 @@ export const ChargeShowSchema = Type.Object({
   due_date: Type.String({ format: 'date' }),
   retention: Type.Number(),
   freight: Type.Number(),
-  observation: Type.Optional(Type.String({ description: 'present when set' })),
-  customer: Type.Optional(
+  observation: Nullable(Type.String()),
+  customer: Nullable(
     Type.Object({
       email: Type.String(),
       name: Type.String(),
       foreign: Type.Boolean(),
-      identification: Type.Optional(Type.String()),
-      social_reason: Type.Optional(Type.String()),
+      identification: Nullable(Type.String()),
+      social_reason: Nullable(Type.String()),
       address: AddressSchema,
     }),
+    'null when the charge names no customer',
   ),
-  coupon: Type.Optional(
-    Type.Object(
-      { code: Type.String(), discount: Type.Number() },
-      { description: 'present when the charge has a coupon' },
-    ),
-  ),
+  coupon: Nullable(Type.Object({ code: Type.String(), discount: Type.Number() }), 'null when the charge has no coupon'),
   products: Type.Array(
     Type.Object({
-      id: Type.Optional(Type.Integer()),
+      id: Nullable(Type.Integer(), 'null for an item that names no product'),
       name: Type.String(),
-      description: Type.Optional(Type.String()),
-      product_type: Type.Optional(Type.String()),
+      description: Nullable(Type.String()),
+      product_type: Nullable(Type.String()),
       subscription: Type.Boolean(),
       quantity: Type.Integer(),
       value: Type.Number(),
-      image: Type.Optional(Type.String()),
+      image: Nullable(Type.String()),
     }),
   ),
   invoices: Type.Array(
-    Type.Object({ type: Type.String(), url: Type.Optional(Type.String()) }, { description: 'authorized invoices' }),
+    Type.Object({ type: Type.String(), url: Nullable(Type.String()) }, { description: 'authorized invoices' }),
   ),
   files: Type.Array(Type.Object({ url: Type.String(), name: Type.String() })),
 });

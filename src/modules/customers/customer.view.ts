@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { addressOf, whenSet } from '../orders/order-data.view.ts';
+import { addressOf } from '../orders/order-data.view.ts';
 import type { CustomerRow } from './customers.repo.ts';
 import type { CustomerResponseSchema } from './customers.schemas.ts';
 
@@ -17,10 +17,10 @@ export function toCustomerResponse(
   return {
     id: customer.id,
     email: customer.email,
-    ...whenSet('identification', customer.identification),
+    identification: customer.identification,
     meta: stringValues(customer.meta),
     name: customer.name,
-    ...whenSet('phone', customer.phone),
+    phone: customer.phone,
     foreign: customer.foreign,
     address: addressOf(customer),
     order_id: orderId,
@@ -33,7 +33,7 @@ type SentFields = { identification?: string; meta?: Record<string, string> } & P
 /**
  * The answer to a caller without the API key (a checkout page's script): the upsert matches an existing
  * customer by email alone, so it tells back only what this request sent, never what the merchant stored
- * before (document, address, other meta keys).
+ * before (document, address, other meta keys): those are null in its answer.
  */
 export function toPublicCustomerResponse(
   customer: CustomerRow,
@@ -42,15 +42,12 @@ export function toPublicCustomerResponse(
 ): Static<typeof CustomerResponseSchema> {
   const full = toCustomerResponse(customer, orderId);
   const address = Object.fromEntries(
-    Object.entries(full.address).filter(([key]) => sent[key as AddressKey] !== undefined),
-  );
+    Object.entries(full.address).map(([key, value]) => [key, sent[key as AddressKey] === undefined ? null : value]),
+  ) as typeof full.address;
   const meta = Object.fromEntries(Object.entries(full.meta).filter(([key]) => sent.meta?.[key] !== undefined));
-  const { identification: _identification, ...rest } = full;
   return {
-    ...rest,
-    ...(sent.identification !== undefined && full.identification !== undefined
-      ? { identification: full.identification }
-      : {}),
+    ...full,
+    identification: sent.identification === undefined ? null : full.identification,
     meta,
     address,
   };

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { HttpUrl, IntegerId, KeyValue, Money, Uuid } from '../../http/schemas.ts';
+import { HttpUrl, IntegerId, KeyValue, Money, Nullable, Uuid } from '../../http/schemas.ts';
 import { Instant } from '../../http/date-range.ts';
 
 const Text = (maxLength = 255) => Type.String({ maxLength });
@@ -78,24 +78,24 @@ export const CustomerBody = Type.Object(
 
 export const AddressSchema = Type.Object(
   {
-    street: Type.Optional(Type.String()),
-    neighborhood: Type.Optional(Type.String()),
-    number: Type.Optional(Type.String()),
-    complement: Type.Optional(Type.String()),
-    zipcode: Type.Optional(Type.String()),
-    city: Type.Optional(Type.String()),
-    state: Type.Optional(Type.String()),
+    street: Nullable(Type.String()),
+    neighborhood: Nullable(Type.String()),
+    number: Nullable(Type.String()),
+    complement: Nullable(Type.String()),
+    zipcode: Nullable(Type.String()),
+    city: Nullable(Type.String()),
+    state: Nullable(Type.String()),
   },
-  { description: 'address fields that are set' },
+  { description: 'every address field, null when unset' },
 );
 
 export const CustomerResponseSchema = Type.Object({
   id: Type.Integer(),
   email: Type.String(),
-  identification: Type.Optional(Type.String({ description: 'present when set' })),
+  identification: Nullable(Type.String()),
   meta: Type.Record(Type.String(), Type.String()),
   name: Type.String(),
-  phone: Type.Optional(Type.String({ description: 'present when set' })),
+  phone: Nullable(Type.String()),
   foreign: Type.Boolean(),
   address: AddressSchema,
   order_id: Type.Union([Type.Integer(), Type.Null()], {

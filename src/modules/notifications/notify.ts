@@ -199,8 +199,8 @@ async function subscriptionSnapshot(trx: Kysely<DB>, accountId: string, id: stri
     amount: toMajor(row.amount_cents),
     current_period_start: row.current_period_start.toISOString(),
     current_period_end: row.current_period_end.toISOString(),
-    ...whenSet('next_charge_at', row.next_charge_at?.toISOString()),
-    ...whenSet('cancelled_at', row.cancelled_at?.toISOString()),
+    next_charge_at: row.next_charge_at?.toISOString() ?? null,
+    cancelled_at: row.cancelled_at?.toISOString() ?? null,
   };
 }
 

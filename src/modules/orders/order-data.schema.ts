@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { Nullable } from '../../http/schemas.ts';
 import { AddressSchema } from '../customers/customers.schemas.ts';
 
 const AnyObject = (description?: string) =>
@@ -21,11 +22,11 @@ export const OrderDataSchema = Type.Object(
       format: 'uri',
       description: 'the hosted page of the order: its charge, cart or checkout page (docs/orders.md)',
     }),
-    due_date: Type.Optional(Type.String({ format: 'date', description: 'present when the order is a charge' })),
-    coupon_code: Type.Optional(Type.String()),
-    deal_id: Type.Optional(Type.Integer()),
-    observation: Type.Optional(Type.String()),
-    seller_id: Type.Optional(Type.Integer()),
+    due_date: Nullable(Type.String({ format: 'date' }), 'set when the order is a charge, else null'),
+    coupon_code: Nullable(Type.String()),
+    deal_id: Nullable(Type.Integer()),
+    observation: Nullable(Type.String()),
+    seller_id: Nullable(Type.Integer()),
     status: Type.String(),
     meta: AnyObject(),
     utms: AnyObject('utm_source, utm_medium, utm_campaign and similar'),
@@ -33,28 +34,31 @@ export const OrderDataSchema = Type.Object(
     total: Type.Number({ description: 'after discounts, freight included' }),
     created_at: DateTime(),
     date: Type.String({ format: 'date' }),
-    scheduled_at: Type.Optional(DateTime()),
-    charge_page: Type.Optional(PageRef('the cart page the order came from; present when set')),
-    checkout_page: Type.Optional(PageRef('the checkout page the order came from; present when set')),
-    customer: Type.Optional(
+    scheduled_at: Nullable(DateTime()),
+    charge_page: Nullable(PageRef('the cart page the order came from'), 'the cart page the order came from, else null'),
+    checkout_page: Nullable(
+      PageRef('the checkout page the order came from'),
+      'the checkout page the order came from, else null',
+    ),
+    customer: Nullable(
       Type.Object({
         email: Type.String(),
         name: Type.String(),
-        identification: Type.Optional(Type.String()),
-        phone: Type.Optional(Type.String()),
+        identification: Nullable(Type.String()),
+        phone: Nullable(Type.String()),
         utms: AnyObject(),
         meta: AnyObject(),
         address: AddressSchema,
       }),
     ),
-    seller: Type.Optional(Type.Object({ name: Type.String() })),
+    seller: Nullable(Type.Object({ name: Type.String() })),
     items: Type.Array(
       Type.Object({
-        product_id: Type.Optional(Type.Integer()),
+        product_id: Nullable(Type.Integer(), 'null when the product was not recorded'),
         product_name: Type.String(),
         unit_name: Type.String(),
-        interval: Type.Optional(Type.String({ description: 'day, week, month or year; subscriptions only' })),
-        cycle: Type.Optional(Type.Integer({ description: 'intervals per billing period; subscriptions only' })),
+        interval: Nullable(Type.String(), 'day, week, month or year; null unless a subscription'),
+        cycle: Nullable(Type.Integer(), 'intervals per billing period; null unless a subscription'),
         quantity: Type.Integer(),
         subscription: Type.Boolean(),
         total: Type.Number(),
@@ -63,7 +67,7 @@ export const OrderDataSchema = Type.Object(
     ),
     payments: Type.Array(
       Type.Object({
-        gateway_id: Type.Optional(Type.String()),
+        gateway_id: Nullable(Type.String()),
         installments: Type.Integer(),
         status: Type.String(),
         type: Type.String({ description: 'credit_card, bank_slip or pix' }),
@@ -72,8 +76,8 @@ export const OrderDataSchema = Type.Object(
         created_at: DateTime(),
         installment_value: Type.Number(),
         interest: Type.Number(),
-        paid_at: Type.Optional(DateTime()),
-        cancelled_at: Type.Optional(DateTime()),
+        paid_at: Nullable(DateTime()),
+        cancelled_at: Nullable(DateTime()),
         observation: Type.Optional(
           Type.String({
             description: 'the note a charge attempt (POST /charges/{id}/pay) sent; present when it sent one',
@@ -86,27 +90,25 @@ export const OrderDataSchema = Type.Object(
     ),
     invoices: Type.Array(
       Type.Object({
-        number: Type.Optional(Type.String()),
-        series: Type.Optional(Type.String()),
+        number: Nullable(Type.String()),
+        series: Nullable(Type.String()),
         status: Type.String(),
         type: Type.String(),
         value: Type.Number(),
       }),
     ),
-    freight: Type.Optional(
-      Type.Object(
-        {
-          brand: Type.Optional(Type.String()),
-          charge: Type.Number({ description: 'the freight amount of the order' }),
-          type: Type.Optional(Type.String()),
-          quantity: Type.Integer({ description: 'volumes; 1 unless recorded' }),
-          total: Type.Number({
-            description: 'the freight total (the order’s freight amount unless the carrier quote recorded another)',
-          }),
-          carrier: Type.Optional(Type.String()),
-        },
-        { description: 'present when the order has freight' },
-      ),
+    freight: Nullable(
+      Type.Object({
+        brand: Nullable(Type.String()),
+        charge: Type.Number({ description: 'the freight amount of the order' }),
+        type: Nullable(Type.String()),
+        quantity: Type.Integer({ description: 'volumes; 1 unless recorded' }),
+        total: Type.Number({
+          description: 'the freight total (the order’s freight amount unless the carrier quote recorded another)',
+        }),
+        carrier: Nullable(Type.String()),
+      }),
+      'null when the order has no freight',
     ),
   },
   { description: 'an order with its customer, items, payments and invoices' },

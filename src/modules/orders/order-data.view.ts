@@ -5,7 +5,7 @@ import type { OrderDataSchema } from './order-data.schema.ts';
 
 export type OrderData = Static<typeof OrderDataSchema>;
 
-/** `{ [key]: value }` when the value is set, `{}` otherwise: optional fields are absent, never null. */
+/** `{ [key]: value }` when the value is set, `{}` otherwise: for the few fields the specification lets a response leave out. */
 export function whenSet<K extends string, V>(key: K, value: V | null | undefined): { [P in K]?: V } {
   return (value === null || value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
@@ -15,15 +15,16 @@ export type AddressColumns = Pick<
   'street' | 'neighborhood' | 'number' | 'complement' | 'zipcode' | 'city' | 'state'
 >;
 
+/** Every address field, null when unset. */
 export function addressOf(row: AddressColumns) {
   return {
-    ...whenSet('street', row.street),
-    ...whenSet('neighborhood', row.neighborhood),
-    ...whenSet('number', row.number),
-    ...whenSet('complement', row.complement),
-    ...whenSet('zipcode', row.zipcode),
-    ...whenSet('city', row.city),
-    ...whenSet('state', row.state),
+    street: row.street,
+    neighborhood: row.neighborhood,
+    number: row.number,
+    complement: row.complement,
+    zipcode: row.zipcode,
+    city: row.city,
+    state: row.state,
   };
 }
 
@@ -58,41 +59,41 @@ export function orderLink(publicUrl: string, order: OrderRow): string {
 }
 
 /** `{id, name}` of a page: `id` is the page's stable integer (its `numeric_id`), since its real id is a UUID. */
-function pageRef(name: string | null, numericId: number | null): { id: number; name: string } | undefined {
-  return name === null || numericId === null ? undefined : { id: numericId, name };
+function pageRef(name: string | null, numericId: number | null): { id: number; name: string } | null {
+  return name === null || numericId === null ? null : { id: numericId, name };
 }
 
 const asObject = (value: unknown): Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-const asString = (value: unknown) => (typeof value === 'string' ? value : undefined);
+const asString = (value: unknown) => (typeof value === 'string' ? value : null);
 
 /** Freight: the order's freight amount, plus brand, type, carrier and volumes from `freight_details`. */
 function freightOf(order: OrderRow): OrderData['freight'] {
-  if (order.freight_details === null && order.freight_cents === 0) return undefined;
+  if (order.freight_details === null && order.freight_cents === 0) return null;
   const details = asObject(order.freight_details);
   const quantity =
     Number.isInteger(details.quantity) && (details.quantity as number) > 0 ? (details.quantity as number) : 1;
   return {
-    ...whenSet('brand', asString(details.brand)),
+    brand: asString(details.brand),
     charge: toMajor(order.freight_cents),
-    ...whenSet('type', asString(details.type)),
+    type: asString(details.type),
     quantity,
     total: toMajor(order.freight_cents),
-    ...whenSet('carrier', asString(details.carrier)),
+    carrier: asString(details.carrier),
   };
 }
 
-/** The OrderData body of an order: money in major units, dates as ISO strings, unset fields absent. */
+/** The OrderData body of an order: money in major units, dates as ISO strings, every field present (null when unset). */
 export function toOrderData({ order, items, payments, invoices }: OrderDetails, publicUrl: string): OrderData {
   return {
     id: order.id,
     uid: order.uid,
     link: orderLink(publicUrl, order),
-    ...whenSet('due_date', order.due_date),
-    ...whenSet('coupon_code', order.coupon_code),
-    ...whenSet('deal_id', order.deal_id),
-    ...whenSet('observation', order.observation),
-    ...whenSet('seller_id', order.seller_id),
+    due_date: order.due_date,
+    coupon_code: order.coupon_code,
+    deal_id: order.deal_id,
+    observation: order.observation,
+    seller_id: order.seller_id,
     status: order.status,
     meta: asObject(order.meta),
     utms: asObject(order.utms),
@@ -100,37 +101,35 @@ export function toOrderData({ order, items, payments, invoices }: OrderDetails, 
     total: toMajor(order.total_cents),
     created_at: order.created_at.toISOString(),
     date: order.date,
-    ...whenSet('scheduled_at', order.scheduled_at?.toISOString()),
-    ...whenSet('charge_page', pageRef(order.cart_page_name, order.cart_page_numeric_id)),
-    ...whenSet('checkout_page', pageRef(order.checkout_page_name, order.checkout_page_numeric_id)),
-    ...whenSet(
-      'customer',
+    scheduled_at: order.scheduled_at?.toISOString() ?? null,
+    charge_page: pageRef(order.cart_page_name, order.cart_page_numeric_id),
+    checkout_page: pageRef(order.checkout_page_name, order.checkout_page_numeric_id),
+    customer:
       order.customer_id === null
-        ? undefined
+        ? null
         : {
             email: order.customer_email!,
             name: order.customer_name!,
-            ...whenSet('identification', order.customer_identification),
-            ...whenSet('phone', order.customer_phone),
+            identification: order.customer_identification,
+            phone: order.customer_phone,
             utms: asObject(order.customer_utms),
             meta: asObject(order.customer_meta),
             address: addressOf(order),
           },
-    ),
-    ...whenSet('seller', order.seller_name === null ? undefined : { name: order.seller_name }),
+    seller: order.seller_name === null ? null : { name: order.seller_name },
     items: items.map((item) => ({
-      ...whenSet('product_id', item.product_id),
+      product_id: item.product_id,
       product_name: item.product_name,
       unit_name: item.unit_name,
-      ...whenSet('interval', item.interval),
-      ...whenSet('cycle', item.cycle),
+      interval: item.interval,
+      cycle: item.cycle,
       quantity: item.quantity,
       subscription: item.subscription,
       total: toMajor(item.total_cents),
       value: toMajor(item.unit_value_cents),
     })),
     payments: payments.map((payment) => ({
-      ...whenSet('gateway_id', payment.gateway_id),
+      gateway_id: payment.gateway_id,
       installments: payment.installments,
       status: payment.status,
       type: payment.method,
@@ -139,18 +138,18 @@ export function toOrderData({ order, items, payments, invoices }: OrderDetails, 
       created_at: payment.created_at.toISOString(),
       installment_value: toMajor(payment.installment_value_cents),
       interest: toMajor(payment.interest_cents),
-      ...whenSet('paid_at', payment.paid_at?.toISOString()),
-      ...whenSet('cancelled_at', payment.cancelled_at?.toISOString()),
+      paid_at: payment.paid_at?.toISOString() ?? null,
+      cancelled_at: payment.cancelled_at?.toISOString() ?? null,
       ...whenSet('observation', payment.observation),
       ...whenSet('meta', payment.meta === null ? undefined : asObject(payment.meta)),
     })),
     invoices: invoices.map((invoice) => ({
-      ...whenSet('number', invoice.number),
-      ...whenSet('series', invoice.series),
+      number: invoice.number,
+      series: invoice.series,
       status: invoice.status,
       type: invoice.type,
       value: toMajor(invoice.value_cents),
     })),
-    ...whenSet('freight', freightOf(order)),
+    freight: freightOf(order),
   };
 }

@@ -105,6 +105,7 @@ export function findPayCharge(db: Kysely<DB>, uid: string) {
     .selectFrom('orders as o')
     .leftJoin('checkout_pages as p', 'p.id', 'o.checkout_page_id')
     .leftJoin('cart_pages as cp', 'cp.id', 'o.cart_page_id')
+    .innerJoin('companies as c', 'c.id', 'o.company_id')
     .select([
       'o.id',
       'o.uid',
@@ -116,7 +117,10 @@ export function findPayCharge(db: Kysely<DB>, uid: string) {
       'o.due_date',
       'p.gateway as page_gateway',
       'cp.gateway as cart_page_gateway',
-      sql<boolean>`coalesce(p.enable_two_cards, cp.enable_two_cards, false)`.as('enable_two_cards'),
+      // The rule ChargeShow.enable_two_cards shows (chargeBranding): the company's setting, or the page's.
+      sql<boolean>`c.enable_two_cards OR coalesce(p.enable_two_cards, cp.enable_two_cards, false)`.as(
+        'enable_two_cards',
+      ),
     ])
     .where('o.uid', '=', uid)
     .where('o.due_date', 'is not', null)

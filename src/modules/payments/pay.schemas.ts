@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { IntegerId, KeyValue, Money, Uuid } from '../../http/schemas.ts';
+import { IntegerId, KeyValue, Money, Nullable, Uuid } from '../../http/schemas.ts';
 import { Instant } from '../../http/date-range.ts';
 
 const OptionId = () =>
@@ -132,7 +132,7 @@ export const CartPayResultSchema = Type.Object({
   order_status: Type.String(),
   payments: Type.Array(CartPaymentSchema),
   ...methodFields,
-  redirect_url: Type.Optional(Type.String({ format: 'uri' })),
+  redirect_url: Nullable(Type.String({ format: 'uri' }), 'the cart page’s redirect after payment; null when none'),
 });
 
 export const ChargePayResultSchema = Type.Object({

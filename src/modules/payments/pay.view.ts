@@ -41,7 +41,7 @@ export function cartPayResult(outcome: PayOutcome, redirectUrl: string | null): 
       installments: payment.installments,
     })),
     ...methodFields(outcome),
-    ...(redirectUrl ? { redirect_url: redirectUrl } : {}),
+    redirect_url: redirectUrl || null,
   };
 }
 

@@ -71,7 +71,7 @@ export function validValue(schema: Schema, depth = 0, hints: Hints = {}): fc.Arb
       return fc.oneof(fc.constantFrom(min, max), fc.integer({ min, max }));
     }
     case 'number': {
-      const min = schema.minimum ?? -1e6;
+      const min = schema.minimum ?? schema.exclusiveMinimum ?? -1e6;
       const max = schema.maximum ?? 1e9;
       const cents = fc.integer({ min: Math.ceil(min * 100), max: Math.floor(max * 100) }).map((value) => value / 100);
       return fc

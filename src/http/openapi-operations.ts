@@ -1,0 +1,107 @@
+/**
+ * The name and one-line summary of every operation of the published document, keyed by `METHOD path` as the
+ * document spells it. The operationId names a generated client's method, so it is chosen here, once, instead of
+ * being derived from the path.
+ */
+export type OperationNames = { operationId: string; summary: string };
+
+export const OPERATIONS: Record<string, OperationNames> = {
+  'GET /products': { operationId: 'listProducts', summary: 'List the account’s products' },
+  'POST /products': { operationId: 'createProduct', summary: 'Create a product' },
+  'GET /products/{id}': { operationId: 'getProduct', summary: 'Show a product' },
+  'GET /products/{id}/gateway_a_public_key': {
+    operationId: 'getProductGatewayAPublicKey',
+    summary: 'The gateway_a publishable key of a product’s company',
+  },
+  'GET /checkout_pages': { operationId: 'listCheckoutPages', summary: 'List the account’s checkout pages' },
+  'GET /checkout_pages/{id}': { operationId: 'getCheckoutPage', summary: 'Show a checkout page' },
+  'GET /checkout_pages/{id}/payments': {
+    operationId: 'listCheckoutPagePayments',
+    summary: 'Payments made through a checkout page',
+  },
+  'GET /checkout_pages/{id}/card_hash_key': {
+    operationId: 'createCheckoutPageCardHashKey',
+    summary: 'A gateway_c card hash key for a checkout page',
+  },
+  'POST /customers': { operationId: 'upsertCustomer', summary: 'Create or update a customer (optionally a deal)' },
+  'GET /orders': { operationId: 'listOrders', summary: 'List orders' },
+  'POST /orders': { operationId: 'createOrder', summary: 'Create an order' },
+  'GET /orders/{id}': { operationId: 'getOrder', summary: 'Show an order' },
+  'POST /carts/{id}': { operationId: 'createCart', summary: 'Create a cart of a cart page' },
+  'GET /carts/{id}': { operationId: 'getCart', summary: 'Show a cart' },
+  'GET /carts/{id}/payments': { operationId: 'listCartPayments', summary: 'Payments of a cart' },
+  'POST /carts/{id}/pay': { operationId: 'payCart', summary: 'Pay a cart' },
+  'GET /carts/{id}/card_hash_key': {
+    operationId: 'createCartCardHashKey',
+    summary: 'A gateway_c card hash key for a cart',
+  },
+  'GET /charges/{id}': { operationId: 'getCharge', summary: 'Show a charge' },
+  'GET /charges/{id}/last_payment': { operationId: 'getChargeLastPayment', summary: 'The last payment of a charge' },
+  'POST /charges/{id}/pay': { operationId: 'payCharge', summary: 'Pay a charge' },
+  'GET /charges/{id}/card_hash_key': {
+    operationId: 'createChargeCardHashKey',
+    summary: 'A gateway_c card hash key for a charge',
+  },
+  'POST /payments': { operationId: 'createPayment', summary: 'Pay on a checkout page' },
+  'POST /payments/{id}/refund': { operationId: 'refundPayment', summary: 'Refund a payment, in full or in part' },
+  'GET /payment_plans': { operationId: 'listPaymentPlans', summary: 'Installment options for a context' },
+  'GET /coupons/{code}/validate': { operationId: 'validateCoupon', summary: 'Check a coupon for products' },
+  'GET /companies/{id}/available_schedules': {
+    operationId: 'listAvailableSchedules',
+    summary: 'Free appointment slots of a company on a date',
+  },
+  'POST /upsell': { operationId: 'redeemUpsellOffer', summary: 'Accept a one-click upsell offer' },
+  'POST /notification_endpoints': {
+    operationId: 'createNotificationEndpoint',
+    summary: 'Register a notification endpoint',
+  },
+  'GET /notification_endpoints': { operationId: 'listNotificationEndpoints', summary: 'List notification endpoints' },
+  'GET /notification_endpoints/{id}': {
+    operationId: 'getNotificationEndpoint',
+    summary: 'Show a notification endpoint',
+  },
+  'PATCH /notification_endpoints/{id}': {
+    operationId: 'updateNotificationEndpoint',
+    summary: 'Change a notification endpoint',
+  },
+  'DELETE /notification_endpoints/{id}': {
+    operationId: 'disableNotificationEndpoint',
+    summary: 'Disable a notification endpoint',
+  },
+  'POST /notification_endpoints/{id}/rotate_secret': {
+    operationId: 'rotateNotificationEndpointSecret',
+    summary: 'Rotate an endpoint’s signing secret',
+  },
+  'GET /notification_endpoints/{id}/deliveries': {
+    operationId: 'listNotificationDeliveries',
+    summary: 'Deliveries of a notification endpoint',
+  },
+  'POST /notification_deliveries/{id}/redeliver': {
+    operationId: 'redeliverNotification',
+    summary: 'Deliver a notification again',
+  },
+  'POST /webhooks': { operationId: 'receiveGatewayAWebhook', summary: 'Receive a gateway_a event' },
+  'POST /webhooks/platform': { operationId: 'receivePlatformWebhook', summary: 'Receive a platform event' },
+  'POST /webhooks/invoicing': { operationId: 'receiveInvoicingWebhook', summary: 'Receive an invoicing event' },
+  'POST /webhooks/topic': { operationId: 'receiveTopicMessage', summary: 'Receive a topic (SNS) message' },
+  'POST /webhooks/{company_id}/gateway_b': {
+    operationId: 'receiveGatewayBWebhook',
+    summary: 'Receive a gateway_b event for a company',
+  },
+  'POST /webhooks/{company_id}/bank': {
+    operationId: 'receiveBankWebhook',
+    summary: 'Receive a bank event for a company',
+  },
+};
+
+/** Public operations: what the document says instead of an API key requirement (http/auth.ts, `public`). */
+export const PUBLIC_ACCESS_RULE =
+  '**Access: public, host-restricted.** No API key is needed. The request must come from a host the owning ' +
+  'account allows (its `Origin`, else its `Referer`), or from this service’s hosted pages, or carry a valid API ' +
+  'key of that account; otherwise it is refused with 403, as is an invalid key.';
+
+/** Open operations: no key and no host rule; webhook receivers authenticate the sender themselves. */
+export const OPEN_ACCESS_RULE = '**Access: open.** No API key and no host restriction.';
+export const WEBHOOK_ACCESS_RULE =
+  '**Access: open to the sender.** No API key; the receiver authenticates the sender by its own credentials ' +
+  '(Basic credentials, a signature or a signed topic message: docs/webhooks.md) and refuses it otherwise (401; 403 for a topic message).';
