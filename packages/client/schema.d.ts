@@ -423,6 +423,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook_events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List inbound webhook events
+         * @description The account’s inbound webhook events, newest first, paginated like GET /orders; status=failed lists the events whose application ran out of attempts.
+         */
+        get: operations["listWebhookEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook_events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show an inbound webhook event
+         * @description One inbound webhook event of the account.
+         */
+        get: operations["getWebhookEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook_events/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply an inbound webhook event again
+         * @description Queues a failed event to be applied again (once, as any event). An event already queued is left as it is; a processed or ignored one is 409.
+         */
+        post: operations["replayWebhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/checkout_pages/{id}/card_hash_key": {
         parameters: {
             query?: never;
@@ -718,13 +778,2323 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user, account and CSRF token
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: {
+                                id: string;
+                                email: string;
+                                role: "owner" | "admin" | "finance" | "support";
+                                locale: string;
+                                totp_enabled: boolean;
+                            };
+                            account: {
+                                id: string;
+                                name: string;
+                                slug: string;
+                                time_zone: string;
+                            };
+                            permissions: string[];
+                            /** @description send it as X-CSRF-Token on every POST, PATCH and DELETE */
+                            csrf_token: string;
+                        };
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Sign in with e-mail and password (and the authenticator code once enabled)
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** Format: email */
+                        email: string;
+                        password: string;
+                        /** @description required once TOTP is enabled */
+                        totp_code?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: {
+                                id: string;
+                                email: string;
+                                role: "owner" | "admin" | "finance" | "support";
+                                locale: string;
+                                totp_enabled: boolean;
+                            };
+                            account: {
+                                id: string;
+                                name: string;
+                                slug: string;
+                                time_zone: string;
+                            };
+                            permissions: string[];
+                            /** @description send it as X-CSRF-Token on every POST, PATCH and DELETE */
+                            csrf_token: string;
+                        };
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        /**
+         * Sign out
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description done; empty body */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/sessions/end_all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out everywhere (every session of this user)
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description done; empty body */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/links/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What a one-time link is for
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            email: string;
+                            purpose: "invite" | "sign_in";
+                            needs_password: boolean;
+                        };
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/links/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Use a one-time sign-in or invite link (setting the password when given)
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        token: string;
+                        password?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: {
+                                id: string;
+                                email: string;
+                                role: "owner" | "admin" | "finance" | "support";
+                                locale: string;
+                                totp_enabled: boolean;
+                            };
+                            account: {
+                                id: string;
+                                name: string;
+                                slug: string;
+                                time_zone: string;
+                            };
+                            permissions: string[];
+                            /** @description send it as X-CSRF-Token on every POST, PATCH and DELETE */
+                            csrf_token: string;
+                        };
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/totp/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the authenticator set-up: a new secret, shown once
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            secret: string;
+                            otpauth_uri: string;
+                        };
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/totp/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm the authenticator with a code; sign-in asks for a code from then on
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description done; empty body */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/totp/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn the authenticator off (needs the password)
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description done; empty body */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sales figures for a range of days in the account's time zone
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        get: {
+            parameters: {
+                query: {
+                    initial_date: string;
+                    final_date: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            time_zone: string;
+                            initial_date: string;
+                            final_date: string;
+                            revenue_cents: number;
+                            paid_orders: number;
+                            card_approved: number;
+                            card_declined: number;
+                            card_approval_rate: number | null;
+                            pix_generated: number;
+                            pix_paid: number;
+                            boleto_generated: number;
+                            boleto_paid: number;
+                            refunds: number;
+                            refunded_cents: number;
+                            chargebacks: number;
+                            daily: {
+                                day: string;
+                                revenue_cents: number;
+                                paid_orders: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The orders, with every filter of GET /orders
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description YYYY-MM-DD, inclusive; in the company’s time zone for created_at, paid_at and scheduled_at */
+                    initial_date?: string;
+                    /** @description YYYY-MM-DD, inclusive */
+                    final_date?: string;
+                    /** @description the field the date range applies to */
+                    period_date_filter?: "created_at" | "paid_at" | "date" | "due_date" | "scheduled_at";
+                    page?: number;
+                    limit?: number;
+                    /** @description customer name or email (contains), order id or uid (exact); empty or blank is no filter */
+                    q?: string;
+                    cart_page_uuids?: string[];
+                    company_ids?: number[];
+                    status?: ("pending" | "waiting_payment" | "partially_paid" | "paid" | "cancelled" | "partially_refunded" | "refunded" | "billed")[];
+                    /** @description `meta[]=key:value` (split at the first colon); every pair must be in the order’s meta */
+                    meta?: string[];
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            meta: {
+                                current_page: number;
+                                total_pages: number;
+                                total_count: number;
+                                per_page: number;
+                            };
+                            data: {
+                                id: number;
+                                /** Format: uuid */
+                                uid: string;
+                                /**
+                                 * Format: uri
+                                 * @description the hosted page of the order: its charge, cart or checkout page (docs/orders.md)
+                                 */
+                                link: string;
+                                /** @description set when the order is a charge, else null */
+                                due_date: string | null;
+                                coupon_code: string | null;
+                                deal_id: number | null;
+                                observation: string | null;
+                                seller_id: number | null;
+                                status: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description utm_source, utm_medium, utm_campaign and similar */
+                                utms: {
+                                    [key: string]: unknown;
+                                };
+                                discount: number;
+                                /** @description after discounts, freight included */
+                                total: number;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date */
+                                date: string;
+                                scheduled_at: string | null;
+                                /** @description the cart page the order came from, else null */
+                                charge_page: {
+                                    /** @description the page’s stable integer id (its identifier elsewhere is a UUID) */
+                                    id: number;
+                                    name: string;
+                                } | null;
+                                /** @description the checkout page the order came from, else null */
+                                checkout_page: {
+                                    /** @description the page’s stable integer id (its identifier elsewhere is a UUID) */
+                                    id: number;
+                                    name: string;
+                                } | null;
+                                customer: {
+                                    email: string;
+                                    name: string;
+                                    identification: string | null;
+                                    phone: string | null;
+                                    utms: {
+                                        [key: string]: unknown;
+                                    };
+                                    meta: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description every address field, null when unset */
+                                    address: {
+                                        street: string | null;
+                                        neighborhood: string | null;
+                                        number: string | null;
+                                        complement: string | null;
+                                        zipcode: string | null;
+                                        city: string | null;
+                                        state: string | null;
+                                    };
+                                } | null;
+                                seller: {
+                                    name: string;
+                                } | null;
+                                items: {
+                                    /** @description null when the product was not recorded */
+                                    product_id: number | null;
+                                    product_name: string;
+                                    unit_name: string;
+                                    /** @description day, week, month or year; null unless a subscription */
+                                    interval: string | null;
+                                    /** @description intervals per billing period; null unless a subscription */
+                                    cycle: number | null;
+                                    quantity: number;
+                                    subscription: boolean;
+                                    total: number;
+                                    value: number;
+                                }[];
+                                payments: {
+                                    gateway_id: string | null;
+                                    installments: number;
+                                    status: string;
+                                    /** @description credit_card, bank_slip or pix */
+                                    type: string;
+                                    amount: number;
+                                    /** @description company name */
+                                    company: string;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    installment_value: number;
+                                    interest: number;
+                                    paid_at: string | null;
+                                    cancelled_at: string | null;
+                                    /** @description the note a charge attempt (POST /charges/{id}/pay) sent; present when it sent one */
+                                    observation?: string;
+                                    /** @description the meta a charge attempt (POST /charges/{id}/pay) sent; present when it sent one */
+                                    meta?: {
+                                        [key: string]: unknown;
+                                    };
+                                }[];
+                                invoices: {
+                                    number: string | null;
+                                    series: string | null;
+                                    status: string;
+                                    type: string;
+                                    value: number;
+                                }[];
+                                /** @description null when the order has no freight */
+                                freight: {
+                                    brand: string | null;
+                                    /** @description the freight amount of the order */
+                                    charge: number;
+                                    type: string | null;
+                                    /** @description volumes; 1 unless recorded */
+                                    quantity: number;
+                                    /** @description the freight total (the order’s freight amount unless the carrier quote recorded another) */
+                                    total: number;
+                                    carrier: string | null;
+                                } | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/orders.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The filtered orders as CSV, streamed
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description YYYY-MM-DD, inclusive; in the company’s time zone for created_at, paid_at and scheduled_at */
+                    initial_date?: string;
+                    /** @description YYYY-MM-DD, inclusive */
+                    final_date?: string;
+                    /** @description the field the date range applies to */
+                    period_date_filter?: "created_at" | "paid_at" | "date" | "due_date" | "scheduled_at";
+                    /** @description customer name or email (contains), order id or uid (exact); empty or blank is no filter */
+                    q?: string;
+                    cart_page_uuids?: string[];
+                    company_ids?: number[];
+                    status?: ("pending" | "waiting_payment" | "partially_paid" | "paid" | "cancelled" | "partially_refunded" | "refunded" | "billed")[];
+                    /** @description `meta[]=key:value` (split at the first colon); every pair must be in the order’s meta */
+                    meta?: string[];
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description CSV, one order a line */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An order's page: the order, its payments, event log and who acted
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description an order with its customer, items, payments and invoices */
+                            order: {
+                                id: number;
+                                /** Format: uuid */
+                                uid: string;
+                                /**
+                                 * Format: uri
+                                 * @description the hosted page of the order: its charge, cart or checkout page (docs/orders.md)
+                                 */
+                                link: string;
+                                /** @description set when the order is a charge, else null */
+                                due_date: string | null;
+                                coupon_code: string | null;
+                                deal_id: number | null;
+                                observation: string | null;
+                                seller_id: number | null;
+                                status: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description utm_source, utm_medium, utm_campaign and similar */
+                                utms: {
+                                    [key: string]: unknown;
+                                };
+                                discount: number;
+                                /** @description after discounts, freight included */
+                                total: number;
+                                /** Format: date-time */
+                                created_at: string;
+                                /** Format: date */
+                                date: string;
+                                scheduled_at: string | null;
+                                /** @description the cart page the order came from, else null */
+                                charge_page: {
+                                    /** @description the page’s stable integer id (its identifier elsewhere is a UUID) */
+                                    id: number;
+                                    name: string;
+                                } | null;
+                                /** @description the checkout page the order came from, else null */
+                                checkout_page: {
+                                    /** @description the page’s stable integer id (its identifier elsewhere is a UUID) */
+                                    id: number;
+                                    name: string;
+                                } | null;
+                                customer: {
+                                    email: string;
+                                    name: string;
+                                    identification: string | null;
+                                    phone: string | null;
+                                    utms: {
+                                        [key: string]: unknown;
+                                    };
+                                    meta: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description every address field, null when unset */
+                                    address: {
+                                        street: string | null;
+                                        neighborhood: string | null;
+                                        number: string | null;
+                                        complement: string | null;
+                                        zipcode: string | null;
+                                        city: string | null;
+                                        state: string | null;
+                                    };
+                                } | null;
+                                seller: {
+                                    name: string;
+                                } | null;
+                                items: {
+                                    /** @description null when the product was not recorded */
+                                    product_id: number | null;
+                                    product_name: string;
+                                    unit_name: string;
+                                    /** @description day, week, month or year; null unless a subscription */
+                                    interval: string | null;
+                                    /** @description intervals per billing period; null unless a subscription */
+                                    cycle: number | null;
+                                    quantity: number;
+                                    subscription: boolean;
+                                    total: number;
+                                    value: number;
+                                }[];
+                                payments: {
+                                    gateway_id: string | null;
+                                    installments: number;
+                                    status: string;
+                                    /** @description credit_card, bank_slip or pix */
+                                    type: string;
+                                    amount: number;
+                                    /** @description company name */
+                                    company: string;
+                                    /** Format: date-time */
+                                    created_at: string;
+                                    installment_value: number;
+                                    interest: number;
+                                    paid_at: string | null;
+                                    cancelled_at: string | null;
+                                    /** @description the note a charge attempt (POST /charges/{id}/pay) sent; present when it sent one */
+                                    observation?: string;
+                                    /** @description the meta a charge attempt (POST /charges/{id}/pay) sent; present when it sent one */
+                                    meta?: {
+                                        [key: string]: unknown;
+                                    };
+                                }[];
+                                invoices: {
+                                    number: string | null;
+                                    series: string | null;
+                                    status: string;
+                                    type: string;
+                                    value: number;
+                                }[];
+                                /** @description null when the order has no freight */
+                                freight: {
+                                    brand: string | null;
+                                    /** @description the freight amount of the order */
+                                    charge: number;
+                                    type: string | null;
+                                    /** @description volumes; 1 unless recorded */
+                                    quantity: number;
+                                    /** @description the freight total (the order’s freight amount unless the carrier quote recorded another) */
+                                    total: number;
+                                    carrier: string | null;
+                                } | null;
+                            };
+                            totals: {
+                                total_cents: number;
+                                paid_cents: number;
+                                refunded_cents: number;
+                            };
+                            payments: {
+                                id: number;
+                                gateway: string;
+                                method: string;
+                                status: string;
+                                amount_cents: number;
+                                interest_cents: number;
+                                refunded_cents: number;
+                                refundable_cents: number;
+                                gateway_id: string | null;
+                                installments: number;
+                                paid_at: string | null;
+                                created_at: string;
+                            }[];
+                            events: {
+                                id: number;
+                                type: string;
+                                /** @description what moved the order: buyer, gateway webhook, worker, API or dashboard */
+                                cause: string;
+                                from_status: string | null;
+                                to_status: string | null;
+                                payment_id: number | null;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                created_at: string;
+                            }[];
+                            actions: {
+                                actor: string;
+                                action: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/payments/{id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund a payment in full or in part (Idempotency-Key required)
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        amount_cents?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description done; empty body */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api_keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's API keys
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                /** @description the public start of the key; the rest is never shown again */
+                                prefix: string;
+                                label: string;
+                                created_at: string;
+                                expires_at: string | null;
+                                revoked_at: string | null;
+                                last_used_at: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a key with a label (shown once)
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        label: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description shown once */
+                            api_key: string;
+                        };
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api_keys/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a new key; the others expire after the grace period (0 revokes them now)
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        grace_seconds: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description shown once */
+                            api_key: string;
+                        };
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api_keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a key now
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description done; empty body */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/notification_endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's notification endpoints
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                url: string;
+                                enabled: boolean;
+                                event_types: string[];
+                                description: string | null;
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Add an endpoint; its signing secret is shown once
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        url: string;
+                        event_types?: string[];
+                        description?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            endpoint: {
+                                id: string;
+                                url: string;
+                                enabled: boolean;
+                                event_types: string[];
+                                description: string | null;
+                                created_at: string;
+                            };
+                            secret: string;
+                        };
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/notification_endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Enable or disable an endpoint
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description ep_ and 24 hex digits */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        enabled: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            url: string;
+                            enabled: boolean;
+                            event_types: string[];
+                            description: string | null;
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/dashboard/notification_endpoints/{id}/rotate_secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint's signing secret; the old one signs too during the grace period
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description ep_ and 24 hex digits */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        grace_seconds: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            endpoint: {
+                                id: string;
+                                url: string;
+                                enabled: boolean;
+                                event_types: string[];
+                                description: string | null;
+                                created_at: string;
+                            };
+                            secret: string;
+                        };
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's dashboard users
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                email: string;
+                                role: "owner" | "admin" | "finance" | "support";
+                                totp_enabled: boolean;
+                                has_password: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Invite a user: the one-time invite link is shown once (and e-mailed when SMTP_URL is set)
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** Format: email */
+                        email: string;
+                        role: "owner" | "admin" | "finance" | "support";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: {
+                                id: string;
+                                email: string;
+                                role: "owner" | "admin" | "finance" | "support";
+                                totp_enabled: boolean;
+                                has_password: boolean;
+                                /** Format: date-time */
+                                created_at: string;
+                            };
+                            invite_url: string;
+                            emailed: boolean;
+                        };
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a user and end their sessions
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description done; empty body */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Change a user's role (effective on the user's next request)
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        role: "owner" | "admin" | "finance" | "support";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            email: string;
+                            role: "owner" | "admin" | "finance" | "support";
+                            totp_enabled: boolean;
+                            has_password: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/dashboard/audit_log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's audit log, newest first
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    before?: number;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: number;
+                                actor: string;
+                                action: string;
+                                subject: string | null;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                ip: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description The error body of every endpoint whose error body the specification does not fix */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @description The error body of every endpoint whose error body the specification does not fix */
         ErrorBody: {
-            code: "malformed_request" | "authentication_required" | "invalid_api_key" | "invalid_credentials" | "invalid_signature" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_key_in_use" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "card_number_refused" | "business_rule_violation" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "gateway_error" | "service_unavailable" | "gateway_timeout";
+            code: "malformed_request" | "authentication_required" | "invalid_api_key" | "invalid_credentials" | "invalid_signature" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_key_in_use" | "payment_in_progress" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "card_number_refused" | "business_rule_violation" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "gateway_error" | "service_unavailable" | "gateway_timeout";
             message: string;
             request_id: string;
             details?: {
@@ -818,6 +3188,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description with at least one visible character */
                     name: string;
                     /** @description major units, at most two decimals */
                     value: number;
@@ -825,7 +3196,7 @@ export interface operations {
                     short_description?: string;
                     tax_description?: string;
                     unit_name?: string;
-                    /** @description grams */
+                    /** @description whole grams (450, not 450.5) */
                     weight?: number;
                     /** @description fiscal classification, 8 digits */
                     ncm?: string;
@@ -1602,7 +3973,7 @@ export interface operations {
                         url?: string;
                         tags?: string;
                     };
-                    /** @description each line (quantity × the product’s value) and the order’s total may amount to at most 99999999.99 */
+                    /** @description at least one item (or main_product_id alone); the order’s total must be positive; each line (quantity × the product’s value) and the order’s total may amount to at most 99999999.99 */
                     items?: {
                         product_id: number;
                         /** @default 1 */
@@ -2122,11 +4493,11 @@ export interface operations {
                         zipcode?: string;
                         city?: string;
                     };
-                    /** @description each line, the items together and the cart total with freight may amount to at most 99999999.99 */
+                    /** @description at least one item; the cart total with freight must be positive; each line, the items together and the cart total with freight may amount to at most 99999999.99 */
                     items?: {
                         /** @description one of the account’s products */
                         id?: number;
-                        /** @description required without id; with id the product’s name is used */
+                        /** @description required without id (with a visible character); with id the product’s name is used */
                         name?: string;
                         external_id?: string;
                         /** @default 1 */
@@ -3425,6 +5796,251 @@ export interface operations {
             };
             /** @description The error body of every endpoint whose error body the specification does not fix */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listWebhookEvents: {
+        parameters: {
+            query?: {
+                /** @description received: waiting for (or retrying) its application; processed / ignored: applied; failed: its job ran out of attempts, replayable */
+                status?: "received" | "processed" | "ignored" | "failed";
+                page?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        meta: {
+                            current_page: number;
+                            total_pages: number;
+                            total_count: number;
+                            per_page: number;
+                        };
+                        data: {
+                            id: number;
+                            /** @description gateway_a, gateway_b, bank, invoicing, platform or topic */
+                            receiver: string;
+                            company_id: number | null;
+                            /** @description the sender’s event id (its deduplication key) */
+                            event_id: string;
+                            event_type: string;
+                            /** @description received: waiting for (or retrying) its application; processed / ignored: applied; failed: its job ran out of attempts, replayable */
+                            status: "received" | "processed" | "ignored" | "failed";
+                            /** @description attempts to apply it that failed (waiting for an earlier event is none) */
+                            attempts: number;
+                            last_error: string | null;
+                            /** Format: date-time */
+                            received_at: string;
+                            processed_at: string | null;
+                            failed_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description an inbound gateway, bank or platform event about the account, as received and applied */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        /** @description gateway_a, gateway_b, bank, invoicing, platform or topic */
+                        receiver: string;
+                        company_id: number | null;
+                        /** @description the sender’s event id (its deduplication key) */
+                        event_id: string;
+                        event_type: string;
+                        /** @description received: waiting for (or retrying) its application; processed / ignored: applied; failed: its job ran out of attempts, replayable */
+                        status: "received" | "processed" | "ignored" | "failed";
+                        /** @description attempts to apply it that failed (waiting for an earlier event is none) */
+                        attempts: number;
+                        last_error: string | null;
+                        /** Format: date-time */
+                        received_at: string;
+                        processed_at: string | null;
+                        failed_at: string | null;
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    replayWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description false when the event is already queued (received, with a live job) */
+                        replayed: boolean;
+                        /** @description an inbound gateway, bank or platform event about the account, as received and applied */
+                        event: {
+                            id: number;
+                            /** @description gateway_a, gateway_b, bank, invoicing, platform or topic */
+                            receiver: string;
+                            company_id: number | null;
+                            /** @description the sender’s event id (its deduplication key) */
+                            event_id: string;
+                            event_type: string;
+                            /** @description received: waiting for (or retrying) its application; processed / ignored: applied; failed: its job ran out of attempts, replayable */
+                            status: "received" | "processed" | "ignored" | "failed";
+                            /** @description attempts to apply it that failed (waiting for an earlier event is none) */
+                            attempts: number;
+                            last_error: string | null;
+                            /** Format: date-time */
+                            received_at: string;
+                            processed_at: string | null;
+                            failed_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -80,6 +80,12 @@ export const OPERATIONS: Record<string, OperationNames> = {
     operationId: 'redeliverNotification',
     summary: 'Deliver a notification again',
   },
+  'GET /webhook_events': { operationId: 'listWebhookEvents', summary: 'List inbound webhook events' },
+  'GET /webhook_events/{id}': { operationId: 'getWebhookEvent', summary: 'Show an inbound webhook event' },
+  'POST /webhook_events/{id}/replay': {
+    operationId: 'replayWebhookEvent',
+    summary: 'Apply an inbound webhook event again',
+  },
   'POST /webhooks': { operationId: 'receiveGatewayAWebhook', summary: 'Receive a gateway_a event' },
   'POST /webhooks/platform': { operationId: 'receivePlatformWebhook', summary: 'Receive a platform event' },
   'POST /webhooks/invoicing': { operationId: 'receiveInvoicingWebhook', summary: 'Receive an invoicing event' },
