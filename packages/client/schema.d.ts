@@ -789,180 +789,18 @@ export interface paths {
          * The signed-in user, account and CSRF token
          * @description **Access: open.** No API key and no host restriction.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: {
-                                id: string;
-                                email: string;
-                                role: "owner" | "admin" | "finance" | "support";
-                                locale: string;
-                                totp_enabled: boolean;
-                            };
-                            account: {
-                                id: string;
-                                name: string;
-                                slug: string;
-                                time_zone: string;
-                            };
-                            permissions: string[];
-                            /** @description send it as X-CSRF-Token on every POST, PATCH and DELETE */
-                            csrf_token: string;
-                        };
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["dashboardGetSession"];
         put?: never;
         /**
          * Sign in with e-mail and password (and the authenticator code once enabled)
          * @description **Access: open.** No API key and no host restriction.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email: string;
-                        password: string;
-                        /** @description required once TOTP is enabled */
-                        totp_code?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: {
-                                id: string;
-                                email: string;
-                                role: "owner" | "admin" | "finance" | "support";
-                                locale: string;
-                                totp_enabled: boolean;
-                            };
-                            account: {
-                                id: string;
-                                name: string;
-                                slug: string;
-                                time_zone: string;
-                            };
-                            permissions: string[];
-                            /** @description send it as X-CSRF-Token on every POST, PATCH and DELETE */
-                            csrf_token: string;
-                        };
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["dashboardSignIn"];
         /**
          * Sign out
          * @description **Access: open.** No API key and no host restriction.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description done; empty body */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        delete: operations["dashboardSignOut"];
         options?: never;
         head?: never;
         patch?: never;
@@ -981,42 +819,7 @@ export interface paths {
          * Sign out everywhere (every session of this user)
          * @description **Access: open.** No API key and no host restriction.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description done; empty body */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["dashboardSignOutEverywhere"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1036,54 +839,7 @@ export interface paths {
          * What a one-time link is for
          * @description **Access: open.** No API key and no host restriction.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        token: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            email: string;
-                            purpose: "invite" | "sign_in";
-                            needs_password: boolean;
-                        };
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["dashboardInspectLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1103,77 +859,7 @@ export interface paths {
          * Use a one-time sign-in or invite link (setting the password when given)
          * @description **Access: open.** No API key and no host restriction.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        token: string;
-                        password?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: {
-                                id: string;
-                                email: string;
-                                role: "owner" | "admin" | "finance" | "support";
-                                locale: string;
-                                totp_enabled: boolean;
-                            };
-                            account: {
-                                id: string;
-                                name: string;
-                                slug: string;
-                                time_zone: string;
-                            };
-                            permissions: string[];
-                            /** @description send it as X-CSRF-Token on every POST, PATCH and DELETE */
-                            csrf_token: string;
-                        };
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["dashboardRedeemLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1193,56 +879,7 @@ export interface paths {
          * Start the authenticator set-up: a new secret, shown once
          * @description **Access: open.** No API key and no host restriction.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            secret: string;
-                            otpauth_uri: string;
-                        };
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["dashboardStartTotp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1262,66 +899,7 @@ export interface paths {
          * Confirm the authenticator with a code; sign-in asks for a code from then on
          * @description **Access: open.** No API key and no host restriction.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        code: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description done; empty body */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["dashboardEnableTotp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1341,57 +919,7 @@ export interface paths {
          * Turn the authenticator off (needs the password)
          * @description **Access: open.** No API key and no host restriction.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description done; empty body */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["dashboardDisableTotp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1406,71 +934,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Sales figures for a range of days in the account's time zone
+         * Sales figures for a range of days in the account’s time zone
          * @description **Access: open.** No API key and no host restriction.
          */
-        get: {
-            parameters: {
-                query: {
-                    initial_date: string;
-                    final_date: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            time_zone: string;
-                            initial_date: string;
-                            final_date: string;
-                            revenue_cents: number;
-                            paid_orders: number;
-                            card_approved: number;
-                            card_declined: number;
-                            card_approval_rate: number | null;
-                            pix_generated: number;
-                            pix_paid: number;
-                            boleto_generated: number;
-                            boleto_paid: number;
-                            refunds: number;
-                            refunded_cents: number;
-                            chargebacks: number;
-                            daily: {
-                                day: string;
-                                revenue_cents: number;
-                                paid_orders: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["dashboardGetSummary"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1490,191 +957,7 @@ export interface paths {
          * The orders, with every filter of GET /orders
          * @description **Access: open.** No API key and no host restriction.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description YYYY-MM-DD, inclusive; in the company’s time zone for created_at, paid_at and scheduled_at */
-                    initial_date?: string;
-                    /** @description YYYY-MM-DD, inclusive */
-                    final_date?: string;
-                    /** @description the field the date range applies to */
-                    period_date_filter?: "created_at" | "paid_at" | "date" | "due_date" | "scheduled_at";
-                    page?: number;
-                    limit?: number;
-                    /** @description customer name or email (contains), order id or uid (exact); empty or blank is no filter */
-                    q?: string;
-                    cart_page_uuids?: string[];
-                    company_ids?: number[];
-                    status?: ("pending" | "waiting_payment" | "partially_paid" | "paid" | "cancelled" | "partially_refunded" | "refunded" | "billed")[];
-                    /** @description `meta[]=key:value` (split at the first colon); every pair must be in the order’s meta */
-                    meta?: string[];
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            meta: {
-                                current_page: number;
-                                total_pages: number;
-                                total_count: number;
-                                per_page: number;
-                            };
-                            data: {
-                                id: number;
-                                /** Format: uuid */
-                                uid: string;
-                                /**
-                                 * Format: uri
-                                 * @description the hosted page of the order: its charge, cart or checkout page (docs/orders.md)
-                                 */
-                                link: string;
-                                /** @description set when the order is a charge, else null */
-                                due_date: string | null;
-                                coupon_code: string | null;
-                                deal_id: number | null;
-                                observation: string | null;
-                                seller_id: number | null;
-                                status: string;
-                                meta: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description utm_source, utm_medium, utm_campaign and similar */
-                                utms: {
-                                    [key: string]: unknown;
-                                };
-                                discount: number;
-                                /** @description after discounts, freight included */
-                                total: number;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date */
-                                date: string;
-                                scheduled_at: string | null;
-                                /** @description the cart page the order came from, else null */
-                                charge_page: {
-                                    /** @description the page’s stable integer id (its identifier elsewhere is a UUID) */
-                                    id: number;
-                                    name: string;
-                                } | null;
-                                /** @description the checkout page the order came from, else null */
-                                checkout_page: {
-                                    /** @description the page’s stable integer id (its identifier elsewhere is a UUID) */
-                                    id: number;
-                                    name: string;
-                                } | null;
-                                customer: {
-                                    email: string;
-                                    name: string;
-                                    identification: string | null;
-                                    phone: string | null;
-                                    utms: {
-                                        [key: string]: unknown;
-                                    };
-                                    meta: {
-                                        [key: string]: unknown;
-                                    };
-                                    /** @description every address field, null when unset */
-                                    address: {
-                                        street: string | null;
-                                        neighborhood: string | null;
-                                        number: string | null;
-                                        complement: string | null;
-                                        zipcode: string | null;
-                                        city: string | null;
-                                        state: string | null;
-                                    };
-                                } | null;
-                                seller: {
-                                    name: string;
-                                } | null;
-                                items: {
-                                    /** @description null when the product was not recorded */
-                                    product_id: number | null;
-                                    product_name: string;
-                                    unit_name: string;
-                                    /** @description day, week, month or year; null unless a subscription */
-                                    interval: string | null;
-                                    /** @description intervals per billing period; null unless a subscription */
-                                    cycle: number | null;
-                                    quantity: number;
-                                    subscription: boolean;
-                                    total: number;
-                                    value: number;
-                                }[];
-                                payments: {
-                                    gateway_id: string | null;
-                                    installments: number;
-                                    status: string;
-                                    /** @description credit_card, bank_slip or pix */
-                                    type: string;
-                                    amount: number;
-                                    /** @description company name */
-                                    company: string;
-                                    /** Format: date-time */
-                                    created_at: string;
-                                    installment_value: number;
-                                    interest: number;
-                                    paid_at: string | null;
-                                    cancelled_at: string | null;
-                                    /** @description the note a charge attempt (POST /charges/{id}/pay) sent; present when it sent one */
-                                    observation?: string;
-                                    /** @description the meta a charge attempt (POST /charges/{id}/pay) sent; present when it sent one */
-                                    meta?: {
-                                        [key: string]: unknown;
-                                    };
-                                }[];
-                                invoices: {
-                                    number: string | null;
-                                    series: string | null;
-                                    status: string;
-                                    type: string;
-                                    value: number;
-                                }[];
-                                /** @description null when the order has no freight */
-                                freight: {
-                                    brand: string | null;
-                                    /** @description the freight amount of the order */
-                                    charge: number;
-                                    type: string | null;
-                                    /** @description volumes; 1 unless recorded */
-                                    quantity: number;
-                                    /** @description the freight total (the order’s freight amount unless the carrier quote recorded another) */
-                                    total: number;
-                                    carrier: string | null;
-                                } | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["dashboardListOrders"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1694,67 +977,7 @@ export interface paths {
          * The filtered orders as CSV, streamed
          * @description **Access: open.** No API key and no host restriction.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description YYYY-MM-DD, inclusive; in the company’s time zone for created_at, paid_at and scheduled_at */
-                    initial_date?: string;
-                    /** @description YYYY-MM-DD, inclusive */
-                    final_date?: string;
-                    /** @description the field the date range applies to */
-                    period_date_filter?: "created_at" | "paid_at" | "date" | "due_date" | "scheduled_at";
-                    /** @description customer name or email (contains), order id or uid (exact); empty or blank is no filter */
-                    q?: string;
-                    cart_page_uuids?: string[];
-                    company_ids?: number[];
-                    status?: ("pending" | "waiting_payment" | "partially_paid" | "paid" | "cancelled" | "partially_refunded" | "refunded" | "billed")[];
-                    /** @description `meta[]=key:value` (split at the first colon); every pair must be in the order’s meta */
-                    meta?: string[];
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description CSV, one order a line */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": string;
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/csv": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["dashboardExportOrders"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1771,224 +994,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An order's page: the order, its payments, event log and who acted
+         * An order’s page: the order, its payments, event log and who acted
          * @description **Access: open.** No API key and no host restriction.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description an order with its customer, items, payments and invoices */
-                            order: {
-                                id: number;
-                                /** Format: uuid */
-                                uid: string;
-                                /**
-                                 * Format: uri
-                                 * @description the hosted page of the order: its charge, cart or checkout page (docs/orders.md)
-                                 */
-                                link: string;
-                                /** @description set when the order is a charge, else null */
-                                due_date: string | null;
-                                coupon_code: string | null;
-                                deal_id: number | null;
-                                observation: string | null;
-                                seller_id: number | null;
-                                status: string;
-                                meta: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description utm_source, utm_medium, utm_campaign and similar */
-                                utms: {
-                                    [key: string]: unknown;
-                                };
-                                discount: number;
-                                /** @description after discounts, freight included */
-                                total: number;
-                                /** Format: date-time */
-                                created_at: string;
-                                /** Format: date */
-                                date: string;
-                                scheduled_at: string | null;
-                                /** @description the cart page the order came from, else null */
-                                charge_page: {
-                                    /** @description the page’s stable integer id (its identifier elsewhere is a UUID) */
-                                    id: number;
-                                    name: string;
-                                } | null;
-                                /** @description the checkout page the order came from, else null */
-                                checkout_page: {
-                                    /** @description the page’s stable integer id (its identifier elsewhere is a UUID) */
-                                    id: number;
-                                    name: string;
-                                } | null;
-                                customer: {
-                                    email: string;
-                                    name: string;
-                                    identification: string | null;
-                                    phone: string | null;
-                                    utms: {
-                                        [key: string]: unknown;
-                                    };
-                                    meta: {
-                                        [key: string]: unknown;
-                                    };
-                                    /** @description every address field, null when unset */
-                                    address: {
-                                        street: string | null;
-                                        neighborhood: string | null;
-                                        number: string | null;
-                                        complement: string | null;
-                                        zipcode: string | null;
-                                        city: string | null;
-                                        state: string | null;
-                                    };
-                                } | null;
-                                seller: {
-                                    name: string;
-                                } | null;
-                                items: {
-                                    /** @description null when the product was not recorded */
-                                    product_id: number | null;
-                                    product_name: string;
-                                    unit_name: string;
-                                    /** @description day, week, month or year; null unless a subscription */
-                                    interval: string | null;
-                                    /** @description intervals per billing period; null unless a subscription */
-                                    cycle: number | null;
-                                    quantity: number;
-                                    subscription: boolean;
-                                    total: number;
-                                    value: number;
-                                }[];
-                                payments: {
-                                    gateway_id: string | null;
-                                    installments: number;
-                                    status: string;
-                                    /** @description credit_card, bank_slip or pix */
-                                    type: string;
-                                    amount: number;
-                                    /** @description company name */
-                                    company: string;
-                                    /** Format: date-time */
-                                    created_at: string;
-                                    installment_value: number;
-                                    interest: number;
-                                    paid_at: string | null;
-                                    cancelled_at: string | null;
-                                    /** @description the note a charge attempt (POST /charges/{id}/pay) sent; present when it sent one */
-                                    observation?: string;
-                                    /** @description the meta a charge attempt (POST /charges/{id}/pay) sent; present when it sent one */
-                                    meta?: {
-                                        [key: string]: unknown;
-                                    };
-                                }[];
-                                invoices: {
-                                    number: string | null;
-                                    series: string | null;
-                                    status: string;
-                                    type: string;
-                                    value: number;
-                                }[];
-                                /** @description null when the order has no freight */
-                                freight: {
-                                    brand: string | null;
-                                    /** @description the freight amount of the order */
-                                    charge: number;
-                                    type: string | null;
-                                    /** @description volumes; 1 unless recorded */
-                                    quantity: number;
-                                    /** @description the freight total (the order’s freight amount unless the carrier quote recorded another) */
-                                    total: number;
-                                    carrier: string | null;
-                                } | null;
-                            };
-                            totals: {
-                                total_cents: number;
-                                paid_cents: number;
-                                refunded_cents: number;
-                            };
-                            payments: {
-                                id: number;
-                                gateway: string;
-                                method: string;
-                                status: string;
-                                amount_cents: number;
-                                interest_cents: number;
-                                refunded_cents: number;
-                                refundable_cents: number;
-                                gateway_id: string | null;
-                                installments: number;
-                                paid_at: string | null;
-                                created_at: string;
-                            }[];
-                            events: {
-                                id: number;
-                                type: string;
-                                /** @description what moved the order: buyer, gateway webhook, worker, API or dashboard */
-                                cause: string;
-                                from_status: string | null;
-                                to_status: string | null;
-                                payment_id: number | null;
-                                data: {
-                                    [key: string]: unknown;
-                                };
-                                created_at: string;
-                            }[];
-                            actions: {
-                                actor: string;
-                                action: string;
-                                data: {
-                                    [key: string]: unknown;
-                                };
-                                created_at: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["dashboardGetOrder"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2010,95 +1019,7 @@ export interface paths {
          * Refund a payment in full or in part (Idempotency-Key required)
          * @description **Access: open.** No API key and no host restriction.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: number;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        amount_cents?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description done; empty body */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["dashboardRefundPayment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2113,119 +1034,16 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The account's API keys
+         * The account’s API keys
          * @description **Access: open.** No API key and no host restriction.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                /** @description the public start of the key; the rest is never shown again */
-                                prefix: string;
-                                label: string;
-                                created_at: string;
-                                expires_at: string | null;
-                                revoked_at: string | null;
-                                last_used_at: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["dashboardListApiKeys"];
         put?: never;
         /**
          * Create a key with a label (shown once)
          * @description **Access: open.** No API key and no host restriction.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        label: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description shown once */
-                            api_key: string;
-                        };
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["dashboardCreateApiKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2245,62 +1063,7 @@ export interface paths {
          * Issue a new key; the others expire after the grace period (0 revokes them now)
          * @description **Access: open.** No API key and no host restriction.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        grace_seconds: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description shown once */
-                            api_key: string;
-                        };
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["dashboardRotateApiKeys"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2321,62 +1084,7 @@ export interface paths {
          * Revoke a key now
          * @description **Access: open.** No API key and no host restriction.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description done; empty body */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        delete: operations["dashboardRevokeApiKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2390,135 +1098,16 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The account's notification endpoints
+         * The account’s notification endpoints
          * @description **Access: open.** No API key and no host restriction.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                url: string;
-                                enabled: boolean;
-                                event_types: string[];
-                                description: string | null;
-                                created_at: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["dashboardListNotificationEndpoints"];
         put?: never;
         /**
          * Add an endpoint; its signing secret is shown once
          * @description **Access: open.** No API key and no host restriction.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        url: string;
-                        event_types?: string[];
-                        description?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            endpoint: {
-                                id: string;
-                                url: string;
-                                enabled: boolean;
-                                event_types: string[];
-                                description: string | null;
-                                created_at: string;
-                            };
-                            secret: string;
-                        };
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["dashboardCreateNotificationEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2542,78 +1131,7 @@ export interface paths {
          * Enable or disable an endpoint
          * @description **Access: open.** No API key and no host restriction.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description ep_ and 24 hex digits */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        enabled: boolean;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            url: string;
-                            enabled: boolean;
-                            event_types: string[];
-                            description: string | null;
-                            created_at: string;
-                        };
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        patch: operations["dashboardUpdateNotificationEndpoint"];
         trace?: never;
     };
     "/dashboard/notification_endpoints/{id}/rotate_secret": {
@@ -2626,84 +1144,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Rotate an endpoint's signing secret; the old one signs too during the grace period
+         * Rotate an endpoint’s signing secret; the old one signs too during the grace period
          * @description **Access: open.** No API key and no host restriction.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description ep_ and 24 hex digits */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        grace_seconds: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            endpoint: {
-                                id: string;
-                                url: string;
-                                enabled: boolean;
-                                event_types: string[];
-                                description: string | null;
-                                created_at: string;
-                            };
-                            secret: string;
-                        };
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["dashboardRotateNotificationSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2718,138 +1162,16 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The account's dashboard users
+         * The account’s dashboard users
          * @description **Access: open.** No API key and no host restriction.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                email: string;
-                                role: "owner" | "admin" | "finance" | "support";
-                                totp_enabled: boolean;
-                                has_password: boolean;
-                                /** Format: date-time */
-                                created_at: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["dashboardListUsers"];
         put?: never;
         /**
          * Invite a user: the one-time invite link is shown once (and e-mailed when SMTP_URL is set)
          * @description **Access: open.** No API key and no host restriction.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email: string;
-                        role: "owner" | "admin" | "finance" | "support";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            user: {
-                                id: string;
-                                email: string;
-                                role: "owner" | "admin" | "finance" | "support";
-                                totp_enabled: boolean;
-                                has_password: boolean;
-                                /** Format: date-time */
-                                created_at: string;
-                            };
-                            invite_url: string;
-                            emailed: boolean;
-                        };
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        post: operations["dashboardInviteUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2870,140 +1192,14 @@ export interface paths {
          * Remove a user and end their sessions
          * @description **Access: open.** No API key and no host restriction.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description done; empty body */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        delete: operations["dashboardRemoveUser"];
         options?: never;
         head?: never;
         /**
-         * Change a user's role (effective on the user's next request)
+         * Change a user’s role (effective on the user’s next request)
          * @description **Access: open.** No API key and no host restriction.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        role: "owner" | "admin" | "finance" | "support";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: string;
-                            email: string;
-                            role: "owner" | "admin" | "finance" | "support";
-                            totp_enabled: boolean;
-                            has_password: boolean;
-                            /** Format: date-time */
-                            created_at: string;
-                        };
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        patch: operations["dashboardChangeUserRole"];
         trace?: never;
     };
     "/dashboard/audit_log": {
@@ -3014,72 +1210,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The account's audit log, newest first
+         * The account’s audit log, newest first
          * @description **Access: open.** No API key and no host restriction.
          */
-        get: {
-            parameters: {
-                query?: {
-                    before?: number;
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: number;
-                                actor: string;
-                                action: string;
-                                subject: string | null;
-                                data: {
-                                    [key: string]: unknown;
-                                };
-                                ip: string | null;
-                                /** Format: date-time */
-                                created_at: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description The error body of every endpoint whose error body the specification does not fix */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-            };
-        };
+        get: operations["dashboardListAuditLog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7277,6 +5411,1899 @@ export interface operations {
             };
             /** @description The error body of every endpoint whose error body the specification does not fix */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardGetSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            id: string;
+                            email: string;
+                            role: "owner" | "admin" | "finance" | "support";
+                            locale: string;
+                            totp_enabled: boolean;
+                        };
+                        account: {
+                            id: string;
+                            name: string;
+                            slug: string;
+                            time_zone: string;
+                        };
+                        permissions: string[];
+                        /** @description send it as X-CSRF-Token on every POST, PATCH and DELETE */
+                        csrf_token: string;
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                    /** @description required once TOTP is enabled */
+                    totp_code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            id: string;
+                            email: string;
+                            role: "owner" | "admin" | "finance" | "support";
+                            locale: string;
+                            totp_enabled: boolean;
+                        };
+                        account: {
+                            id: string;
+                            name: string;
+                            slug: string;
+                            time_zone: string;
+                        };
+                        permissions: string[];
+                        /** @description send it as X-CSRF-Token on every POST, PATCH and DELETE */
+                        csrf_token: string;
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardSignOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done; empty body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardSignOutEverywhere: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done; empty body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardInspectLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string;
+                        purpose: "invite" | "sign_in";
+                        needs_password: boolean;
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardRedeemLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            id: string;
+                            email: string;
+                            role: "owner" | "admin" | "finance" | "support";
+                            locale: string;
+                            totp_enabled: boolean;
+                        };
+                        account: {
+                            id: string;
+                            name: string;
+                            slug: string;
+                            time_zone: string;
+                        };
+                        permissions: string[];
+                        /** @description send it as X-CSRF-Token on every POST, PATCH and DELETE */
+                        csrf_token: string;
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardStartTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secret: string;
+                        otpauth_uri: string;
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardEnableTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description done; empty body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardDisableTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description done; empty body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardGetSummary: {
+        parameters: {
+            query: {
+                initial_date: string;
+                final_date: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        time_zone: string;
+                        initial_date: string;
+                        final_date: string;
+                        revenue_cents: number;
+                        paid_orders: number;
+                        card_approved: number;
+                        card_declined: number;
+                        card_approval_rate: number | null;
+                        pix_generated: number;
+                        pix_paid: number;
+                        boleto_generated: number;
+                        boleto_paid: number;
+                        refunds: number;
+                        refunded_cents: number;
+                        chargebacks: number;
+                        daily: {
+                            day: string;
+                            revenue_cents: number;
+                            paid_orders: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardListOrders: {
+        parameters: {
+            query?: {
+                /** @description YYYY-MM-DD, inclusive; in the company’s time zone for created_at, paid_at and scheduled_at */
+                initial_date?: string;
+                /** @description YYYY-MM-DD, inclusive */
+                final_date?: string;
+                /** @description the field the date range applies to */
+                period_date_filter?: "created_at" | "paid_at" | "date" | "due_date" | "scheduled_at";
+                page?: number;
+                limit?: number;
+                /** @description customer name or email (contains), order id or uid (exact); empty or blank is no filter */
+                q?: string;
+                cart_page_uuids?: string[];
+                company_ids?: number[];
+                status?: ("pending" | "waiting_payment" | "partially_paid" | "paid" | "cancelled" | "partially_refunded" | "refunded" | "billed")[];
+                /** @description `meta[]=key:value` (split at the first colon); every pair must be in the order’s meta */
+                meta?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        meta: {
+                            current_page: number;
+                            total_pages: number;
+                            total_count: number;
+                            per_page: number;
+                        };
+                        data: {
+                            id: number;
+                            /** Format: uuid */
+                            uid: string;
+                            /**
+                             * Format: uri
+                             * @description the hosted page of the order: its charge, cart or checkout page (docs/orders.md)
+                             */
+                            link: string;
+                            /** @description set when the order is a charge, else null */
+                            due_date: string | null;
+                            coupon_code: string | null;
+                            deal_id: number | null;
+                            observation: string | null;
+                            seller_id: number | null;
+                            status: string;
+                            meta: {
+                                [key: string]: unknown;
+                            };
+                            /** @description utm_source, utm_medium, utm_campaign and similar */
+                            utms: {
+                                [key: string]: unknown;
+                            };
+                            discount: number;
+                            /** @description after discounts, freight included */
+                            total: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date */
+                            date: string;
+                            scheduled_at: string | null;
+                            /** @description the cart page the order came from, else null */
+                            charge_page: {
+                                /** @description the page’s stable integer id (its identifier elsewhere is a UUID) */
+                                id: number;
+                                name: string;
+                            } | null;
+                            /** @description the checkout page the order came from, else null */
+                            checkout_page: {
+                                /** @description the page’s stable integer id (its identifier elsewhere is a UUID) */
+                                id: number;
+                                name: string;
+                            } | null;
+                            customer: {
+                                email: string;
+                                name: string;
+                                identification: string | null;
+                                phone: string | null;
+                                utms: {
+                                    [key: string]: unknown;
+                                };
+                                meta: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description every address field, null when unset */
+                                address: {
+                                    street: string | null;
+                                    neighborhood: string | null;
+                                    number: string | null;
+                                    complement: string | null;
+                                    zipcode: string | null;
+                                    city: string | null;
+                                    state: string | null;
+                                };
+                            } | null;
+                            seller: {
+                                name: string;
+                            } | null;
+                            items: {
+                                /** @description null when the product was not recorded */
+                                product_id: number | null;
+                                product_name: string;
+                                unit_name: string;
+                                /** @description day, week, month or year; null unless a subscription */
+                                interval: string | null;
+                                /** @description intervals per billing period; null unless a subscription */
+                                cycle: number | null;
+                                quantity: number;
+                                subscription: boolean;
+                                total: number;
+                                value: number;
+                            }[];
+                            payments: {
+                                gateway_id: string | null;
+                                installments: number;
+                                status: string;
+                                /** @description credit_card, bank_slip or pix */
+                                type: string;
+                                amount: number;
+                                /** @description company name */
+                                company: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                installment_value: number;
+                                interest: number;
+                                paid_at: string | null;
+                                cancelled_at: string | null;
+                                /** @description the note a charge attempt (POST /charges/{id}/pay) sent; present when it sent one */
+                                observation?: string;
+                                /** @description the meta a charge attempt (POST /charges/{id}/pay) sent; present when it sent one */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            invoices: {
+                                number: string | null;
+                                series: string | null;
+                                status: string;
+                                type: string;
+                                value: number;
+                            }[];
+                            /** @description null when the order has no freight */
+                            freight: {
+                                brand: string | null;
+                                /** @description the freight amount of the order */
+                                charge: number;
+                                type: string | null;
+                                /** @description volumes; 1 unless recorded */
+                                quantity: number;
+                                /** @description the freight total (the order’s freight amount unless the carrier quote recorded another) */
+                                total: number;
+                                carrier: string | null;
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardExportOrders: {
+        parameters: {
+            query?: {
+                /** @description YYYY-MM-DD, inclusive; in the company’s time zone for created_at, paid_at and scheduled_at */
+                initial_date?: string;
+                /** @description YYYY-MM-DD, inclusive */
+                final_date?: string;
+                /** @description the field the date range applies to */
+                period_date_filter?: "created_at" | "paid_at" | "date" | "due_date" | "scheduled_at";
+                /** @description customer name or email (contains), order id or uid (exact); empty or blank is no filter */
+                q?: string;
+                cart_page_uuids?: string[];
+                company_ids?: number[];
+                status?: ("pending" | "waiting_payment" | "partially_paid" | "paid" | "cancelled" | "partially_refunded" | "refunded" | "billed")[];
+                /** @description `meta[]=key:value` (split at the first colon); every pair must be in the order’s meta */
+                meta?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV, one order a line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardGetOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description an order with its customer, items, payments and invoices */
+                        order: {
+                            id: number;
+                            /** Format: uuid */
+                            uid: string;
+                            /**
+                             * Format: uri
+                             * @description the hosted page of the order: its charge, cart or checkout page (docs/orders.md)
+                             */
+                            link: string;
+                            /** @description set when the order is a charge, else null */
+                            due_date: string | null;
+                            coupon_code: string | null;
+                            deal_id: number | null;
+                            observation: string | null;
+                            seller_id: number | null;
+                            status: string;
+                            meta: {
+                                [key: string]: unknown;
+                            };
+                            /** @description utm_source, utm_medium, utm_campaign and similar */
+                            utms: {
+                                [key: string]: unknown;
+                            };
+                            discount: number;
+                            /** @description after discounts, freight included */
+                            total: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date */
+                            date: string;
+                            scheduled_at: string | null;
+                            /** @description the cart page the order came from, else null */
+                            charge_page: {
+                                /** @description the page’s stable integer id (its identifier elsewhere is a UUID) */
+                                id: number;
+                                name: string;
+                            } | null;
+                            /** @description the checkout page the order came from, else null */
+                            checkout_page: {
+                                /** @description the page’s stable integer id (its identifier elsewhere is a UUID) */
+                                id: number;
+                                name: string;
+                            } | null;
+                            customer: {
+                                email: string;
+                                name: string;
+                                identification: string | null;
+                                phone: string | null;
+                                utms: {
+                                    [key: string]: unknown;
+                                };
+                                meta: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description every address field, null when unset */
+                                address: {
+                                    street: string | null;
+                                    neighborhood: string | null;
+                                    number: string | null;
+                                    complement: string | null;
+                                    zipcode: string | null;
+                                    city: string | null;
+                                    state: string | null;
+                                };
+                            } | null;
+                            seller: {
+                                name: string;
+                            } | null;
+                            items: {
+                                /** @description null when the product was not recorded */
+                                product_id: number | null;
+                                product_name: string;
+                                unit_name: string;
+                                /** @description day, week, month or year; null unless a subscription */
+                                interval: string | null;
+                                /** @description intervals per billing period; null unless a subscription */
+                                cycle: number | null;
+                                quantity: number;
+                                subscription: boolean;
+                                total: number;
+                                value: number;
+                            }[];
+                            payments: {
+                                gateway_id: string | null;
+                                installments: number;
+                                status: string;
+                                /** @description credit_card, bank_slip or pix */
+                                type: string;
+                                amount: number;
+                                /** @description company name */
+                                company: string;
+                                /** Format: date-time */
+                                created_at: string;
+                                installment_value: number;
+                                interest: number;
+                                paid_at: string | null;
+                                cancelled_at: string | null;
+                                /** @description the note a charge attempt (POST /charges/{id}/pay) sent; present when it sent one */
+                                observation?: string;
+                                /** @description the meta a charge attempt (POST /charges/{id}/pay) sent; present when it sent one */
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            invoices: {
+                                number: string | null;
+                                series: string | null;
+                                status: string;
+                                type: string;
+                                value: number;
+                            }[];
+                            /** @description null when the order has no freight */
+                            freight: {
+                                brand: string | null;
+                                /** @description the freight amount of the order */
+                                charge: number;
+                                type: string | null;
+                                /** @description volumes; 1 unless recorded */
+                                quantity: number;
+                                /** @description the freight total (the order’s freight amount unless the carrier quote recorded another) */
+                                total: number;
+                                carrier: string | null;
+                            } | null;
+                        };
+                        totals: {
+                            total_cents: number;
+                            paid_cents: number;
+                            refunded_cents: number;
+                        };
+                        payments: {
+                            id: number;
+                            gateway: string;
+                            method: string;
+                            status: string;
+                            amount_cents: number;
+                            interest_cents: number;
+                            refunded_cents: number;
+                            refundable_cents: number;
+                            gateway_id: string | null;
+                            installments: number;
+                            paid_at: string | null;
+                            created_at: string;
+                        }[];
+                        events: {
+                            id: number;
+                            type: string;
+                            /** @description what moved the order: buyer, gateway webhook, worker, API or dashboard */
+                            cause: string;
+                            from_status: string | null;
+                            to_status: string | null;
+                            payment_id: number | null;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            created_at: string;
+                        }[];
+                        actions: {
+                            actor: string;
+                            action: string;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardRefundPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount_cents?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description done; empty body */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardListApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            /** @description the public start of the key; the rest is never shown again */
+                            prefix: string;
+                            label: string;
+                            created_at: string;
+                            expires_at: string | null;
+                            revoked_at: string | null;
+                            last_used_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardCreateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    label: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description shown once */
+                        api_key: string;
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardRotateApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    grace_seconds: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description shown once */
+                        api_key: string;
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardRevokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done; empty body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardListNotificationEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            url: string;
+                            enabled: boolean;
+                            event_types: string[];
+                            description: string | null;
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardCreateNotificationEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: string;
+                    event_types?: string[];
+                    description?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpoint: {
+                            id: string;
+                            url: string;
+                            enabled: boolean;
+                            event_types: string[];
+                            description: string | null;
+                            created_at: string;
+                        };
+                        secret: string;
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardUpdateNotificationEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ep_ and 24 hex digits */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        url: string;
+                        enabled: boolean;
+                        event_types: string[];
+                        description: string | null;
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardRotateNotificationSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description ep_ and 24 hex digits */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    grace_seconds: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpoint: {
+                            id: string;
+                            url: string;
+                            enabled: boolean;
+                            event_types: string[];
+                            description: string | null;
+                            created_at: string;
+                        };
+                        secret: string;
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardListUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            email: string;
+                            role: "owner" | "admin" | "finance" | "support";
+                            totp_enabled: boolean;
+                            has_password: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardInviteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    role: "owner" | "admin" | "finance" | "support";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: {
+                            id: string;
+                            email: string;
+                            role: "owner" | "admin" | "finance" | "support";
+                            totp_enabled: boolean;
+                            has_password: boolean;
+                            /** Format: date-time */
+                            created_at: string;
+                        };
+                        invite_url: string;
+                        emailed: boolean;
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardRemoveUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done; empty body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardChangeUserRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    role: "owner" | "admin" | "finance" | "support";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        email: string;
+                        role: "owner" | "admin" | "finance" | "support";
+                        totp_enabled: boolean;
+                        has_password: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardListAuditLog: {
+        parameters: {
+            query?: {
+                before?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            actor: string;
+                            action: string;
+                            subject: string | null;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            ip: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -86,6 +86,99 @@ export const OPERATIONS: Record<string, OperationNames> = {
     operationId: 'replayWebhookEvent',
     summary: 'Apply an inbound webhook event again',
   },
+  'POST /dashboard/session': {
+    operationId: 'dashboardSignIn',
+    summary: 'Sign in with e-mail and password (and the authenticator code once enabled)',
+  },
+  'GET /dashboard/session': {
+    operationId: 'dashboardGetSession',
+    summary: 'The signed-in user, account and CSRF token',
+  },
+  'DELETE /dashboard/session': { operationId: 'dashboardSignOut', summary: 'Sign out' },
+  'POST /dashboard/sessions/end_all': {
+    operationId: 'dashboardSignOutEverywhere',
+    summary: 'Sign out everywhere (every session of this user)',
+  },
+  'POST /dashboard/links/inspect': { operationId: 'dashboardInspectLink', summary: 'What a one-time link is for' },
+  'POST /dashboard/links/redeem': {
+    operationId: 'dashboardRedeemLink',
+    summary: 'Use a one-time sign-in or invite link (setting the password when given)',
+  },
+  'POST /dashboard/totp/setup': {
+    operationId: 'dashboardStartTotp',
+    summary: 'Start the authenticator set-up: a new secret, shown once',
+  },
+  'POST /dashboard/totp/enable': {
+    operationId: 'dashboardEnableTotp',
+    summary: 'Confirm the authenticator with a code; sign-in asks for a code from then on',
+  },
+  'POST /dashboard/totp/disable': {
+    operationId: 'dashboardDisableTotp',
+    summary: 'Turn the authenticator off (needs the password)',
+  },
+  'GET /dashboard/summary': {
+    operationId: 'dashboardGetSummary',
+    summary: 'Sales figures for a range of days in the account’s time zone',
+  },
+  'GET /dashboard/orders': {
+    operationId: 'dashboardListOrders',
+    summary: 'The orders, with every filter of GET /orders',
+  },
+  'GET /dashboard/orders.csv': {
+    operationId: 'dashboardExportOrders',
+    summary: 'The filtered orders as CSV, streamed',
+  },
+  'GET /dashboard/orders/{id}': {
+    operationId: 'dashboardGetOrder',
+    summary: 'An order’s page: the order, its payments, event log and who acted',
+  },
+  'POST /dashboard/payments/{id}/refund': {
+    operationId: 'dashboardRefundPayment',
+    summary: 'Refund a payment in full or in part (Idempotency-Key required)',
+  },
+  'GET /dashboard/api_keys': { operationId: 'dashboardListApiKeys', summary: 'The account’s API keys' },
+  'POST /dashboard/api_keys': {
+    operationId: 'dashboardCreateApiKey',
+    summary: 'Create a key with a label (shown once)',
+  },
+  'POST /dashboard/api_keys/rotate': {
+    operationId: 'dashboardRotateApiKeys',
+    summary: 'Issue a new key; the others expire after the grace period (0 revokes them now)',
+  },
+  'DELETE /dashboard/api_keys/{id}': { operationId: 'dashboardRevokeApiKey', summary: 'Revoke a key now' },
+  'GET /dashboard/notification_endpoints': {
+    operationId: 'dashboardListNotificationEndpoints',
+    summary: 'The account’s notification endpoints',
+  },
+  'POST /dashboard/notification_endpoints': {
+    operationId: 'dashboardCreateNotificationEndpoint',
+    summary: 'Add an endpoint; its signing secret is shown once',
+  },
+  'PATCH /dashboard/notification_endpoints/{id}': {
+    operationId: 'dashboardUpdateNotificationEndpoint',
+    summary: 'Enable or disable an endpoint',
+  },
+  'POST /dashboard/notification_endpoints/{id}/rotate_secret': {
+    operationId: 'dashboardRotateNotificationSecret',
+    summary: 'Rotate an endpoint’s signing secret; the old one signs too during the grace period',
+  },
+  'GET /dashboard/users': { operationId: 'dashboardListUsers', summary: 'The account’s dashboard users' },
+  'POST /dashboard/users': {
+    operationId: 'dashboardInviteUser',
+    summary: 'Invite a user: the one-time invite link is shown once (and e-mailed when SMTP_URL is set)',
+  },
+  'PATCH /dashboard/users/{id}': {
+    operationId: 'dashboardChangeUserRole',
+    summary: 'Change a user’s role (effective on the user’s next request)',
+  },
+  'DELETE /dashboard/users/{id}': {
+    operationId: 'dashboardRemoveUser',
+    summary: 'Remove a user and end their sessions',
+  },
+  'GET /dashboard/audit_log': {
+    operationId: 'dashboardListAuditLog',
+    summary: 'The account’s audit log, newest first',
+  },
   'POST /webhooks': { operationId: 'receiveGatewayAWebhook', summary: 'Receive a gateway_a event' },
   'POST /webhooks/platform': { operationId: 'receivePlatformWebhook', summary: 'Receive a platform event' },
   'POST /webhooks/invoicing': { operationId: 'receiveInvoicingWebhook', summary: 'Receive an invoicing event' },
