@@ -149,6 +149,7 @@ describe('the sandbox server', { timeout: 30_000 }, () => {
         method: 'pix',
         state: 'paid',
         amount_cents: 700,
+        installments: 1,
         refunded_cents: 300,
         refunds: [300],
         metadata: { company_id: String(meta.companyId), order_uid: meta.orderUid, payment_uid: meta.paymentUid },
