@@ -87,7 +87,7 @@ for (const engine of engines()) {
     const status = async (paymentUid: string) => {
       const res = await hooks.app.inject({ method: 'GET', url: `/pay/status/${paymentUid}` });
       assert.equal(res.statusCode, 200);
-      return res.json() as { status: string; order_status: string; offer?: string };
+      return res.json() as { status: string; order_status: string; method?: string; offer?: string };
     };
     const releaseJobs = (orderId: number) =>
       database.db
@@ -114,7 +114,12 @@ for (const engine of engines()) {
       const eventId = await confirmAndWaitPaid(pix.gatewayId, pix.orderId);
       assert.equal((await releaseJobs(pix.orderId)).length, 1);
       const beforeRelease = await status(pix.paymentUid);
-      assert.deepEqual(beforeRelease, { status: 'paid', order_status: 'paid' });
+      // Paid, with the receipt's fields, and no offer until the worker released the order.
+      assert.deepEqual(
+        { status: beforeRelease.status, order_status: beforeRelease.order_status, method: beforeRelease.method },
+        { status: 'paid', order_status: 'paid', method: 'pix' },
+      );
+      assert.equal('offer' in beforeRelease, false);
 
       await runWorkerUntilReleased(pix.orderId);
       const offers = await database.db
