@@ -25,8 +25,8 @@ import { registerCustomerRoutes } from './modules/customers/customers.routes.ts'
 import { registerNotificationEndpointRoutes } from './modules/notifications/endpoints.routes.ts';
 import { registerOrderRoutes } from './modules/orders/orders.routes.ts';
 import { registerPaymentPlanRoutes } from './modules/payment-plans/payment-plans.routes.ts';
-import { registerPayRoutes } from './modules/payments/pay.routes.ts';
-import { registerPaymentReadRoutes } from './modules/payments/payment-reads.routes.ts';
+import { registerPayRoutes } from './modules/payments/checkout/pay.routes.ts';
+import { registerPaymentReadRoutes } from './modules/payments/reads/payment-reads.routes.ts';
 import { registerRefundRoutes } from './modules/refunds/refunds.routes.ts';
 import { registerSchedulingRoutes } from './modules/scheduling/scheduling.routes.ts';
 import { registerUpsellRoutes } from './modules/upsell/upsell.routes.ts';

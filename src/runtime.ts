@@ -12,7 +12,7 @@ import {
   notificationJobHandlers,
   type DeliverySettings,
 } from './modules/notifications/delivery.job.ts';
-import { scheduleDueRenewals } from './modules/payments/subscription-renewal.ts';
+import { scheduleDueRenewals } from './modules/payments/subscriptions/subscription-renewal.ts';
 import { sweepPendingRefunds } from './modules/refunds/pending-refund-sweep.ts';
 import { webhookDeadJobHandlers, webhookJobHandlers } from './modules/webhooks/webhook-jobs.ts';
 import { Worker, type JobHandler } from './jobs/worker.ts';

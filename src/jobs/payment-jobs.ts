@@ -1,17 +1,17 @@
-import { RELEASE_PAID_ORDER_JOB, releaseConfirmedOrder } from '../modules/payments/paid-order-release.ts';
-import type { GatewayDeps } from '../modules/payments/pay-gateways.ts';
+import { RELEASE_PAID_ORDER_JOB, releaseConfirmedOrder } from '../modules/payments/settlement/paid-order-release.ts';
+import type { GatewayDeps } from '../modules/payments/attempts/pay-gateways.ts';
 import {
   expirePix,
   reconcilePayment,
   recoverIntent,
   voidOrphanCapture,
   voidSupersededAttempt,
-} from '../modules/payments/payment-jobs.service.ts';
-import { VOID_ORPHAN_JOB, VOID_SUPERSEDED_JOB } from '../modules/payments/orphan-capture.ts';
-import { EXPIRE_PIX_JOB, RECONCILE_JOB, RECOVER_INTENT_JOB } from '../modules/payments/payment-record.ts';
-import { renewSubscription } from '../modules/payments/subscription-renewal.ts';
+} from '../modules/payments/attempts/payment-jobs.service.ts';
+import { VOID_ORPHAN_JOB, VOID_SUPERSEDED_JOB } from '../modules/payments/attempts/orphan-capture.ts';
+import { EXPIRE_PIX_JOB, RECONCILE_JOB, RECOVER_INTENT_JOB } from '../modules/payments/attempts/payment-record.ts';
+import { renewSubscription } from '../modules/payments/subscriptions/subscription-renewal.ts';
 import { RECONCILE_REFUND_JOB, reconcileStaleRefund } from '../modules/refunds/refund-reconciliation.ts';
-import { RENEW_JOB } from '../modules/payments/subscriptions.ts';
+import { RENEW_JOB } from '../modules/payments/subscriptions/subscriptions.ts';
 import type { JobHandler } from './worker.ts';
 
 export type PaymentJobDeps = GatewayDeps & { clock: () => Date };

@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import type { Database } from '../../src/db/database.ts';
 import type { Worker } from '../../src/jobs/worker.ts';
 import { createEndpoint } from '../../src/modules/notifications/endpoints.service.ts';
-import { applyPaymentAction } from '../../src/modules/payments/gateway-actions.ts';
+import { applyPaymentAction } from '../../src/modules/payments/attempts/gateway-actions.ts';
 import { createWorker } from '../../src/runtime.ts';
 import { engines } from '../support/engines.ts';
 import { createMerchant, ORIGIN, startPayApp, tokenA, type Merchant, type PayApp } from '../support/pay-fixtures.ts';

@@ -13,7 +13,7 @@ import { DELIVER_JOB } from '../../src/modules/notifications/notify.ts';
 import { isPrivateAddress } from '../../src/modules/notifications/outbound-http.ts';
 import { redeliver } from '../../src/modules/notifications/redelivery.ts';
 import { transitionOrder } from '../../src/modules/orders/order-status.ts';
-import { transitionPayment } from '../../src/modules/payments/payment-status.ts';
+import { transitionPayment } from '../../src/modules/payments/settlement/payment-status.ts';
 import { createTenant, type Tenant } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
 import {

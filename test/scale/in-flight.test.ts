@@ -7,7 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { VOID_ORPHAN_JOB } from '../../src/modules/payments/orphan-capture.ts';
+import { VOID_ORPHAN_JOB } from '../../src/modules/payments/attempts/orphan-capture.ts';
 import { confirmationTokenB, insertCart, insertCharge, tokenA } from '../support/pay-fixtures.ts';
 import {
   deploy,

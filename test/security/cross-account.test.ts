@@ -5,7 +5,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
 import { signatureHeader } from '../../src/gateways/gateway-b/index.ts';
 import { createEndpoint } from '../../src/modules/notifications/endpoints.service.ts';
-import { signOfferToken } from '../../src/modules/payments/upsell-offer-token.ts';
+import { signOfferToken } from '../../src/modules/payments/settlement/upsell-offer-token.ts';
 import { bearer } from '../support/app.ts';
 import { publicTables, snapshot, type Snapshot } from '../support/db-snapshot.ts';
 import { engines } from '../support/engines.ts';

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
-import { signOfferToken } from '../../src/modules/payments/upsell-offer-token.ts';
+import { signOfferToken } from '../../src/modules/payments/settlement/upsell-offer-token.ts';
 import { insertPayment, insertSchedule } from '../support/catalog-fixtures.ts';
 import { createMerchant, insertCart, insertCharge, type Merchant } from '../support/pay-fixtures.ts';
 import { insertCoupon } from '../support/records-fixtures.ts';

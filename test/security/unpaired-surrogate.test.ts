@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { findUnstorableInput } from '../../src/http/input-guard.ts';
-import { createUpsellOffer } from '../../src/modules/payments/upsell-offer-token.ts';
+import { createUpsellOffer } from '../../src/modules/payments/settlement/upsell-offer-token.ts';
 import { bearer } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
 import { insertCart, ORIGIN, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';

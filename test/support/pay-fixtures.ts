@@ -17,7 +17,7 @@ import {
 import { containsCardNumber } from '../../src/lib/card-numbers.ts';
 import { seal } from '../../src/lib/crypto.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { usePayGatewayClients } from '../../src/modules/payments/pay-gateways.ts';
+import { usePayGatewayClients } from '../../src/modules/payments/attempts/pay-gateways.ts';
 import { createTenant, testConfig, type Tenant } from './app.ts';
 import type { EngineCase } from './engines.ts';
 

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { seal } from '../../src/lib/crypto.ts';
-import { applyPaymentAction } from '../../src/modules/payments/gateway-actions.ts';
-import { createUpsellOffer } from '../../src/modules/payments/upsell-offer-token.ts';
+import { applyPaymentAction } from '../../src/modules/payments/attempts/gateway-actions.ts';
+import { createUpsellOffer } from '../../src/modules/payments/settlement/upsell-offer-token.ts';
 import { engines } from '../support/engines.ts';
 import {
   insertPage,

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { releaseConfirmedOrder, RELEASE_PAID_ORDER_JOB } from '../../src/modules/payments/paid-order-release.ts';
+import {
+  releaseConfirmedOrder,
+  RELEASE_PAID_ORDER_JOB,
+} from '../../src/modules/payments/settlement/paid-order-release.ts';
 import { createWorker } from '../../src/runtime.ts';
 import type { Worker } from '../../src/jobs/worker.ts';
 import { engines } from '../support/engines.ts';

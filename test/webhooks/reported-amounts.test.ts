@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { signatureHeader } from '../../src/gateways/gateway-b/index.ts';
-import { applyPaymentAction } from '../../src/modules/payments/gateway-actions.ts';
+import { applyPaymentAction } from '../../src/modules/payments/attempts/gateway-actions.ts';
 import { reserveRefund } from '../../src/modules/refunds/refunds.repo.ts';
 import { engines } from '../support/engines.ts';
 import { insertPage, ORIGIN } from '../support/pay-fixtures.ts';

@@ -66,7 +66,7 @@ for (const engine of engines()) {
             failNext = false;
             throw new Error('transient');
           }
-          const { applyPaymentAction } = await import('../../src/modules/payments/gateway-actions.ts');
+          const { applyPaymentAction } = await import('../../src/modules/payments/attempts/gateway-actions.ts');
           return applyPaymentAction(db, input);
         },
       });

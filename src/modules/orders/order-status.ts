@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { notifyOrderTransition } from '../notifications/notify.ts';
-import { endSubscriptionOfRefundedOrder } from '../payments/subscription-end.ts';
+import { endSubscriptionOfRefundedOrder } from '../payments/subscriptions/subscription-end.ts';
 import { releaseBooking } from '../scheduling/scheduling.repo.ts';
 import { insertTransitionEvent } from './order-events.repo.ts';
 import { findAuthorizedInvoice } from './order-invoices.repo.ts';

@@ -6,7 +6,7 @@ import { GatewayUnavailableError } from '../../gateways/port.ts';
 import { AppError, businessRule, notFound, validationFailed } from '../../http/errors.ts';
 import { toCents } from '../../lib/money.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
-import { resolveGateway, type GatewayDeps } from '../payments/pay-gateways.ts';
+import { resolveGateway, type GatewayDeps } from '../payments/attempts/pay-gateways.ts';
 import {
   enqueueRefundReconciliation,
   enqueueUnansweredRefundReconciliation,

@@ -8,13 +8,13 @@ import { unseal } from '../../lib/crypto.ts';
 import { dateInDaysAfter } from '../orders/company-calendar.ts';
 import { appendOrderEvent } from '../orders/order-events.repo.ts';
 import { transitionOrder } from '../orders/order-status.ts';
-import { submitToGateway, type GatewayAnswer } from '../payments/pay-gateway-call.ts';
-import { resolveGateway, type GatewayDeps } from '../payments/pay-gateways.ts';
-import { releasePaidOrder } from '../payments/paid-order-release.ts';
-import { createPayOrder } from '../payments/pay-order.ts';
-import { findOrderProducts, findPayCompany, findSavedMethod, insertPaymentRow } from '../payments/pay.repo.ts';
-import { enqueueIntentRecovery, recordGatewayAnswer } from '../payments/payment-record.ts';
-import { verifyOfferToken } from '../payments/upsell-offer-token.ts';
+import { submitToGateway, type GatewayAnswer } from '../payments/attempts/pay-gateway-call.ts';
+import { resolveGateway, type GatewayDeps } from '../payments/attempts/pay-gateways.ts';
+import { releasePaidOrder } from '../payments/settlement/paid-order-release.ts';
+import { createPayOrder } from '../payments/checkout/pay-order.ts';
+import { findOrderProducts, findPayCompany, findSavedMethod, insertPaymentRow } from '../payments/payments.repo.ts';
+import { enqueueIntentRecovery, recordGatewayAnswer } from '../payments/attempts/payment-record.ts';
+import { verifyOfferToken } from '../payments/settlement/upsell-offer-token.ts';
 import {
   consumeOffer,
   findCustomer,

@@ -1,5 +1,5 @@
 import { enqueueJob } from '../../jobs/outbox.ts';
-import { RECONCILE_JOB } from '../payments/payment-record.ts';
+import { RECONCILE_JOB } from '../payments/attempts/payment-record.ts';
 import { invalidPayload, isObject, requireString } from './payloads.ts';
 import type { ProcessOutcome } from './processors.ts';
 import type { WebhookDeps } from './webhooks.service.ts';

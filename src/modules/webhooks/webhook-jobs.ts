@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JobDeferral, type DeadJobHandler, type JobHandler } from '../../jobs/worker.ts';
-import { applyPaymentAction } from '../payments/gateway-actions.ts';
+import { applyPaymentAction } from '../payments/attempts/gateway-actions.ts';
 import { failEventOfDeadJob } from './dead-events.ts';
 import { findEventPaymentRef, findNextEventOfPayment } from './webhooks.repo.ts';
 import { PROCESS_EVENT_JOB, processEvent, type ApplyAction, type WebhookDeps } from './webhooks.service.ts';

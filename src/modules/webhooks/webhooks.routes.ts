@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app.ts';
-import { applyPaymentAction } from '../payments/gateway-actions.ts';
+import { applyPaymentAction } from '../payments/attempts/gateway-actions.ts';
 import {
   receiveBank,
   receiveGatewayA,

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../app.ts';
 import { companyFromHost } from '../../http/auth.ts';
-import { openOfferToken } from '../../modules/payments/upsell-offer-token.ts';
+import { openOfferToken } from '../../modules/payments/settlement/upsell-offer-token.ts';
 import { clientBundle } from './client-bundle.ts';
 import { checkoutPolicy, layout, newNonce, sendPage } from './checkout.layout.ts';
 import {

@@ -1,0 +1,325 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../../db/schema.ts';
+import { assertFitsOnePayment } from '../../../http/amount-limits.ts';
+import { AppError, businessRule } from '../../../http/errors.ts';
+import { pixQrPngBase64 } from '../../../brazil/render/index.ts';
+import { dateInDaysAfter } from '../../orders/company-calendar.ts';
+import type { PricingQuery } from '../../payment-plans/payment-plans.context.ts';
+import { quoteOption, quoteOptionInContext } from '../../payment-plans/payment-plans.service.ts';
+import { isBookableSlot } from '../../scheduling/scheduling.service.ts';
+import { assertNoCardFields, planCards, type CardFields } from './pay-cards.ts';
+import type { PayContext } from './pay-context.ts';
+import { submitToGateway, type GatewayAnswer } from '../attempts/pay-gateway-call.ts';
+import { resolveGateway, type GatewayDeps } from '../attempts/pay-gateways.ts';
+import { recordIntent, type IntentPayment } from './pay-intent.ts';
+import { findOrderItems, findOrderRow, findPayCompany, findPaymentsWithOrderStatus } from '../payments.repo.ts';
+import { compensateSplit, finishPaidOrder } from './pay-finish.ts';
+import { asksToKeepCard } from '../attempts/late-card.ts';
+import { haveOnePeriod } from '../subscriptions/subscriptions.ts';
+import { recordGatewayAnswer, type RecordedAnswer, type RecordedPayment } from '../attempts/payment-record.ts';
+
+/** `clock`: the time after each gateway answer (the app's clock, so a test can set it; the system's by default). */
+export type PayDeps = GatewayDeps & { publicUrl: string; clock?: () => Date };
+
+const clockOf = (deps: PayDeps) => deps.clock ?? (() => new Date());
+
+export type PayBody = CardFields & {
+  gateway?: string;
+  scheduled_at?: string;
+  observation?: string;
+  tags?: string;
+  meta?: Record<string, unknown>;
+  /** `POST /payments` only: what the pricing errors name. */
+  products?: Array<{ id: number }>;
+};
+
+export type PaidRow = {
+  uid: string;
+  gatewayId: string;
+  status: string;
+  method: string;
+  amountCents: number;
+  installments: number;
+};
+
+export type PayOutcome = {
+  orderUid: string;
+  orderStatus: string;
+  method: 'credit_card' | 'pix' | 'bank_slip';
+  payments: PaidRow[];
+  pix?: { qrCode: string; url: string; expiresAt: Date };
+  bankSlipUrl?: string;
+  offer?: string;
+  isSubscription: boolean;
+  /** Card payments: the status of the (last) card charged. */
+  cardStatus?: string;
+  declined?: { field: string; code: string; message: string };
+};
+
+/**
+ * A single payment whose answer moved it: its transaction saw the order's status and the payment's, so the
+ * answer needs no read after the commit. A split, or a payment someone else moved first, is read back.
+ */
+function answeredAlone(
+  payments: IntentPayment[],
+  answers: Array<{ payment: IntentPayment; answer: GatewayAnswer; recorded: RecordedAnswer }>,
+  method: string,
+): { orderStatus: string; payments: PaidRow[] } | undefined {
+  const only = answers.length === 1 && payments.length === 1 ? answers[0]! : undefined;
+  if (!only || only.recorded.orderStatus === undefined || only.recorded.paymentStatus === undefined) return undefined;
+  const gatewayId = 'gatewayId' in only.answer ? only.answer.gatewayId : null;
+  const { payment } = only;
+  return {
+    orderStatus: only.recorded.orderStatus,
+    payments: [
+      {
+        uid: payment.uid,
+        gatewayId: gatewayId ?? payment.uid,
+        status: only.recorded.paymentStatus,
+        method,
+        amountCents: payment.amountCents,
+        installments: payment.installments,
+      },
+    ],
+  };
+}
+
+async function readOutcome(
+  db: Kysely<DB>,
+  accountId: string,
+  orderId: number,
+  payments: IntentPayment[],
+): Promise<{ orderStatus: string; payments: PaidRow[] }> {
+  const rows = await findPaymentsWithOrderStatus(
+    db,
+    accountId,
+    orderId,
+    payments.map((payment) => payment.id),
+  );
+  return {
+    orderStatus: rows[0]?.order_status ?? (await findOrderRow(db, accountId, orderId)).status,
+    payments: rows.map((row) => ({
+      uid: row.uid,
+      gatewayId: row.gateway_id ?? row.uid,
+      status: row.status,
+      method: row.method,
+      amountCents: row.amount_cents,
+      installments: row.installments,
+    })),
+  };
+}
+
+async function checkedSchedule(
+  db: Kysely<DB>,
+  context: PayContext,
+  scheduledAt: string | undefined,
+  now: Date,
+): Promise<Date | undefined> {
+  if (scheduledAt === undefined) {
+    if (context.requireScheduling)
+      throw businessRule('scheduled_at is required: this page books an appointment', [
+        { field: 'body/scheduled_at', message: 'is required' },
+      ]);
+    return undefined;
+  }
+  if (!context.requireScheduling)
+    throw businessRule('scheduled_at needs a page with require_scheduling', [
+      { field: 'body/scheduled_at', message: 'scheduling is not enabled here' },
+    ]);
+  const instant = new Date(scheduledAt);
+  if (!(await isBookableSlot(db, context.companyId, instant, now)))
+    throw businessRule('scheduled_at is not an available appointment slot', [
+      { field: 'body/scheduled_at', message: 'not an available slot' },
+    ]);
+  return instant;
+}
+
+/** A checkout page's products come from the body (`products`, else `main_product_id`): pricing errors name that field. */
+function pricingQuery(context: PayContext, body: PayBody): PricingQuery {
+  if (context.entry !== 'checkout_page') return context.query;
+  const items = body.products ?? [];
+  const productField = items.length
+    ? (productId: number, part: 'id' | 'quantity') =>
+        `body/products/${Math.max(
+          0,
+          items.findIndex((item) => item.id === productId),
+        )}/${part}`
+    : () => 'body/main_product_id';
+  return { ...context.query, productField };
+}
+
+/**
+ * The body field a gateway refusal or decline is about: for a card, the field that named it (its token, its
+ * saved card, or gateway_b's confirmation token); the chosen plan's for pix and boleto.
+ */
+function refusedField(method: PayOutcome['method'], payment: IntentPayment, body: PayBody): string {
+  if (method !== 'credit_card') return 'body/payment_plan_id';
+  const index = payment.cardIndex;
+  if (payment.card?.savedMethodId !== undefined) return `body/credit_card_${index}_card_id`;
+  if (payment.card?.confirmationTokenId !== undefined && index === 0 && body.confirmation_token_id !== undefined)
+    return 'body/confirmation_token_id';
+  return `body/credit_card_${index}_token`;
+}
+
+/**
+ * Takes one payment: quote from the pricing module, record the intent, call the gateway outside any
+ * transaction, record its answer, then compensate a half-paid split or finish a paid order (subscription,
+ * upsell offer). A gateway error or timeout leaves the payment pending for reconciliation and answers 502/504.
+ */
+export async function takePayment(
+  db: Kysely<DB>,
+  deps: PayDeps,
+  context: PayContext,
+  body: PayBody,
+  now: Date,
+): Promise<PayOutcome> {
+  const query = pricingQuery(context, body);
+  const quote = context.pricingContext
+    ? await quoteOptionInContext(db, context.pricingContext, query, body.payment_plan_id, now, context.pricingReads)
+    : await quoteOption(db, query, body.payment_plan_id, now);
+  const gatewayName = body.gateway ?? context.defaultGateway;
+  const gateway = await resolveGateway(db, deps, context, gatewayName);
+  const method = quote.paymentMethod;
+  if (method !== 'credit_card') assertNoCardFields(body);
+  const cards =
+    method === 'credit_card'
+      ? await planCards(db, {
+          body,
+          quote,
+          context: quote.context,
+          query,
+          gateway: gatewayName,
+          enableTwoCards: context.enableTwoCards,
+          now,
+        })
+      : [];
+  // Each charge must fit what one payment can carry; a split's cards are charged apart, so each is checked alone.
+  if (cards.length === 2)
+    for (const card of cards)
+      assertFitsOnePayment(card.quote.totalCents, `body/credit_card_${card.index}_payment_plan`);
+  else assertFitsOnePayment(quote.totalCents, 'body/payment_plan_id');
+  const scheduledAt = await checkedSchedule(db, context, body.scheduled_at, now);
+  const company = context.company ?? (await findPayCompany(db, context.accountId, context.companyId));
+  const lines = context.existingOrder
+    ? await findOrderItems(db, context.accountId, context.existingOrder.id)
+    : context.lines;
+  const isSubscription = lines.some((line) => line.subscription);
+  // One subscription renews the order's subscription products together, so they must share a period.
+  if (!haveOnePeriod(lines))
+    throw businessRule('Subscription products with different intervals cannot be bought in one order', [
+      {
+        field: context.entry === 'checkout_page' ? 'body/products' : 'body',
+        message: 'subscription products must share one interval',
+      },
+    ]);
+  const intent = await recordIntent(db, {
+    context,
+    quote,
+    cards,
+    gateway: gatewayName,
+    masterKey: deps.masterKey,
+    timeZone: company.time_zone,
+    now,
+    ...(scheduledAt ? { scheduledAt } : {}),
+    extras: {
+      ...(body.observation !== undefined ? { observation: body.observation } : {}),
+      ...(body.tags !== undefined ? { tags: body.tags } : {}),
+      ...(body.meta ? { meta: body.meta } : {}),
+    },
+  });
+  const buyer = {
+    name: intent.customer.name,
+    email: intent.customer.email,
+    document: intent.customer.identification,
+    phone: intent.customer.phone,
+  };
+  const saveForLater = asksToKeepCard({ hasSubscription: isSubscription, upsellProductId: context.upsellProductId });
+  const recordedOf = (payment: IntentPayment): RecordedPayment => ({
+    id: payment.id,
+    uid: payment.uid,
+    accountId: context.accountId,
+    companyId: context.companyId,
+    orderId: intent.orderId,
+    customerId: intent.customer.id,
+    gateway: gateway.name,
+  });
+  const record = (payment: IntentPayment, answer: GatewayAnswer, at: Date) =>
+    db.transaction().execute((trx) => recordGatewayAnswer(trx, deps.masterKey, recordedOf(payment), answer, at));
+
+  const answers: Array<{ payment: IntentPayment; answer: GatewayAnswer; recorded: RecordedAnswer }> = [];
+  for (const payment of intent.payments) {
+    const answer = await submitToGateway(gateway, {
+      paymentUid: payment.uid,
+      method,
+      amountCents: payment.amountCents,
+      installments: payment.installments,
+      ...(payment.card
+        ? {
+            card: {
+              token: payment.card.token,
+              confirmationTokenId: payment.card.confirmationTokenId,
+              savedReference: payment.savedReference,
+              saveForLater,
+            },
+          }
+        : {}),
+      pixExpiresAt: new Date(now.getTime() + company.pix_expiration_minutes * 60_000),
+      boletoDueDate: dateInDaysAfter(company.time_zone, now, company.boleto_due_days),
+      buyer,
+      description: `${company.name} order ${intent.orderUid}`,
+      metadata: { companyId: context.companyId, orderUid: intent.orderUid, paymentUid: payment.uid },
+    });
+    answers.push({ payment, answer, recorded: await record(payment, answer, clockOf(deps)()) });
+    if (answer.kind !== 'paid' && answer.kind !== 'pix' && answer.kind !== 'boleto') break;
+  }
+  const failed = answers.find(
+    (entry) => entry.answer.kind !== 'paid' && entry.answer.kind !== 'pix' && entry.answer.kind !== 'boleto',
+  );
+  if (failed && intent.payments.length > 1)
+    await compensateSplit(db, deps, gateway, recordedOf, intent.payments, answers.length, clockOf(deps)());
+
+  const { orderStatus, payments } =
+    answeredAlone(intent.payments, answers, method) ??
+    (await readOutcome(db, context.accountId, intent.orderId, intent.payments));
+  const outcome: PayOutcome = { orderUid: intent.orderUid, orderStatus, method, payments, isSubscription };
+  if (failed?.answer.kind === 'unavailable') {
+    throw new AppError(
+      failed.answer.reason === 'timeout' ? 'gateway_timeout' : 'gateway_error',
+      failed.answer.reason === 'timeout'
+        ? 'The gateway did not answer in time; the payment will be reconciled'
+        : 'The gateway failed; the payment will be reconciled (a new attempt needs a new Idempotency-Key)',
+    );
+  }
+  if (failed?.answer.kind === 'refused')
+    throw businessRule(`The gateway refused the payment: ${failed.answer.message}`, [
+      { field: refusedField(method, failed.payment, body), message: failed.answer.code },
+    ]);
+  if (failed?.answer.kind === 'declined') {
+    outcome.declined = {
+      field: refusedField(method, failed.payment, body),
+      code: failed.answer.code,
+      message: failed.answer.message,
+    };
+  }
+  if (method === 'credit_card') outcome.cardStatus = outcome.payments[outcome.payments.length - 1]?.status ?? 'pending';
+  const issued = answers[0]?.answer;
+  if (issued?.kind === 'pix')
+    outcome.pix = {
+      qrCode: await pixQrPngBase64(issued.brCode),
+      url: `${deps.publicUrl}/pay/pix/${answers[0]!.payment.uid}`,
+      expiresAt: issued.expiresAt,
+    };
+  if (issued?.kind === 'boleto') outcome.bankSlipUrl = `${deps.publicUrl}/pay/boleto/${answers[0]!.payment.uid}`;
+  if (orderStatus === 'paid') {
+    const finished = await finishPaidOrder(db, deps.masterKey, {
+      context,
+      orderId: intent.orderId,
+      customerId: intent.customer.id,
+      lines,
+      planId: quote.planId,
+      now: clockOf(deps)(),
+    });
+    if (finished.offer) outcome.offer = finished.offer;
+  }
+  return outcome;
+}

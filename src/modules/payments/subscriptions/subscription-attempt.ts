@@ -1,0 +1,191 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { DB, Subscriptions } from '../../../db/schema.ts';
+import type { GatewayName } from '../../../gateways/port.ts';
+import { unseal } from '../../../lib/crypto.ts';
+import { toMajor } from '../../../lib/money.ts';
+import { notifySubscription } from '../../notifications/notify.ts';
+import { dateIn } from '../../orders/company-calendar.ts';
+import { submitToGateway, type GatewayAnswer } from '../attempts/pay-gateway-call.ts';
+import { resolveGateway, type GatewayDeps } from '../attempts/pay-gateways.ts';
+import { findPayCompany } from '../payments.repo.ts';
+import { recordGatewayAnswer } from '../attempts/payment-record.ts';
+import { RECONCILE_RETRY_MS, RECONCILE_WINDOW_MS } from '../attempts/payment-jobs.service.ts';
+import { awaitRenewal, completeRenewal, failRenewal } from './subscription-periods.ts';
+import { renewalPaymentWindowMs, type Interval, type RenewalMethod } from './subscriptions.ts';
+import { lockPaymentAndOrder } from '../../refunds/refunds.repo.ts';
+
+export type Subscription = Selectable<Subscriptions>;
+/** The renewal in flight: its order and its one payment. */
+export type RenewalAttempt = {
+  order: { id: number; uid: string };
+  paymentId: number;
+  uid: string;
+  gateway: GatewayName;
+};
+export type RenewalOutcome = 'renewed' | 'awaiting' | 'failed' | 'cancelled' | 'skipped';
+
+const DAY_MS = 86_400_000;
+/**
+ * A card charge whose answer was lost is looked at again after this long: by then reconciliation has
+ * found the charge (paid) or given up on it (failed), and the renewal follows what it found.
+ */
+export const RENEWAL_RECHECK_MS = RECONCILE_WINDOW_MS + RECONCILE_RETRY_MS;
+/** A boleto paid on its due date is confirmed by the bank within three business days: the renewal waits this long after the due date. */
+export const BOLETO_CONFIRMATION_DAYS = 5;
+
+export const renewalMethodOf = (sub: Subscription) => sub.renewal_method as RenewalMethod;
+
+/** The saved card a card renewal charges, unless it was revoked. */
+export function findRenewalCard(db: Kysely<DB>, sub: Subscription) {
+  if (!sub.saved_payment_method_id) return Promise.resolve(undefined);
+  return db
+    .selectFrom('saved_payment_methods')
+    .select(['gateway', 'gateway_reference_encrypted'])
+    .where('account_id', '=', sub.account_id)
+    .where('id', '=', sub.saved_payment_method_id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/**
+ * Submits a renewal payment under its uid, so a second submission of the same payment (a worker that
+ * died, an answer that was lost) is replayed by the gateway instead of charging again. A card renewal
+ * charges the saved card; a pix or boleto renewal is issued with the payment window to pay it in.
+ */
+export async function submitRenewal(
+  db: Kysely<DB>,
+  deps: GatewayDeps,
+  sub: Subscription,
+  attempt: RenewalAttempt,
+  now: Date,
+): Promise<GatewayAnswer> {
+  const method = renewalMethodOf(sub);
+  const card = method === 'credit_card' ? await findRenewalCard(db, sub) : undefined;
+  if (method === 'credit_card' && !card)
+    return { kind: 'refused', code: 'no_saved_method', message: 'The subscription has no saved card' };
+  const company = await findPayCompany(db, sub.account_id, sub.company_id);
+  const customer = await db
+    .selectFrom('customers')
+    .selectAll()
+    .where('account_id', '=', sub.account_id)
+    .where('id', '=', sub.customer_id)
+    .executeTakeFirstOrThrow();
+  const gateway = await resolveGateway(
+    db,
+    deps,
+    { accountId: sub.account_id, companyId: sub.company_id },
+    attempt.gateway,
+  );
+  const payBy = new Date(now.getTime() + renewalPaymentWindowMs(sub.interval as Interval, sub.interval_count, now));
+  return submitToGateway(gateway, {
+    paymentUid: attempt.uid,
+    method,
+    amountCents: sub.amount_cents,
+    installments: 1,
+    ...(card
+      ? { card: { savedReference: unseal(deps.masterKey, card.gateway_reference_encrypted), saveForLater: false } }
+      : {}),
+    ...(method === 'pix' ? { pixExpiresAt: payBy } : {}),
+    ...(method === 'bank_slip' ? { boletoDueDate: dateIn(company.time_zone, payBy) } : {}),
+    buyer: { name: customer.name, email: customer.email, document: customer.identification, phone: customer.phone },
+    description: `${company.name} subscription ${sub.id}`,
+    metadata: { companyId: sub.company_id, orderUid: attempt.order.uid, paymentUid: attempt.uid },
+  });
+}
+
+/** When an unpaid renewal pix or boleto is given up: at the pix's expiry; some days after the boleto's due date. */
+function deadlineOf(answer: Extract<GatewayAnswer, { kind: 'pix' | 'boleto' }>): Date {
+  if (answer.kind === 'pix') return answer.expiresAt;
+  return new Date(Date.parse(`${answer.dueDate}T00:00:00Z`) + (1 + BOLETO_CONFIRMATION_DAYS) * DAY_MS);
+}
+
+/** What the buyer needs to pay a renewal pix or boleto; the merchant forwards it (links are resolved against PUBLIC_URL when sent). */
+function paymentDue(
+  attempt: RenewalAttempt,
+  sub: Subscription,
+  answer: Extract<GatewayAnswer, { kind: 'pix' | 'boleto' }>,
+) {
+  const common = { payment_id: attempt.paymentId, amount: toMajor(sub.amount_cents) };
+  if (answer.kind === 'pix')
+    return {
+      ...common,
+      method: 'pix',
+      pix_code: answer.brCode,
+      pix_qr_code_url: `/pay/pix/${attempt.uid}`,
+      pix_expires_at: answer.expiresAt.toISOString(),
+    };
+  return {
+    ...common,
+    method: 'bank_slip',
+    bank_slip_url: `/pay/boleto/${attempt.uid}`,
+    boleto_digitable_line: answer.digitableLine,
+    boleto_barcode: answer.barcode,
+    boleto_due_date: answer.dueDate,
+  };
+}
+
+/**
+ * Records the gateway's answer for the renewal in flight and what it means for the subscription, in one
+ * transaction, unless another path settled this renewal first:
+ * - paid: the period moves on (`subscription.renewed`);
+ * - a pix or boleto issued: the renewal waits for it until its deadline, and `subscription.payment_due`
+ *   carries what the buyer needs to pay it;
+ * - no answer (timeout, 5xx): the outcome is unknown, so nothing is counted and the renewal is looked at
+ *   again once reconciliation has settled the charge; it is never charged under another uid meanwhile;
+ * - declined or refused: a failure (retried, then cancelled).
+ */
+export async function recordRenewalAnswer(
+  db: Kysely<DB>,
+  deps: GatewayDeps,
+  sub: Subscription,
+  attempt: RenewalAttempt,
+  answer: GatewayAnswer,
+  now: Date,
+): Promise<RenewalOutcome> {
+  return db.transaction().execute(async (trx): Promise<RenewalOutcome> => {
+    // Money settling locks its payment and order before anything else, as the release job locks the order before
+    // the subscription: taken in that order here too, the two cannot wait for each other.
+    if (answer.kind === 'paid') await lockPaymentAndOrder(trx, sub.account_id, attempt.paymentId, attempt.order.id);
+    const current = await trx
+      .selectFrom('subscriptions')
+      .select('id')
+      .where('id', '=', sub.id)
+      .where('renewal_order_id', '=', attempt.order.id)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!current) return 'skipped';
+    const payment = {
+      id: attempt.paymentId,
+      uid: attempt.uid,
+      accountId: sub.account_id,
+      companyId: sub.company_id,
+      orderId: attempt.order.id,
+      customerId: sub.customer_id,
+      gateway: attempt.gateway,
+    };
+    await recordGatewayAnswer(trx, deps.masterKey, payment, answer, now);
+    switch (answer.kind) {
+      case 'paid':
+        return (await completeRenewal(trx, sub.id, attempt.order.id, now)) ? 'renewed' : 'skipped';
+      case 'pix':
+      case 'boleto': {
+        await awaitRenewal(trx, sub.id, attempt.order.id, deadlineOf(answer), now);
+        await notifySubscription(trx, {
+          accountId: sub.account_id,
+          orderId: attempt.order.id,
+          subscriptionId: sub.id,
+          type: 'subscription.payment_due',
+          at: now,
+          extra: { payment_due: paymentDue(attempt, sub, answer) },
+        });
+        return 'awaiting';
+      }
+      case 'unavailable':
+        await awaitRenewal(trx, sub.id, attempt.order.id, new Date(now.getTime() + RENEWAL_RECHECK_MS), now);
+        return 'awaiting';
+      case 'declined':
+      case 'refused':
+        return failRenewal(trx, sub.id, attempt.order.id, now);
+    }
+  });
+}
