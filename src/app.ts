@@ -1,8 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
-import type { Config } from './config.ts';
-import type { Database } from './db/database.ts';
-import type { GatewayName } from './gateways/port.ts';
+import type { AppContext, AppDependencies } from './http/app-context.ts';
 import { registerAuthentication } from './http/auth.ts';
 import { registerCors } from './http/cors.ts';
 import { registerDocs } from './http/docs.ts';
@@ -35,16 +32,7 @@ import { registerDashboardPages } from './web/dashboard/dashboard.routes.ts';
 import { registerHostedCheckoutPages } from './web/checkout/checkout.routes.ts';
 import { registerHostedPaymentPages } from './web/payment-pages/payment-pages.routes.ts';
 
-export type AppDependencies = {
-  config: Config;
-  database: Database;
-  logger: Logger;
-  clock?: () => Date;
-  /** Base URL of each gateway's API (live, standalone sandbox or in-process sandbox). */
-  gatewayUrls?: Partial<Record<GatewayName, string>>;
-};
-
-export type AppContext = Required<AppDependencies>;
+export type { AppContext, AppDependencies } from './http/app-context.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { byApiKey } from '../../http/idempotency.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../http/app-context.ts';
 import { assertPublicAccess, requireAccount } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
 import { errorResponses, NoQuery } from '../../http/schemas.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../http/app-context.ts';
 import { registerCheckoutPageRoutes } from './checkout-pages.routes.ts';
 import { registerProductRoutes } from './products.routes.ts';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../http/app-context.ts';
 import { assertPublicAccess } from '../../http/auth.ts';
 import { notFound } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Static } from 'typebox';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../http/app-context.ts';
 import type { IdempotencyOptions } from '../../http/idempotency.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { toCustomerResponse, toPublicCustomerResponse } from './customer.view.ts';

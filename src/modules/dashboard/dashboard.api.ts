@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../http/app-context.ts';
 import { registerAuthRoutes } from './auth.routes.ts';
 import { registerDashboardAccess } from './dashboard-http.ts';
 import { registerDeveloperRoutes } from './developers.routes.ts';

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../http/app-context.ts';
 import { AppError, notFound, validationFailed } from '../../http/errors.ts';
 import { errorResponses, NoQuery } from '../../http/schemas.ts';
 import { findEndpointOfAccount, listEndpoints } from '../notifications/endpoints.repo.ts';

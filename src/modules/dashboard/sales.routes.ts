@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../http/app-context.ts';
 import { CalendarDate } from '../../http/date-range.ts';
 import { AppError, notFound, validationFailed } from '../../http/errors.ts';
 import { errorResponses, IntegerId } from '../../http/schemas.ts';

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../http/app-context.ts';
 import { errorResponses, NoQuery } from '../../http/schemas.ts';
 import { listAudit } from './audit.ts';
 import { actorOf } from './dashboard-http.ts';

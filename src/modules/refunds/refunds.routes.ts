@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { byApiKey } from '../../http/idempotency.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../http/app-context.ts';
 import { requireAccount } from '../../http/auth.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { absentBodyAsEmpty } from '../../http/validation.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../http/app-context.ts';
 import { applyPaymentAction } from '../payments/attempts/gateway-actions.ts';
 import {
   receiveBank,

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../http/app-context.ts';
 import { companyFromHost } from '../../http/auth.ts';
 import { openOfferToken } from '../../modules/payments/settlement/upsell-offer-token.ts';
 import { clientBundle } from './client-bundle.ts';

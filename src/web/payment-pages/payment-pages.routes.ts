@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AppContext } from '../../app.ts';
+import type { AppContext } from '../../http/app-context.ts';
 import { boletoPdf } from '../../brazil/render/index.ts';
 import { boletoPdfInput, renderBoletoPage, type IssuedBoleto } from './boleto-page.ts';
 import { html, page, privateDocumentHeaders, sendHtml } from './html.ts';
