@@ -15,7 +15,8 @@ import {
 import { scheduleDueRenewals } from './modules/payments/subscriptions/subscription-renewal.ts';
 import { sweepPendingRefunds } from './modules/refunds/pending-refund-sweep.ts';
 import { webhookDeadJobHandlers, webhookJobHandlers } from './modules/webhooks/webhook-jobs.ts';
-import { Worker, type JobHandler } from './jobs/worker.ts';
+import { Worker } from './jobs/worker.ts';
+import { type JobHandler } from './queue/job-handler.ts';
 import { startLocalSandboxes } from './sandbox-runtime.ts';
 
 export async function openConfiguredDatabase(config: Config): Promise<Database> {

@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.ts';
-import { enqueueJob } from './outbox.ts';
-import type { JobHandler } from './worker.ts';
+import { enqueueJob } from '../queue/outbox.ts';
+import type { JobHandler } from '../queue/job-handler.ts';
 
 export const PURGE_IDEMPOTENCY_KEYS = 'maintenance.purge_idempotency_keys';
 export const PURGE_CARD_HASH_KEYS = 'maintenance.purge_card_hash_keys';

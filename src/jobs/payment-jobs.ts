@@ -12,7 +12,7 @@ import { EXPIRE_PIX_JOB, RECONCILE_JOB, RECOVER_INTENT_JOB } from '../modules/pa
 import { renewSubscription } from '../modules/payments/subscriptions/subscription-renewal.ts';
 import { RECONCILE_REFUND_JOB, reconcileStaleRefund } from '../modules/refunds/refund-reconciliation.ts';
 import { RENEW_JOB } from '../modules/payments/subscriptions/subscriptions.ts';
-import type { JobHandler } from './worker.ts';
+import type { JobHandler } from '../queue/job-handler.ts';
 
 export type PaymentJobDeps = GatewayDeps & { clock: () => Date };
 

@@ -11,38 +11,10 @@ import {
   requeueJob,
   type JobClaim,
   type JobRow,
-} from './jobs.repo.ts';
-import { DEFAULT_LANES, LANE_NAMES, type LaneName, type LaneSettings } from './lanes.ts';
-import { onJobsDue } from './wake.ts';
-
-export type Job = { id: number; type: string; payload: unknown; accountId: string | null; attempts: number };
-export type JobHandler = (job: Job, context: { database: Database }) => Promise<void>;
-/**
- * Called once a job of its type is dead (its last attempt failed, or its lease expired with no attempt
- * left), so the module that owns the job can record that the work will not happen by itself.
- */
-export type DeadJobHandler = (
-  job: Job,
-  context: { database: Database; error: string; logger: WorkerLogger },
-) => Promise<void>;
-
-type LogFn = (fields: object, message?: string) => void;
-/** The subset of pino the worker uses; a pino Logger fits. */
-export type WorkerLogger = { info: LogFn; warn: LogFn; error: LogFn; child(bindings: object): WorkerLogger };
-
-/**
- * Thrown by a handler whose job cannot run yet for a reason that is no failure of its own (it waits its turn):
- * the job is queued again `delayMs` from now and the claim's attempt is given back.
- */
-export class JobDeferral extends Error {
-  constructor(
-    readonly delayMs: number,
-    reason: string,
-  ) {
-    super(reason);
-    this.name = 'JobDeferral';
-  }
-}
+} from '../queue/jobs.repo.ts';
+import { DEFAULT_LANES, LANE_NAMES, type LaneName, type LaneSettings } from '../queue/lanes.ts';
+import { onJobsDue } from '../queue/wake.ts';
+import { JobDeferral, type DeadJobHandler, type Job, type JobHandler, type WorkerLogger } from '../queue/job-handler.ts';
 
 export type WorkerOptions = {
   database: Database;

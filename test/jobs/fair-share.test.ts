@@ -3,9 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { pino } from 'pino';
 import type { Database } from '../../src/db/database.ts';
-import { claimFairShare, findJob } from '../../src/jobs/jobs.repo.ts';
-import { enqueueJob } from '../../src/jobs/outbox.ts';
-import { JobDeferral, Worker, type JobHandler } from '../../src/jobs/worker.ts';
+import { claimFairShare, findJob } from '../../src/queue/jobs.repo.ts';
+import { enqueueJob } from '../../src/queue/outbox.ts';
+import { Worker } from '../../src/jobs/worker.ts';
+import { JobDeferral, type JobHandler } from '../../src/queue/job-handler.ts';
 import { engines } from '../support/engines.ts';
 
 /** A clock a minute ahead of the database, so rows defaulting to now() are already due. */

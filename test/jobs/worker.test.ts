@@ -4,10 +4,11 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { pino } from 'pino';
 import type { Database } from '../../src/db/database.ts';
-import { claimReadyJobs, findJob, markJobDone } from '../../src/jobs/jobs.repo.ts';
+import { claimReadyJobs, findJob, markJobDone } from '../../src/queue/jobs.repo.ts';
 import { maintenanceHandlers, scheduleMaintenance } from '../../src/jobs/maintenance.ts';
-import { enqueueJob } from '../../src/jobs/outbox.ts';
-import { retryDelayMs, Worker, type Job, type JobHandler, type WorkerOptions } from '../../src/jobs/worker.ts';
+import { enqueueJob } from '../../src/queue/outbox.ts';
+import { retryDelayMs, Worker, type WorkerOptions } from '../../src/jobs/worker.ts';
+import { type Job, type JobHandler } from '../../src/queue/job-handler.ts';
 import { engines } from '../support/engines.ts';
 
 const HOUR = 60 * 60_000;

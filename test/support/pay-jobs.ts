@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../../src/db/database.ts';
 import { paymentJobHandlers } from '../../src/jobs/payment-jobs.ts';
-import type { Job } from '../../src/jobs/worker.ts';
+import type { Job } from '../../src/queue/job-handler.ts';
 import type { PayApp } from './pay-fixtures.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { DeadJobHandler, JobHandler } from '../../jobs/worker.ts';
+import type { DeadJobHandler, JobHandler } from '../../queue/job-handler.ts';
 import { passCircuit, recordEndpointOutcome, type CircuitGate } from './circuit-breaker.ts';
 import { signingSecrets } from './endpoints.service.ts';
 import {

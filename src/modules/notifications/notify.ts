@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { enqueueJob } from '../../jobs/outbox.ts';
+import { enqueueJob } from '../../queue/outbox.ts';
 import { toMajor } from '../../lib/money.ts';
 import { loadOrderDetails } from '../orders/order-details.repo.ts';
 import { toOrderData, whenSet, type OrderData } from '../orders/order-data.view.ts';

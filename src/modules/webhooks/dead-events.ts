@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { enqueueJob } from '../../jobs/outbox.ts';
-import { announceJobsDue } from '../../jobs/wake.ts';
+import { enqueueJob } from '../../queue/outbox.ts';
+import { announceJobsDue } from '../../queue/wake.ts';
 import { PROCESS_EVENT_JOB } from './webhooks.service.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { enqueueJob } from '../../jobs/outbox.ts';
+import { enqueueJob } from '../../queue/outbox.ts';
 import { RECONCILE_JOB } from '../payments/attempts/payment-record.ts';
 import { invalidPayload, isObject, requireString } from './payloads.ts';
 import type { ProcessOutcome } from './processors.ts';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { JobDeferral, type DeadJobHandler, type JobHandler } from '../../jobs/worker.ts';
+import { JobDeferral, type DeadJobHandler, type JobHandler } from '../../queue/job-handler.ts';
 import { applyPaymentAction } from '../payments/attempts/gateway-actions.ts';
 import { failEventOfDeadJob } from './dead-events.ts';
 import { findEventPaymentRef, findNextEventOfPayment } from './webhooks.repo.ts';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { announceJobsDue } from '../../jobs/wake.ts';
+import { announceJobsDue } from '../../queue/wake.ts';
 import type { applyPaymentAction } from '../payments/attempts/gateway-actions.ts';
 import { awaitTurnOfEvent, EarlierEventPendingError } from './event-order.ts';
 import { processorFor } from './processors.ts';

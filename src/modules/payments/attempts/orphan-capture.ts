@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
-import { enqueueJob } from '../../../jobs/outbox.ts';
+import { enqueueJob } from '../../../queue/outbox.ts';
 
 export const VOID_ORPHAN_JOB = 'payments.void_orphan_capture';
 /**

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import type { FoundCharge, GatewayName, RemoteStatus } from '../../../gateways/port.ts';
-import { enqueueJob } from '../../../jobs/outbox.ts';
+import { enqueueJob } from '../../../queue/outbox.ts';
 import { PURCHASED_STATUSES, type OrderStatus } from '../../orders/order-status.ts';
 import { applyPaymentAction } from './gateway-actions.ts';
 import { recordVoided } from '../checkout/pay-finish.ts';

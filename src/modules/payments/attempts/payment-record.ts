@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import type { GatewayName, SavedMethod } from '../../../gateways/port.ts';
-import { enqueueJob } from '../../../jobs/outbox.ts';
+import { enqueueJob } from '../../../queue/outbox.ts';
 import { seal } from '../../../lib/crypto.ts';
 import { appendOrderEvent } from '../../orders/order-events.repo.ts';
 import type { OrderStatus } from '../../orders/order-status.ts';

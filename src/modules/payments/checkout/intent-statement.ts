@@ -1,6 +1,6 @@
 import { sql, type Insertable, type InsertObject, type Kysely, type QueryCreator } from 'kysely';
 import type { DB, Orders, Payments } from '../../../db/schema.ts';
-import { insertJobsFrom } from '../../../jobs/jobs.repo.ts';
+import { insertJobsFrom } from '../../../queue/jobs.repo.ts';
 import { upsertCustomerQuery, type CustomerColumns, type CustomerRow } from '../../customers/customers.repo.ts';
 import { withCreatedOrder, type OrderCreatedEvent } from '../../orders/order-create.repo.ts';
 import { insertRowEvents } from '../../orders/order-events.repo.ts';

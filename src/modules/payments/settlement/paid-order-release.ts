@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
-import { enqueueJob } from '../../../jobs/outbox.ts';
+import { enqueueJob } from '../../../queue/outbox.ts';
 import { appendOrderEvent } from '../../orders/order-events.repo.ts';
 import { findOrderItems, findOrderProducts, findPaymentsOfOrder } from '../payments.repo.ts';
 import { completeRenewalOfOrder } from '../subscriptions/subscription-periods.ts';

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { insertJobsFrom } from '../../../jobs/jobs.repo.ts';
+import { insertJobsFrom } from '../../../queue/jobs.repo.ts';
 import type { DB } from '../../../db/schema.ts';
 import { notifyPaymentTransition } from '../../notifications/notify.ts';
 import { insertTransitionEvent } from '../../orders/order-events.repo.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
-import { enqueueJob } from '../../../jobs/outbox.ts';
+import { enqueueJob } from '../../../queue/outbox.ts';
 
 export const RENEW_JOB = 'subscriptions.renew';
 
