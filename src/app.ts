@@ -1,6 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext, AppDependencies } from './http/app-context.ts';
-import { registerAuthentication } from './http/auth.ts';
+import { assertPublicAccess, registerAuthentication } from './modules/accounts/authentication.ts';
 import { registerCors } from './http/cors.ts';
 import { registerDocs } from './http/docs.ts';
 import { handleFrameworkError, registerErrorHandling } from './http/error-handler.ts';
@@ -28,6 +28,7 @@ import { registerRefundRoutes } from './modules/refunds/refunds.routes.ts';
 import { registerSchedulingRoutes } from './modules/scheduling/scheduling.routes.ts';
 import { registerUpsellRoutes } from './modules/upsell/upsell.routes.ts';
 import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.ts';
+import { registerWebhookMetrics } from './modules/webhooks/webhook-metrics.ts';
 import { registerDashboardPages } from './web/dashboard/dashboard.routes.ts';
 import { registerHostedCheckoutPages } from './web/checkout/checkout.routes.ts';
 import { registerHostedPaymentPages } from './web/payment-pages/payment-pages.routes.ts';
@@ -67,8 +68,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.addHook('preValidation', async (request) => guardRequestInput(request));
   registerRateLimiting(app, config.rateLimits, context.clock);
   registerAuthentication(app, database.db, config.publicUrl);
-  registerIdempotency(app, database.db, context.clock);
-  registerMetrics(app, database, config.metricsToken);
+  registerIdempotency(app, database.db, context.clock, assertPublicAccess);
+  registerMetrics(app, database, config.metricsToken, [registerWebhookMetrics]);
   registerHealth(app, database);
   registerHostedPaymentPages(app, context);
   registerHostedCheckoutPages(app, context);

@@ -1,7 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { RateLimits } from './http/rate-limit.ts';
+
+/**
+ * Per-process request limits (token buckets in memory: no database round trip). Behind a load balancer
+ * with N processes a client gets up to N times these figures; docs/security.md explains the sizing.
+ * A figure of 0 turns that limit off.
+ */
+export type RateLimits = {
+  /** Per client IP on public endpoints (host-restricted checkout reads and writes, upsell, slots, hosted pages). */
+  publicPerMinute: number;
+  /** Per API key, wherever a valid key is sent. */
+  keyPerMinute: number;
+  /** Per client IP on key endpoints (looser: a merchant's servers may share one address). */
+  ipPerMinute: number;
+};
 
 export type Config = {
   port: number;

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.ts';
-import { assertPublicAccess } from './auth.ts';
 import { AppError } from './errors.ts';
 
 /**
@@ -74,7 +73,15 @@ function requestHash(request: FastifyRequest): string {
 
 const IN_USE_MESSAGE = 'A request with this Idempotency-Key is in progress; retry shortly';
 
-export function registerIdempotency(app: FastifyInstance, db: Kysely<DB>, clock: () => Date): void {
+/** Decides a public route's host restriction for the scope account (the accounts module's rule). */
+export type PublicAccessCheck = (db: Kysely<DB>, request: FastifyRequest, accountId: string) => Promise<void>;
+
+export function registerIdempotency(
+  app: FastifyInstance,
+  db: Kysely<DB>,
+  clock: () => Date,
+  assertPublicAccess: PublicAccessCheck,
+): void {
   app.decorateRequest('idempotencyRecord', undefined);
 
   app.addHook('preHandler', async (request, reply) => {

@@ -2,11 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../db/database.ts';
 import { constantTimeEqual } from '../lib/crypto.ts';
-import { registerWebhookMetrics } from '../modules/webhooks/webhook-metrics.ts';
 import { AppError } from './errors.ts';
 
 /** Prometheus metrics at /metrics: request latency per route, database pool, failed webhook events, process defaults. */
-export function registerMetrics(app: FastifyInstance, database: Database, token: string | undefined): Registry {
+/** A module's own gauges, read from the database at each scrape. */
+export type ModuleMetrics = (registry: Registry, database: Database) => void;
+
+export function registerMetrics(
+  app: FastifyInstance,
+  database: Database,
+  token: string | undefined,
+  moduleMetrics: ModuleMetrics[],
+): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const latency = new Histogram({
@@ -28,7 +35,7 @@ export function registerMetrics(app: FastifyInstance, database: Database, token:
       this.set({ state: 'waiting' }, stats.waiting);
     },
   });
-  registerWebhookMetrics(registry, database);
+  for (const register of moduleMetrics) register(registry, database);
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, never the raw URL: ids in paths would explode the label set.
     const route = request.routeOptions.url ?? 'unmatched';

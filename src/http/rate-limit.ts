@@ -1,21 +1,8 @@
 import { isIPv6 } from 'node:net';
+import type { RateLimits } from '../config.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { TokenBuckets } from '../lib/token-buckets.ts';
 import { AppError } from './errors.ts';
-
-/**
- * Per-process request limits (token buckets in memory: no database round trip). Behind a load balancer
- * with N processes a client gets up to N times these figures; docs/security.md explains the sizing.
- * A figure of 0 turns that limit off.
- */
-export type RateLimits = {
-  /** Per client IP on public endpoints (host-restricted checkout reads and writes, upsell, slots, hosted pages). */
-  publicPerMinute: number;
-  /** Per API key, wherever a valid key is sent. */
-  keyPerMinute: number;
-  /** Per client IP on key endpoints (looser: a merchant's servers may share one address). */
-  ipPerMinute: number;
-};
 
 /**
  * Which limit a route falls under (route `config.rateLimit`). By default `key` routes are `keyed`,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
-import { companyFromHost } from '../../src/http/auth.ts';
+import { companyFromHost } from '../../src/modules/accounts/authentication.ts';
 import { bearer, createTenant, startTestApp, type Tenant } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
 

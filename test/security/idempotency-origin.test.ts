@@ -6,6 +6,7 @@ import type { Database } from '../../src/db/database.ts';
 import { registerErrorHandling } from '../../src/http/error-handler.ts';
 import { forbidden } from '../../src/http/errors.ts';
 import { registerIdempotency } from '../../src/http/idempotency.ts';
+import { assertPublicAccess } from '../../src/modules/accounts/authentication.ts';
 import { bearer, createTenant } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
 import {
@@ -238,7 +239,7 @@ for (const engine of engines()) {
         const tenant = await createTenant(database);
         const app = Fastify();
         registerErrorHandling(app);
-        registerIdempotency(app, database.db, () => new Date());
+        registerIdempotency(app, database.db, () => new Date(), assertPublicAccess);
         let calls = 0;
         app.post('/thing', { config: { idempotency: { scope: async () => tenant.accountId } } }, async () => {
           calls += 1;

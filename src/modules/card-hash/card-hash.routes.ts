@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TSchema } from 'typebox';
 import type { AppContext } from '../../http/app-context.ts';
-import { assertPublicAccess } from '../../http/auth.ts';
+import { assertPublicAccess } from '../accounts/authentication.ts';
 import { validationFailed } from '../../http/errors.ts';
 import { findCharge } from '../charges/charges.repo.ts';
 import { findCartOwner, findCheckoutPageOwner } from './card-hash.repo.ts';

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { assertPublicAccess, companyFromHost } from '../../http/auth.ts';
+import { assertPublicAccess, companyFromHost } from '../accounts/authentication.ts';
 import { forbidden, validationFailed } from '../../http/errors.ts';
 import { findPrimaryCompanyId } from '../accounts/accounts.repo.ts';
 

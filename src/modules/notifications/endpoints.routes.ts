@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../http/app-context.ts';
-import { requireAccount } from '../../http/auth.ts';
+import { requireAccount } from '../accounts/authentication.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { absentBodyAsEmpty } from '../../http/validation.ts';

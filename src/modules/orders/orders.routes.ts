@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { byApiKey } from '../../http/idempotency.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../http/app-context.ts';
-import { requireAccount } from '../../http/auth.ts';
+import { requireAccount } from '../accounts/authentication.ts';
 import { AppError } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { findPrimaryCompanyId } from '../accounts/accounts.repo.ts';

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { companyFromHost } from '../../http/auth.ts';
+import { companyFromHost } from '../accounts/authentication.ts';
 import { findPrimaryCompanyId } from '../accounts/accounts.repo.ts';
 import type { CompanyRef } from './payment-plans.context.ts';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../http/app-context.ts';
-import { companyFromHost } from '../../http/auth.ts';
+import { companyFromHost } from '../../modules/accounts/authentication.ts';
 import { openOfferToken } from '../../modules/payments/settlement/upsell-offer-token.ts';
 import { clientBundle } from './client-bundle.ts';
 import { checkoutPolicy, layout, newNonce, sendPage } from './checkout.layout.ts';

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema.ts';
-import { findAllowedHosts, findCompanyBySlug } from '../modules/accounts/accounts.repo.ts';
-import { hostIsAllowed, requestOrigin } from '../modules/accounts/allowed-hosts.ts';
-import { verifyKey, type VerifiedKey } from '../modules/accounts/api-keys.ts';
-import { AppError, forbidden } from './errors.ts';
+import type { DB } from '../../db/schema.ts';
+import { findAllowedHosts, findCompanyBySlug } from './accounts.repo.ts';
+import { hostIsAllowed, requestOrigin } from './allowed-hosts.ts';
+import { verifyKey, type VerifiedKey } from './api-keys.ts';
+import { AppError, forbidden } from '../../http/errors.ts';
 
 /**
  * Access levels of a route (route `config.access`):
