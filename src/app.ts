@@ -24,7 +24,7 @@ import { registerOrderRoutes } from './modules/orders/orders.routes.ts';
 import { registerPaymentPlanRoutes } from './modules/payment-plans/payment-plans.routes.ts';
 import { registerPayRoutes } from './modules/payments/checkout/pay.routes.ts';
 import { registerPaymentReadRoutes } from './modules/payments/reads/payment-reads.routes.ts';
-import { registerRefundRoutes } from './modules/refunds/refunds.routes.ts';
+import { registerRefundRoutes } from './modules/payments/refunds/refunds.routes.ts';
 import { registerSchedulingRoutes } from './modules/scheduling/scheduling.routes.ts';
 import { registerUpsellRoutes } from './modules/upsell/upsell.routes.ts';
 import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.ts';

@@ -13,7 +13,7 @@ import {
   type DeliverySettings,
 } from './modules/notifications/delivery.job.ts';
 import { scheduleDueRenewals } from './modules/payments/subscriptions/subscription-renewal.ts';
-import { sweepPendingRefunds } from './modules/refunds/pending-refund-sweep.ts';
+import { sweepPendingRefunds } from './modules/payments/refunds/pending-refund-sweep.ts';
 import { webhookDeadJobHandlers, webhookJobHandlers } from './modules/webhooks/webhook-jobs.ts';
 import { Worker } from './jobs/worker.ts';
 import { type JobHandler } from './queue/job-handler.ts';

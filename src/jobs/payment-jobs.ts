@@ -10,7 +10,7 @@ import {
 import { VOID_ORPHAN_JOB, VOID_SUPERSEDED_JOB } from '../modules/payments/attempts/orphan-capture.ts';
 import { EXPIRE_PIX_JOB, RECONCILE_JOB, RECOVER_INTENT_JOB } from '../modules/payments/attempts/payment-record.ts';
 import { renewSubscription } from '../modules/payments/subscriptions/subscription-renewal.ts';
-import { RECONCILE_REFUND_JOB, reconcileStaleRefund } from '../modules/refunds/refund-reconciliation.ts';
+import { RECONCILE_REFUND_JOB, reconcileStaleRefund } from '../modules/payments/refunds/refund-reconciliation.ts';
 import { RENEW_JOB } from '../modules/payments/subscriptions/subscriptions.ts';
 import type { JobHandler } from '../queue/job-handler.ts';
 

@@ -4,7 +4,7 @@ import type { Database } from '../../src/db/database.ts';
 import { csvCell } from '../../src/modules/dashboard/orders-csv.ts';
 import { engines } from '../support/engines.ts';
 import { CARDS, usePayMerchant, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
-import { paidCardOrder, payOnPage } from '../refunds/refund-fixtures.ts';
+import { paidCardOrder, payOnPage } from '../payments/refunds/refund-fixtures.ts';
 import { tokenA } from '../support/pay-fixtures.ts';
 import { as, userSignedIn, type SignedInUser } from './support.ts';
 

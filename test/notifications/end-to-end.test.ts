@@ -8,7 +8,7 @@ import { applyPaymentAction } from '../../src/modules/payments/attempts/gateway-
 import { createWorker } from '../../src/runtime.ts';
 import { engines } from '../support/engines.ts';
 import { createMerchant, ORIGIN, startPayApp, tokenA, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
-import { paidCardOrder } from '../refunds/refund-fixtures.ts';
+import { paidCardOrder } from '../payments/refunds/refund-fixtures.ts';
 import { drainDeliveries, testClock, type TestClock } from './fixtures.ts';
 import { Receiver, type Received } from './receiver.ts';
 import { sandboxGatewayUrls } from '../../src/gateways/sandbox/server.ts';

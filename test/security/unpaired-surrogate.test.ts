@@ -6,7 +6,7 @@ import { createUpsellOffer } from '../../src/modules/payments/settlement/upsell-
 import { bearer } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
 import { insertCart, ORIGIN, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
-import { paidCardOrder } from '../refunds/refund-fixtures.ts';
+import { paidCardOrder } from '../payments/refunds/refund-fixtures.ts';
 
 describe('findUnstorableInput: unpaired UTF-16 surrogates', () => {
   test('a lone high or low surrogate, in a value or a key, at any depth, is found', () => {

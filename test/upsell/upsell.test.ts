@@ -13,7 +13,7 @@ import {
   type PayApp,
   usePayMerchant,
 } from '../support/pay-fixtures.ts';
-import { paidCardOrder, payOnPage, remoteStatus } from '../refunds/refund-fixtures.ts';
+import { paidCardOrder, payOnPage, remoteStatus } from '../payments/refunds/refund-fixtures.ts';
 
 const ANY_ORIGIN = { origin: 'https://elsewhere.example' };
 

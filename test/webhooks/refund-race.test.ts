@@ -9,7 +9,7 @@ import type { GatewayName } from '../../src/gateways/port.ts';
 import { createGateway } from '../../src/gateways/registry.ts';
 import type { RunningSandboxes } from '../../src/gateways/sandbox/server.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { reserveRefund } from '../../src/modules/refunds/refunds.repo.ts';
+import { reserveRefund } from '../../src/modules/payments/refunds/refunds.repo.ts';
 import { webhookJobHandlers } from '../../src/modules/webhooks/webhook-jobs.ts';
 import { PROCESS_EVENT_JOB } from '../../src/modules/webhooks/webhooks.service.ts';
 import { startLocalSandboxes, type LocalSandboxes } from '../../src/sandbox-runtime.ts';

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { signatureHeader } from '../../src/gateways/gateway-b/index.ts';
 import { applyPaymentAction } from '../../src/modules/payments/attempts/gateway-actions.ts';
-import { reserveRefund } from '../../src/modules/refunds/refunds.repo.ts';
+import { reserveRefund } from '../../src/modules/payments/refunds/refunds.repo.ts';
 import { engines } from '../support/engines.ts';
 import { insertPage, ORIGIN } from '../support/pay-fixtures.ts';
 import { basic, runWebhookJobs, startWebhookApp, type WebhookApp } from '../support/webhooks-fixtures.ts';

@@ -9,7 +9,7 @@ import { OrderDataSchema, OrdersIndexSchema } from '../orders/order-data.schema.
 import { toOrderData } from '../orders/order-data.view.ts';
 import { OrderIdParams, OrderListQuery } from '../orders/orders.schemas.ts';
 import { findOrderDetails, listFilter, listOrders } from '../orders/orders.service.ts';
-import { refundPayment } from '../refunds/refunds.service.ts';
+import { refundPayment } from '../payments/refunds/refunds.service.ts';
 import { recordAudit } from './audit.ts';
 import { actorOf } from './dashboard-http.ts';
 import { Empty } from './dashboard.schemas.ts';

@@ -14,7 +14,7 @@ import {
   usePayMerchant,
 } from '../../support/pay-fixtures.ts';
 import { insertCoupon } from '../../support/records-fixtures.ts';
-import { paidCardOrder } from '../../refunds/refund-fixtures.ts';
+import { paidCardOrder } from '../refunds/refund-fixtures.ts';
 
 const NOTHING_TO_PAY = 'The total to pay is zero: there is nothing to charge';
 

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import type { GatewayName, PaymentAction } from '../../../gateways/port.ts';
-import { settleOrderAfterReturn } from '../../refunds/order-after-return.ts';
-import { recordReportedRefund } from '../../refunds/refund-recording.ts';
-import { lockPaymentAndOrder } from '../../refunds/refunds.repo.ts';
+import { settleOrderAfterReturn } from '../refunds/order-after-return.ts';
+import { recordReportedRefund } from '../refunds/refund-recording.ts';
+import { lockPaymentAndOrder } from '../refunds/refunds.repo.ts';
 import { claimCouponForOrder } from '../../coupons/coupon-usage.ts';
 import { appendOrderEvent } from '../../orders/order-events.repo.ts';
 import { settleOrder, type OrderRow } from '../settlement/order-settlement.ts';

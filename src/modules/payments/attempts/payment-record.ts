@@ -9,7 +9,7 @@ import type { OrderStatus } from '../../orders/order-status.ts';
 import { settleOrder } from '../settlement/order-settlement.ts';
 import type { GatewayAnswer } from './pay-gateway-call.ts';
 import { transitionPayment, type PaymentStatus, type PaymentTransitionResult } from '../settlement/payment-status.ts';
-import { lockPaymentAndOrder } from '../../refunds/refunds.repo.ts';
+import { lockPaymentAndOrder } from '../refunds/refunds.repo.ts';
 
 export const EXPIRE_PIX_JOB = 'payments.expire_pix';
 export const RECONCILE_JOB = 'payments.reconcile';

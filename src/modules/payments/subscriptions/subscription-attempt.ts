@@ -12,7 +12,7 @@ import { recordGatewayAnswer } from '../attempts/payment-record.ts';
 import { RECONCILE_RETRY_MS, RECONCILE_WINDOW_MS } from '../attempts/payment-jobs.service.ts';
 import { awaitRenewal, completeRenewal, failRenewal } from './subscription-periods.ts';
 import { renewalPaymentWindowMs, type Interval, type RenewalMethod } from './subscriptions.ts';
-import { lockPaymentAndOrder } from '../../refunds/refunds.repo.ts';
+import { lockPaymentAndOrder } from '../refunds/refunds.repo.ts';
 
 export type Subscription = Selectable<Subscriptions>;
 /** The renewal in flight: its order and its one payment. */

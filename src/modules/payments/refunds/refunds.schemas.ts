@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { IntegerId, Money } from '../../http/schemas.ts';
-import { Instant } from '../../http/date-range.ts';
+import { IntegerId, Money } from '../../../http/schemas.ts';
+import { Instant } from '../../../http/date-range.ts';
 
 /** The accepted refund reasons; `requested_by_customer` when the body names none. */
 export const REFUND_TYPES = ['requested_by_customer', 'duplicate', 'fraudulent', 'chargeback', 'other'] as const;

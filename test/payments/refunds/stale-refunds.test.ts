@@ -1,24 +1,24 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Database } from '../../src/db/database.ts';
-import type { GatewayName } from '../../src/gateways/port.ts';
-import { paymentJobHandlers } from '../../src/jobs/payment-jobs.ts';
+import type { Database } from '../../../src/db/database.ts';
+import type { GatewayName } from '../../../src/gateways/port.ts';
+import { paymentJobHandlers } from '../../../src/jobs/payment-jobs.ts';
 import {
   RECONCILE_REFUND_JOB,
   reconcileStaleRefund,
   refundReference,
-} from '../../src/modules/refunds/refund-reconciliation.ts';
-import { STALE_RESERVATION_MS } from '../../src/modules/refunds/refund-recording.ts';
-import { engines } from '../support/engines.ts';
+} from '../../../src/modules/payments/refunds/refund-reconciliation.ts';
+import { STALE_RESERVATION_MS } from '../../../src/modules/payments/refunds/refund-recording.ts';
+import { engines } from '../../support/engines.ts';
 import {
   cardPagesByGateway,
   orderEventsOf,
   type Merchant,
   type PayApp,
   usePayMerchant,
-} from '../support/pay-fixtures.ts';
+} from '../../support/pay-fixtures.ts';
 import { installRefundDeath, paidByCard, refundThatDies as dyingRefund } from './refund-fixtures.ts';
-import { sandboxGatewayUrls } from '../../src/gateways/sandbox/server.ts';
+import { sandboxGatewayUrls } from '../../../src/gateways/sandbox/server.ts';
 
 /**
  * A refund request that dies between its reservation and its commit or release leaves a pending refund

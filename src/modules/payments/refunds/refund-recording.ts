@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
-import { notifyRefund } from '../notifications/notify.ts';
-import { appendOrderEvent } from '../orders/order-events.repo.ts';
-import { transitionPayment, type PaymentStatus } from '../payments/settlement/payment-status.ts';
+import type { DB } from '../../../db/schema.ts';
+import { notifyRefund } from '../../notifications/notify.ts';
+import { appendOrderEvent } from '../../orders/order-events.repo.ts';
+import { transitionPayment, type PaymentStatus } from '../settlement/payment-status.ts';
 import { settleOrderAfterReturn } from './order-after-return.ts';
 import { lockPaymentAndOrder, succeededRefundsOfOrder } from './refunds.repo.ts';
 

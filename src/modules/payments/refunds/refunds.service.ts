@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
-import { GatewayRequestError } from '../../gateways/errors.ts';
-import { GatewayUnavailableError } from '../../gateways/port.ts';
-import { AppError, businessRule, notFound, validationFailed } from '../../http/errors.ts';
-import { toCents } from '../../lib/money.ts';
-import { appendOrderEvent } from '../orders/order-events.repo.ts';
-import { resolveGateway, type GatewayDeps } from '../payments/attempts/pay-gateways.ts';
+import type { DB } from '../../../db/schema.ts';
+import { GatewayRequestError } from '../../../gateways/errors.ts';
+import { GatewayUnavailableError } from '../../../gateways/port.ts';
+import { AppError, businessRule, notFound, validationFailed } from '../../../http/errors.ts';
+import { toCents } from '../../../lib/money.ts';
+import { appendOrderEvent } from '../../orders/order-events.repo.ts';
+import { resolveGateway, type GatewayDeps } from '../attempts/pay-gateways.ts';
 import {
   enqueueRefundReconciliation,
   enqueueUnansweredRefundReconciliation,

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Database } from '../../src/db/database.ts';
-import { createTenant } from '../support/app.ts';
-import { engines } from '../support/engines.ts';
+import type { Database } from '../../../src/db/database.ts';
+import { createTenant } from '../../support/app.ts';
+import { engines } from '../../support/engines.ts';
 import {
   confirmationTokenB,
   insertPage,
@@ -12,7 +12,7 @@ import {
   type Merchant,
   type PayApp,
   usePayMerchant,
-} from '../support/pay-fixtures.ts';
+} from '../../support/pay-fixtures.ts';
 import { paidCardOrder, payOnPage, remoteStatus } from './refund-fixtures.ts';
 
 for (const engine of engines()) {

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
+import type { DB } from '../../../db/schema.ts';
 import { enqueueRefundReconciliation, reconcileRefundKey } from './refund-reconciliation.ts';
 import { STALE_RESERVATION_MS } from './refund-recording.ts';
 

@@ -2,10 +2,10 @@
 
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import type { Database } from '../../src/db/database.ts';
-import type { GatewayName, RemoteStatus } from '../../src/gateways/port.ts';
-import { createGateway } from '../../src/gateways/registry.ts';
-import { cardFieldsFor, ORIGIN, KEYS, tokenA, type Merchant, type PayApp } from '../support/pay-fixtures.ts';
+import type { Database } from '../../../src/db/database.ts';
+import type { GatewayName, RemoteStatus } from '../../../src/gateways/port.ts';
+import { createGateway } from '../../../src/gateways/registry.ts';
+import { cardFieldsFor, ORIGIN, KEYS, tokenA, type Merchant, type PayApp } from '../../support/pay-fixtures.ts';
 
 export type PaidOrder = { orderUid: string; gatewayIds: string[]; paymentIds: number[]; offer?: string };
 

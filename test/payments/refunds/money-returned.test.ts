@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import type { Database } from '../../src/db/database.ts';
-import { createGateway } from '../../src/gateways/registry.ts';
-import { applyPaymentAction, DisputeBeforePaymentError } from '../../src/modules/payments/attempts/gateway-actions.ts';
-import { VOID_ORPHAN_JOB, VOID_SUPERSEDED_JOB } from '../../src/modules/payments/attempts/orphan-capture.ts';
-import { bearer } from '../support/app.ts';
-import { engines } from '../support/engines.ts';
-import { payAtSandbox, runQueuedJobs } from '../support/pay-jobs.ts';
+import type { Database } from '../../../src/db/database.ts';
+import { createGateway } from '../../../src/gateways/registry.ts';
+import { applyPaymentAction, DisputeBeforePaymentError } from '../../../src/modules/payments/attempts/gateway-actions.ts';
+import { VOID_ORPHAN_JOB, VOID_SUPERSEDED_JOB } from '../../../src/modules/payments/attempts/orphan-capture.ts';
+import { bearer } from '../../support/app.ts';
+import { engines } from '../../support/engines.ts';
+import { payAtSandbox, runQueuedJobs } from '../../support/pay-jobs.ts';
 import {
   insertCart,
   insertCharge,
@@ -19,7 +19,7 @@ import {
   type Merchant,
   type PayApp,
   usePayMerchant,
-} from '../support/pay-fixtures.ts';
+} from '../../support/pay-fixtures.ts';
 
 /**
  * An order moves by the money it keeps: a chargeback gives its payment back (the order is refunded, which ends its

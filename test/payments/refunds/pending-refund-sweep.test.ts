@@ -1,25 +1,25 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
-import type { Database } from '../../src/db/database.ts';
-import { sandboxGatewayUrls } from '../../src/gateways/sandbox/server.ts';
-import { createLogger } from '../../src/lib/logger.ts';
-import { sweepPendingRefunds } from '../../src/modules/refunds/pending-refund-sweep.ts';
+import type { Database } from '../../../src/db/database.ts';
+import { sandboxGatewayUrls } from '../../../src/gateways/sandbox/server.ts';
+import { createLogger } from '../../../src/lib/logger.ts';
+import { sweepPendingRefunds } from '../../../src/modules/payments/refunds/pending-refund-sweep.ts';
 import {
   enqueueRefundReconciliation,
   RECONCILE_REFUND_JOB,
   reconcileRefundKey,
-} from '../../src/modules/refunds/refund-reconciliation.ts';
-import { STALE_RESERVATION_MS } from '../../src/modules/refunds/refund-recording.ts';
-import { createWorker } from '../../src/runtime.ts';
-import { engines } from '../support/engines.ts';
+} from '../../../src/modules/payments/refunds/refund-reconciliation.ts';
+import { STALE_RESERVATION_MS } from '../../../src/modules/payments/refunds/refund-recording.ts';
+import { createWorker } from '../../../src/runtime.ts';
+import { engines } from '../../support/engines.ts';
 import {
   cardPagesByGateway,
   orderEventsOf,
   type Merchant,
   type PayApp,
   usePayMerchant,
-} from '../support/pay-fixtures.ts';
+} from '../../support/pay-fixtures.ts';
 import { installRefundDeath, paidByCard, refundThatDies as dyingRefund } from './refund-fixtures.ts';
 
 /**
