@@ -4,7 +4,7 @@ import type { DB } from '../../db/schema.ts';
 import { companyFromHost } from '../accounts/authentication.ts';
 import { businessRule, validationFailed } from '../../http/errors.ts';
 import { findPrimaryCompanyId } from '../accounts/accounts.repo.ts';
-import type { CompanyRef } from '../payment-plans/payment-plans.context.ts';
+import type { CompanyRef } from '../accounts/company-ref.ts';
 import { findProductOwners } from './coupons.repo.ts';
 
 const ID_LIST = /^\s*[1-9][0-9]{0,14}\s*(,\s*[1-9][0-9]{0,14}\s*)*$/;

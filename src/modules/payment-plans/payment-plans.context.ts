@@ -3,6 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import { businessRule, validationFailed } from '../../http/errors.ts';
 import { databaseReads, type PricingReads } from './payment-plans.reads.ts';
 import { findCart, findCartPage, findCharge } from './payment-plans.repo.ts';
+import type { CompanyRef } from '../accounts/company-ref.ts';
 
 /** The query of `GET /payment_plans`, also what pay flows pass to `quoteOption`. */
 export type PricingQuery = {
@@ -18,8 +19,6 @@ export type PricingQuery = {
   /** Where a pay body named each product, so an error names that field rather than the query string's `products[id]`. */
   productField?: (productId: number, part: 'id' | 'quantity') => string;
 };
-
-export type CompanyRef = { accountId: string; companyId: number };
 
 type ContextBase = CompanyRef & { currency: string; couponsEnabled: boolean; preferredPlanId: number | null };
 

@@ -1,13 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { businessRule } from '../../http/errors.ts';
+import type { CompanyRef } from '../accounts/company-ref.ts';
 import { installmentOptions, type InstallmentOption } from '../pricing/installments.ts';
-import {
-  resolvePricingContext,
-  type CompanyRef,
-  type PricingContext,
-  type PricingQuery,
-} from './payment-plans.context.ts';
+import { resolvePricingContext, type PricingContext, type PricingQuery } from './payment-plans.context.ts';
 import { databaseReads, type PricingReads } from './payment-plans.reads.ts';
 import type { PlanRow, PlanSource } from './payment-plans.repo.ts';
 import { contextTotal, type ContextTotal } from './payment-plans.totals.ts';

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { companyFromHost } from '../accounts/authentication.ts';
 import { findPrimaryCompanyId } from '../accounts/accounts.repo.ts';
-import type { CompanyRef } from './payment-plans.context.ts';
+import type { CompanyRef } from '../accounts/company-ref.ts';
 
 /**
  * The company a public request names when no resource does: the per-company host
