@@ -21,6 +21,7 @@ import { registerCouponRoutes } from './modules/coupons/coupons.routes.ts';
 import { registerCustomerRoutes } from './modules/customers/customers.routes.ts';
 import { registerNotificationEndpointRoutes } from './modules/notifications/endpoints.routes.ts';
 import { registerOrderRoutes } from './modules/orders/orders.routes.ts';
+import { createCustomerDeal } from './modules/orders/customer-deal.ts';
 import { registerPaymentPlanRoutes } from './modules/payment-plans/payment-plans.routes.ts';
 import { registerPayRoutes } from './modules/payments/checkout/pay.routes.ts';
 import { registerPaymentReadRoutes } from './modules/payments/reads/payment-reads.routes.ts';
@@ -83,7 +84,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
       api.removeContentTypeParser('text/plain');
       for (const register of [
         registerCatalogRoutes,
-        registerCustomerRoutes,
+        (api: FastifyInstance, context: AppContext) => registerCustomerRoutes(api, context, createCustomerDeal),
         registerOrderRoutes,
         registerCartRoutes,
         registerChargeRoutes,

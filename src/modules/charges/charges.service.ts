@@ -4,7 +4,7 @@ import type { DB } from '../../db/schema.ts';
 import { toMajor } from '../../lib/money.ts';
 import { productDescription } from '../catalog/products.service.ts';
 import { companyBranding, pageBranding, planRef, type Branding } from '../carts/page-branding.ts';
-import { addressOf } from '../orders/order-data.view.ts';
+import { addressOf } from '../customers/customer.view.ts';
 import { findChargeFiles, findChargeInvoices, findChargeProducts, findPlan, type ChargeRow } from './charges.repo.ts';
 import type { ChargeShowSchema } from './charges.schemas.ts';
 

@@ -1,6 +1,6 @@
 import { isValidTaxId } from '../../brazil/documents.ts';
 import { validationFailed, type FieldError } from '../../http/errors.ts';
-import { centsFromBody } from '../orders/money-input.ts';
+import { centsFromBody } from '../../http/money-input.ts';
 import type { CustomerColumns } from './customers.repo.ts';
 
 /** The customer fields a request may send (POST /customers, the customer of POST /orders): the columns, with money in major units. */

@@ -1,7 +1,21 @@
 import type { Static } from 'typebox';
-import { addressOf } from '../orders/order-data.view.ts';
 import type { CustomerRow } from './customers.repo.ts';
 import type { CustomerResponseSchema } from './customers.schemas.ts';
+
+type AddressField = 'street' | 'neighborhood' | 'number' | 'complement' | 'zipcode' | 'city' | 'state';
+
+/** Every address field, null when unset: a customer's, an order's or a charge's. */
+export function addressOf(row: Record<AddressField, string | null>) {
+  return {
+    street: row.street,
+    neighborhood: row.neighborhood,
+    number: row.number,
+    complement: row.complement,
+    zipcode: row.zipcode,
+    city: row.city,
+    state: row.state,
+  };
+}
 
 const stringValues = (meta: unknown): Record<string, string> =>
   Object.fromEntries(

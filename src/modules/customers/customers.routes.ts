@@ -7,9 +7,13 @@ import { errorResponses } from '../../http/schemas.ts';
 import { toCustomerResponse, toPublicCustomerResponse } from './customer.view.ts';
 import { resolveCustomerScope, type CompanyScope } from './customer-scope.ts';
 import { CustomerBody, CustomerResponseSchema } from './customers.schemas.ts';
-import { upsertCustomerWithDeal } from './customers.service.ts';
+import { upsertCustomerWithDeal, type DealCreator } from './customers.service.ts';
 
-export function registerCustomerRoutes(parent: FastifyInstance, { config, database, clock }: AppContext): void {
+export function registerCustomerRoutes(
+  parent: FastifyInstance,
+  { config, database, clock }: AppContext,
+  createDeal: DealCreator,
+): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = database;
   const publicHostname = new URL(config.publicUrl).hostname;
@@ -52,7 +56,14 @@ export function registerCustomerRoutes(parent: FastifyInstance, { config, databa
     },
     async (request) => {
       const scope = await scopeOf(request);
-      const { customer, orderId } = await upsertCustomerWithDeal(db, scope, request.body, clock(), request.log);
+      const { customer, orderId } = await upsertCustomerWithDeal(
+        db,
+        scope,
+        request.body,
+        clock(),
+        request.log,
+        createDeal,
+      );
       const merchant = request.apiKey?.accountId === scope.accountId;
       return merchant
         ? toCustomerResponse(customer, orderId)

@@ -3,13 +3,19 @@ import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
 import { AppError } from '../../http/errors.ts';
-import { createOrder } from '../orders/order-create.service.ts';
 import { customerColumns } from './customer-fields.ts';
 import type { CompanyScope } from './customer-scope.ts';
 import { upsertCustomer, type CustomerRow } from './customers.repo.ts';
 import type { CustomerBody } from './customers.schemas.ts';
 
 type Body = Static<typeof CustomerBody>;
+
+/** Creates the order of a `create_deal` upsert; the orders module provides it (customers import nothing of orders). */
+export type DealCreator = (
+  db: Kysely<DB>,
+  deal: { scope: CompanyScope; customer: CustomerRow; body: Body },
+  now: Date,
+) => Promise<number>;
 
 /**
  * Upserts the customer by email and, with `create_deal`, creates an order for it. The order is
@@ -22,26 +28,12 @@ export async function upsertCustomerWithDeal(
   body: Body,
   now: Date,
   log: FastifyBaseLogger,
+  createDeal: DealCreator,
 ): Promise<{ customer: CustomerRow; orderId: number | null }> {
   const customer = await upsertCustomer(db, scope, customerColumns(body, ''), now);
   if (body.create_deal !== true) return { customer, orderId: null };
   try {
-    const orderId = await db.transaction().execute((trx) =>
-      createOrder(
-        trx,
-        {
-          ...scope,
-          customer: { id: customer.id, minimumRetentionCents: customer.minimum_retention_cents },
-          items: [],
-          mainProductId: body.main_product_id,
-          coupon: body.coupon,
-          scheduledAt: body.scheduled_at,
-          observation: body.observation,
-          cause: 'POST /customers create_deal',
-        },
-        now,
-      ),
-    );
+    const orderId = await createDeal(db, { scope, customer, body }, now);
     return { customer, orderId };
   } catch (error) {
     const reason =

@@ -2,30 +2,13 @@ import type { Static } from 'typebox';
 import { toMajor } from '../../lib/money.ts';
 import type { OrderDetails, OrderRow } from './order-details.repo.ts';
 import type { OrderDataSchema } from './order-data.schema.ts';
+import { addressOf } from '../customers/customer.view.ts';
 
 export type OrderData = Static<typeof OrderDataSchema>;
 
 /** `{ [key]: value }` when the value is set, `{}` otherwise: for the few fields the specification lets a response leave out. */
 export function whenSet<K extends string, V>(key: K, value: V | null | undefined): { [P in K]?: V } {
   return (value === null || value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
-}
-
-export type AddressColumns = Pick<
-  OrderRow,
-  'street' | 'neighborhood' | 'number' | 'complement' | 'zipcode' | 'city' | 'state'
->;
-
-/** Every address field, null when unset. */
-export function addressOf(row: AddressColumns) {
-  return {
-    street: row.street,
-    neighborhood: row.neighborhood,
-    number: row.number,
-    complement: row.complement,
-    zipcode: row.zipcode,
-    city: row.city,
-    state: row.state,
-  };
 }
 
 export const chargeLink = (publicUrl: string, uid: string) => `${publicUrl}/pay/charges/${uid}`;

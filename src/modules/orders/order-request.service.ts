@@ -3,7 +3,7 @@ import type { Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
 import { customerColumns } from '../customers/customer-fields.ts';
 import { upsertCustomer } from '../customers/customers.repo.ts';
-import { centsFromBody } from './money-input.ts';
+import { centsFromBody } from '../../http/money-input.ts';
 import { createOrder, type AttachedPayment } from './order-create.service.ts';
 import type { OrderCreateBody } from './orders.schemas.ts';
 

@@ -1,5 +1,5 @@
-import { validationFailed } from '../../http/errors.ts';
-import { hasAtMostTwoDecimals, toCents } from '../../lib/money.ts';
+import { validationFailed } from './errors.ts';
+import { hasAtMostTwoDecimals, toCents } from '../lib/money.ts';
 
 /** A major-unit amount from a request body in cents; more than two decimals is a 422 naming the field. */
 export function centsFromBody(value: number, field: string): number {
