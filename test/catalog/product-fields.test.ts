@@ -7,7 +7,7 @@ import {
   MerchantDocumentError,
   parseMerchantDocument,
   validateMerchantDocument,
-} from '../../src/modules/accounts/merchant-document.ts';
+} from '../../src/modules/merchant-file/merchant-document.ts';
 import { bearer, type Tenant, useTwoShops } from '../support/app.ts';
 import { engines } from '../support/engines.ts';
 

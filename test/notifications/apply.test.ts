@@ -3,12 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { unseal } from '../../src/lib/crypto.ts';
-import { applyMerchant } from '../../src/modules/accounts/merchant-apply.ts';
+import { applyMerchant } from '../../src/modules/merchant-file/merchant-apply.ts';
 import {
   MerchantDocumentError,
   parseMerchantDocument,
   type MerchantDocument,
-} from '../../src/modules/accounts/merchant-document.ts';
+} from '../../src/modules/merchant-file/merchant-document.ts';
 import { engines } from '../support/engines.ts';
 
 const suffix = randomBytes(3).toString('hex');

@@ -19,9 +19,9 @@ import {
   type WebhookTarget,
 } from '../../src/gateways/sandbox/server.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { ensureDemoCharges, type DemoCharges } from '../../src/modules/accounts/demo-charges.ts';
-import { demoMerchantDocument } from '../../src/modules/accounts/demo-merchant.ts';
-import { applyMerchant, type ApplyResult } from '../../src/modules/accounts/merchant-apply.ts';
+import { ensureDemoCharges, type DemoCharges } from '../../src/modules/merchant-file/demo-charges.ts';
+import { demoMerchantDocument } from '../../src/modules/merchant-file/demo-merchant.ts';
+import { applyMerchant, type ApplyResult } from '../../src/modules/merchant-file/merchant-apply.ts';
 import type { Worker } from '../../src/jobs/worker.ts';
 import { createWorker } from '../../src/runtime.ts';
 import { testConfig } from './app.ts';

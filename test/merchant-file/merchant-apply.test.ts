@@ -6,12 +6,12 @@ import { sql } from 'kysely';
 import type { Database } from '../../src/db/database.ts';
 import { unseal } from '../../src/lib/crypto.ts';
 import { generateKey, verifyKey } from '../../src/modules/accounts/api-keys.ts';
-import { applyMerchant, MerchantApplyError, type ApplyResult } from '../../src/modules/accounts/merchant-apply.ts';
+import { applyMerchant, MerchantApplyError, type ApplyResult } from '../../src/modules/merchant-file/merchant-apply.ts';
 import {
   MerchantDocumentError,
   parseMerchantDocument,
   type MerchantDocument,
-} from '../../src/modules/accounts/merchant-document.ts';
+} from '../../src/modules/merchant-file/merchant-document.ts';
 import { engines } from '../support/engines.ts';
 
 const EXAMPLE = readFileSync(new URL('../../examples/merchant.yaml', import.meta.url), 'utf8');

@@ -4,13 +4,13 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { Database } from '../../src/db/database.ts';
-import { applyMerchant } from '../../src/modules/accounts/merchant-apply.ts';
+import { applyMerchant } from '../../src/modules/merchant-file/merchant-apply.ts';
 import {
   MerchantDocumentError,
   parseMerchantDocument,
   validateMerchantDocument,
   type MerchantDocument,
-} from '../../src/modules/accounts/merchant-document.ts';
+} from '../../src/modules/merchant-file/merchant-document.ts';
 import { engines } from '../support/engines.ts';
 
 const EXAMPLE = readFileSync(new URL('../../examples/merchant.yaml', import.meta.url), 'utf8');
