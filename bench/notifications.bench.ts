@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import type { Database } from '../src/db/database.ts';
 import { Worker } from '../src/jobs/worker.ts';
+import { registerOrderTransitionHooks } from '../src/order-hooks.ts';
 import { notificationJobHandlers } from '../src/modules/notifications/delivery.job.ts';
 import { createEndpoint } from '../src/modules/notifications/endpoints.service.ts';
 import { createTenant, type Tenant } from '../test/support/app.ts';
@@ -33,6 +34,7 @@ async function transitionsPerSecond(
 }
 
 export async function run(): Promise<BenchResult> {
+  registerOrderTransitionHooks();
   const { database, drop } = await freshBenchDatabase();
   const masterKey = randomBytes(32);
   const receiver = new Receiver({ secrets: [], now: () => new Date() });

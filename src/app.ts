@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext, AppDependencies } from './http/app-context.ts';
+import { registerOrderTransitionHooks } from './order-hooks.ts';
 import { assertPublicAccess, registerAuthentication } from './modules/accounts/authentication.ts';
 import { registerCors } from './http/cors.ts';
 import { registerDocs } from './http/docs.ts';
@@ -40,6 +41,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
 /** Builds the HTTP application; no I/O happens until it listens or is injected into. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  registerOrderTransitionHooks();
   const context: AppContext = { clock: () => new Date(), gatewayUrls: { ...deps.config.gatewayUrls }, ...deps };
   const { config, database } = context;
   const app = Fastify({

@@ -17,6 +17,7 @@ import { NotificationUsageError, runNotificationsCommand } from './modules/notif
 import { runWebhooksCommand, WebhookCommandError, WebhookUsageError } from './modules/webhooks/webhooks.cli.ts';
 import { createWorker, openConfiguredDatabase, startServer, stopOnSignals } from './runtime.ts';
 import { startLocalSandboxes } from './sandbox-runtime.ts';
+import { registerOrderTransitionHooks } from './order-hooks.ts';
 
 const USAGE = `Usage: checkout <command> [options]
 
@@ -288,6 +289,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const command = commands[name];
+  registerOrderTransitionHooks();
   if (!command) throw new UsageError(`unknown command "${name}"\n\n${USAGE}`);
   await command(args, loadConfig());
 }

@@ -18,6 +18,7 @@ import { webhookDeadJobHandlers, webhookJobHandlers } from './modules/webhooks/w
 import { Worker } from './jobs/worker.ts';
 import { type JobHandler } from './queue/job-handler.ts';
 import { startLocalSandboxes } from './sandbox-runtime.ts';
+import { registerOrderTransitionHooks } from './order-hooks.ts';
 
 export async function openConfiguredDatabase(config: Config): Promise<Database> {
   return config.databaseUrl
@@ -29,6 +30,7 @@ export type WorkerDeps = PaymentJobDeps & { notifications: DeliverySettings };
 
 /** Every job type the worker knows; modules add their handlers here. */
 export function jobHandlers(deps: WorkerDeps): Record<string, JobHandler> {
+  registerOrderTransitionHooks();
   return {
     ...maintenanceHandlers(deps.clock),
     ...paymentJobHandlers(deps),

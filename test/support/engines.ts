@@ -6,6 +6,7 @@ import { setTimeout } from 'node:timers/promises';
 import pg from 'pg';
 import { openDatabase, type Database, type Engine } from '../../src/db/database.ts';
 import { loadMigrations, migrate } from '../../src/db/migrate.ts';
+import { registerOrderTransitionHooks } from '../../src/order-hooks.ts';
 
 export type EngineCase = {
   name: Engine;
@@ -20,6 +21,8 @@ export type EngineCase = {
  * Under CI=true a missing DATABASE_URL is an error, so PostgreSQL coverage never disappears silently.
  */
 export function engines(): EngineCase[] {
+  // Every process registers them at start-up; a test that moves orders without building the app needs them too.
+  registerOrderTransitionHooks();
   const url = process.env.DATABASE_URL;
   if (!url && process.env.CI === 'true')
     throw new Error('CI=true but DATABASE_URL is not set: the PostgreSQL run cannot be skipped');

@@ -1,10 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { notifyOrderTransition } from '../notifications/notify.ts';
-import { endSubscriptionOfRefundedOrder } from '../payments/subscriptions/subscription-end.ts';
 import { releaseBooking } from '../scheduling/scheduling.repo.ts';
 import { insertTransitionEvent } from './order-events.repo.ts';
 import { findAuthorizedInvoice } from './order-invoices.repo.ts';
+import { runOrderTransitionHooks } from './order-transition-hooks.ts';
 
 /** The eight order statuses of the specification (States and transitions). */
 export const ORDER_STATUSES = [
@@ -66,8 +65,8 @@ export type TransitionResult =
 /**
  * Moves an order to `to` when the table allows it from its current status: a conditional UPDATE
  * (`WHERE status IN (allowed sources)`) and an `order.status_changed` event in one statement, then the
- * merchant notification it causes, all on `trx`, which must be a transaction; an order refunded in full also
- * ends the subscription it started. A refused transition changes nothing.
+ * hooks other modules registered (the merchant notification it causes; an order refunded in full ends the
+ * subscription it started), all on `trx`, which must be a transaction. A refused transition changes nothing.
  */
 export async function transitionOrder(trx: Kysely<DB>, request: TransitionRequest): Promise<TransitionResult> {
   const at = request.at ?? new Date();
@@ -124,8 +123,13 @@ export async function transitionOrder(trx: Kysely<DB>, request: TransitionReques
     .executeTakeFirst();
   if (!row || row.updated_id === null) return { changed: false, current: row?.status as OrderStatus | undefined };
   const from = row.status as OrderStatus;
-  await notifyOrderTransition(trx, { accountId: request.accountId, orderId: request.orderId, status: request.to, at });
-  if (request.to === 'refunded') await endSubscriptionOfRefundedOrder(trx, request.accountId, request.orderId, at);
+  await runOrderTransitionHooks(trx, {
+    accountId: request.accountId,
+    orderId: request.orderId,
+    from,
+    to: request.to,
+    at,
+  });
   // A cancelled or refunded order keeps no appointment: its slot is bookable again.
   if (request.to === 'refunded' || request.to === 'cancelled')
     await releaseBooking(trx, request.accountId, request.orderId);
