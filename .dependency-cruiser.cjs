@@ -1,7 +1,6 @@
 // Import boundaries of src/ (ARCHITECTURE.md): a module is entered through its index.ts, no import cycles,
 // and no import up the layers lib/brazil/db/config ← http/gateways/queue ← modules ← jobs/web/app/runtime.
-// Violations the code had when the rules came are listed in .dependency-cruiser-known-violations.json;
-// `npm run lint:deps` fails on any other.
+// `npm run lint:deps` fails on any violation.
 const ENTRY_POINTS = '^src/(main|runtime|cluster|sandbox-runtime|app|order-hooks)[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */

@@ -6,15 +6,23 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { migrate } from './db/migrate.ts';
 import { wholeSecondsArgument } from './lib/cli-numbers.ts';
 import { createLogger } from './lib/logger.ts';
-import { rotateKey } from './modules/accounts/api-keys.ts';
-import { seedDemo, type DemoSeedResult } from './modules/merchant-file/demo-seed.ts';
-import { applyMerchant, MerchantApplyError } from './modules/merchant-file/merchant-apply.ts';
-import { MerchantDocumentError, parseMerchantDocument } from './modules/merchant-file/merchant-document.ts';
-import { demoOwnerSignInLink, runUsersCommand, UsersUsageError } from './modules/dashboard/users.cli.ts';
-import { deliverySettings } from './modules/notifications/delivery.job.ts';
-import { NotificationInputError } from './modules/notifications/endpoints.service.ts';
-import { NotificationUsageError, runNotificationsCommand } from './modules/notifications/notifications.cli.ts';
-import { runWebhooksCommand, WebhookCommandError, WebhookUsageError } from './modules/webhooks/webhooks.cli.ts';
+import { rotateKey } from './modules/accounts/index.ts';
+import {
+  applyMerchant,
+  type DemoSeedResult,
+  MerchantApplyError,
+  MerchantDocumentError,
+  parseMerchantDocument,
+  seedDemo,
+} from './modules/merchant-file/index.ts';
+import { demoOwnerSignInLink, runUsersCommand, UsersUsageError } from './modules/dashboard/index.ts';
+import {
+  deliverySettings,
+  NotificationInputError,
+  NotificationUsageError,
+  runNotificationsCommand,
+} from './modules/notifications/index.ts';
+import { runWebhooksCommand, WebhookCommandError, WebhookUsageError } from './modules/webhooks/index.ts';
 import { createWorker, openConfiguredDatabase, startServer, stopOnSignals } from './runtime.ts';
 import { startLocalSandboxes } from './sandbox-runtime.ts';
 import { registerOrderTransitionHooks } from './order-hooks.ts';

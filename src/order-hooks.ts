@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { DB } from './db/schema.ts';
-import { notifyOrderTransition } from './modules/notifications/notify.ts';
-import { onOrderTransition, type OrderTransition } from './modules/orders/order-transition-hooks.ts';
-import { endSubscriptionOfRefundedOrder } from './modules/payments/subscriptions/subscription-end.ts';
+import { notifyOrderTransition } from './modules/notifications/index.ts';
+import { onOrderTransition, type OrderTransition } from './modules/orders/index.ts';
+import { endSubscriptionOfRefundedOrder } from './modules/payments/index.ts';
 
 const notifyMerchant = (trx: Kysely<DB>, transition: OrderTransition) =>
   notifyOrderTransition(trx, {

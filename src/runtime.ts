@@ -8,13 +8,12 @@ import { maintenanceHandlers, scheduleMaintenance } from './jobs/maintenance.ts'
 import { paymentJobHandlers, type PaymentJobDeps } from './jobs/payment-jobs.ts';
 import {
   deliverySettings,
+  type DeliverySettings,
   notificationDeadJobHandlers,
   notificationJobHandlers,
-  type DeliverySettings,
-} from './modules/notifications/delivery.job.ts';
-import { scheduleDueRenewals } from './modules/payments/subscriptions/subscription-renewal.ts';
-import { sweepPendingRefunds } from './modules/payments/refunds/pending-refund-sweep.ts';
-import { webhookDeadJobHandlers, webhookJobHandlers } from './modules/webhooks/webhook-jobs.ts';
+} from './modules/notifications/index.ts';
+import { scheduleDueRenewals, sweepPendingRefunds } from './modules/payments/index.ts';
+import { webhookDeadJobHandlers, webhookJobHandlers } from './modules/webhooks/index.ts';
 import { Worker } from './jobs/worker.ts';
 import { type JobHandler } from './queue/job-handler.ts';
 import { startLocalSandboxes } from './sandbox-runtime.ts';

@@ -1,17 +1,22 @@
-import { RELEASE_PAID_ORDER_JOB, releaseConfirmedOrder } from '../modules/payments/settlement/paid-order-release.ts';
-import type { GatewayDeps } from '../modules/payments/attempts/pay-gateways.ts';
 import {
+  EXPIRE_PIX_JOB,
   expirePix,
+  type GatewayDeps,
+  RECONCILE_JOB,
+  RECONCILE_REFUND_JOB,
   reconcilePayment,
+  reconcileStaleRefund,
+  RECOVER_INTENT_JOB,
   recoverIntent,
+  RELEASE_PAID_ORDER_JOB,
+  releaseConfirmedOrder,
+  RENEW_JOB,
+  renewSubscription,
+  VOID_ORPHAN_JOB,
+  VOID_SUPERSEDED_JOB,
   voidOrphanCapture,
   voidSupersededAttempt,
-} from '../modules/payments/attempts/payment-jobs.service.ts';
-import { VOID_ORPHAN_JOB, VOID_SUPERSEDED_JOB } from '../modules/payments/attempts/orphan-capture.ts';
-import { EXPIRE_PIX_JOB, RECONCILE_JOB, RECOVER_INTENT_JOB } from '../modules/payments/attempts/payment-record.ts';
-import { renewSubscription } from '../modules/payments/subscriptions/subscription-renewal.ts';
-import { RECONCILE_REFUND_JOB, reconcileStaleRefund } from '../modules/payments/refunds/refund-reconciliation.ts';
-import { RENEW_JOB } from '../modules/payments/subscriptions/subscriptions.ts';
+} from '../modules/payments/index.ts';
 import type { JobHandler } from '../queue/job-handler.ts';
 
 export type PaymentJobDeps = GatewayDeps & { clock: () => Date };

@@ -14,7 +14,13 @@ import {
 } from '../queue/jobs.repo.ts';
 import { DEFAULT_LANES, LANE_NAMES, type LaneName, type LaneSettings } from '../queue/lanes.ts';
 import { onJobsDue } from '../queue/wake.ts';
-import { JobDeferral, type DeadJobHandler, type Job, type JobHandler, type WorkerLogger } from '../queue/job-handler.ts';
+import {
+  JobDeferral,
+  type DeadJobHandler,
+  type Job,
+  type JobHandler,
+  type WorkerLogger,
+} from '../queue/job-handler.ts';
 
 export type WorkerOptions = {
   database: Database;

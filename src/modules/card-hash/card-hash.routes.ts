@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { TSchema } from 'typebox';
 import type { AppContext } from '../../http/app-context.ts';
-import { assertPublicAccess } from '../accounts/authentication.ts';
+import { assertPublicAccess } from '../accounts/index.ts';
 import { validationFailed } from '../../http/errors.ts';
-import { findCharge } from '../charges/charges.repo.ts';
+import { findCharge } from '../charges/index.ts';
 import { findCartOwner, findCheckoutPageOwner } from './card-hash.repo.ts';
 import {
   CardHashKeySchema,

@@ -6,8 +6,7 @@ import { GatewayUnavailableError, type GatewayAccount } from '../../gateways/por
 import { gatewayCClient } from '../../gateways/registry.ts';
 import { AppError, businessRule, validationFailed } from '../../http/errors.ts';
 import { unseal } from '../../lib/crypto.ts';
-import type { ChargeRow } from '../charges/charges.repo.ts';
-import { chargeBranding } from '../charges/charges.service.ts';
+import { chargeBranding, type ChargeRow } from '../charges/index.ts';
 import { findGatewayCIntegration, findKey, markKeyConsumed, saveIssuedKey } from './card-hash.repo.ts';
 
 /** Where a key is asked for: the owning account and company, and the gateway the context pays with. */

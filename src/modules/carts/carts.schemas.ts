@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { HttpUrl, IntegerId, KeyValue, Money, Nullable, Uuid, VisibleText } from '../../http/schemas.ts';
-import { CustomerField } from '../customers/customers.schemas.ts';
-import { PAYMENT_METHODS } from '../orders/orders.schemas.ts';
+import { CustomerField } from '../customers/index.ts';
+import { PAYMENT_METHODS } from '../orders/index.ts';
 
 export const CartPageParams = Type.Object(
   { id: Uuid({ description: 'cart page UUID' }) },

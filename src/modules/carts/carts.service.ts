@@ -4,7 +4,7 @@ import type { Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
 import { assertWithinAmountLimit } from '../../http/amount-limits.ts';
 import { businessRule, notFound, validationFailed, type FieldError } from '../../http/errors.ts';
-import { checkedIdentification } from '../customers/customer-fields.ts';
+import { checkedIdentification } from '../customers/index.ts';
 import { centsFromBody, optionalCentsFromBody } from '../../http/money-input.ts';
 import { findCartPage, findCartProducts, insertCart } from './carts.repo.ts';
 import type { CartCreateBody, CartCustomerBody, CartItemBody } from './carts.schemas.ts';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../http/app-context.ts';
-import { requireAccount } from '../accounts/authentication.ts';
+import { requireAccount } from '../accounts/index.ts';
 import { errorResponses, NoQuery } from '../../http/schemas.ts';
 import {
   CheckoutPageIdParams,

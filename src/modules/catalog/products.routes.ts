@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../http/app-context.ts';
-import { assertPublicAccess, requireAccount } from '../accounts/authentication.ts';
+import { assertPublicAccess, requireAccount } from '../accounts/index.ts';
 import { notFound } from '../../http/errors.ts';
 import { errorResponses, NoQuery } from '../../http/schemas.ts';
 import { toMajor } from '../../lib/money.ts';

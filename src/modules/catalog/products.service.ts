@@ -4,7 +4,7 @@ import type { Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
 import { AppError, businessRule, validationFailed } from '../../http/errors.ts';
 import { hasAtMostTwoDecimals, toCents, toMajor } from '../../lib/money.ts';
-import { findPrimaryCompanyId } from '../accounts/accounts.repo.ts';
+import { findPrimaryCompanyId } from '../accounts/index.ts';
 import type { ProductCreateBody, ProductCreateResponseSchema, ProductShowSchema } from './catalog.schemas.ts';
 import { findGatewayPublicKey, type findProduct } from './products.repo.ts';
 

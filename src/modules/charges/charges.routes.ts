@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../http/app-context.ts';
-import { assertPublicAccess } from '../accounts/authentication.ts';
+import { assertPublicAccess } from '../accounts/index.ts';
 import { notFound } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { findCharge } from './charges.repo.ts';

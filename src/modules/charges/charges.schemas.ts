@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { Nullable, Uuid } from '../../http/schemas.ts';
-import { BrandingFields } from '../carts/carts.schemas.ts';
-import { AddressSchema } from '../customers/customers.schemas.ts';
+import { BrandingFields } from '../carts/index.ts';
+import { AddressSchema } from '../customers/index.ts';
 
 export const ChargeParams = Type.Object({ id: Uuid({ description: 'order UID' }) }, { additionalProperties: false });
 

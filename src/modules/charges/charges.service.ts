@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
 import { toMajor } from '../../lib/money.ts';
-import { productDescription } from '../catalog/products.service.ts';
-import { companyBranding, pageBranding, planRef, type Branding } from '../carts/page-branding.ts';
-import { addressOf } from '../customers/customer.view.ts';
+import { productDescription } from '../catalog/index.ts';
+import { type Branding, companyBranding, pageBranding, planRef } from '../carts/index.ts';
+import { addressOf } from '../customers/index.ts';
 import { findChargeFiles, findChargeInvoices, findChargeProducts, findPlan, type ChargeRow } from './charges.repo.ts';
 import type { ChargeShowSchema } from './charges.schemas.ts';
 

@@ -1,10 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { companyFromHost } from '../accounts/authentication.ts';
+import { companyFromHost, type CompanyRef, findPrimaryCompanyId } from '../accounts/index.ts';
 import { businessRule, validationFailed } from '../../http/errors.ts';
-import { findPrimaryCompanyId } from '../accounts/accounts.repo.ts';
-import type { CompanyRef } from '../accounts/company-ref.ts';
 import { findProductOwners } from './coupons.repo.ts';
 
 const ID_LIST = /^\s*[1-9][0-9]{0,14}\s*(,\s*[1-9][0-9]{0,14}\s*)*$/;

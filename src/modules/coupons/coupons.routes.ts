@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../http/app-context.ts';
-import { assertPublicAccess } from '../accounts/authentication.ts';
+import { assertPublicAccess } from '../accounts/index.ts';
 import { businessRule } from '../../http/errors.ts';
 import { toMajor } from '../../lib/money.ts';
 import { couponCompany, parseProductIdList } from './coupon-validation.ts';

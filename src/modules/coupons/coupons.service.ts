@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { CouponRule } from '../pricing/totals.ts';
+import type { CouponRule } from '../pricing/index.ts';
 
 export type CouponRefusal = 'not_found' | 'expired' | 'exhausted' | 'not_applicable';
 

@@ -1,9 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { assertPublicAccess, companyFromHost } from '../accounts/authentication.ts';
+import { assertPublicAccess, companyFromHost, findPrimaryCompanyId } from '../accounts/index.ts';
 import { forbidden, validationFailed } from '../../http/errors.ts';
-import { findPrimaryCompanyId } from '../accounts/accounts.repo.ts';
 
 export type CompanyScope = { accountId: string; companyId: number };
 

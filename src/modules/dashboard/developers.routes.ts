@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../http/app-context.ts';
 import { notFound } from '../../http/errors.ts';
 import { errorResponses, NoQuery, Uuid } from '../../http/schemas.ts';
-import { generateKey, rotateKey, storeKey } from '../accounts/api-keys.ts';
+import { generateKey, rotateKey, storeKey } from '../accounts/index.ts';
 import { recordAudit } from './audit.ts';
 import { actorOf } from './dashboard-http.ts';
 import { Empty } from './dashboard.schemas.ts';

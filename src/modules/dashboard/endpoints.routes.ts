@@ -4,17 +4,19 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../http/app-context.ts';
 import { AppError, notFound, validationFailed } from '../../http/errors.ts';
 import { errorResponses, NoQuery } from '../../http/schemas.ts';
-import { findEndpointOfAccount, listEndpoints } from '../notifications/endpoints.repo.ts';
-import { EndpointIdParams, MAX_GRACE_SECONDS } from '../notifications/endpoints.schemas.ts';
 import {
   createEndpoint,
   DuplicateEndpointUrlError,
+  EndpointIdParams,
   endpointUrlProblem,
   endpointView,
   eventTypesProblem,
+  findEndpointOfAccount,
+  listEndpoints,
+  MAX_GRACE_SECONDS,
   rotateEndpointSecret,
   setEndpointEnabled,
-} from '../notifications/endpoints.service.ts';
+} from '../notifications/index.ts';
 import { recordAudit } from './audit.ts';
 import { actorOf } from './dashboard-http.ts';
 import { dashboardConfig, tags } from './route-options.ts';

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { findOrderPage, type OrderListFilter } from '../orders/orders-list.repo.ts';
+import { findOrderPage, type OrderListFilter } from '../orders/index.ts';
 
 const PAGE = 500;
 const HEADER = [

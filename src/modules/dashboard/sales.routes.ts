@@ -5,11 +5,17 @@ import type { AppContext } from '../../http/app-context.ts';
 import { CalendarDate } from '../../http/date-range.ts';
 import { AppError, notFound, validationFailed } from '../../http/errors.ts';
 import { errorResponses, IntegerId } from '../../http/schemas.ts';
-import { OrderDataSchema, OrdersIndexSchema } from '../orders/order-data.schema.ts';
-import { toOrderData } from '../orders/order-data.view.ts';
-import { OrderIdParams, OrderListQuery } from '../orders/orders.schemas.ts';
-import { findOrderDetails, listFilter, listOrders } from '../orders/orders.service.ts';
-import { refundPayment } from '../payments/refunds/refunds.service.ts';
+import {
+  findOrderDetails,
+  listFilter,
+  listOrders,
+  OrderDataSchema,
+  OrderIdParams,
+  OrderListQuery,
+  OrdersIndexSchema,
+  toOrderData,
+} from '../orders/index.ts';
+import { refundPayment } from '../payments/index.ts';
 import { recordAudit } from './audit.ts';
 import { actorOf } from './dashboard-http.ts';
 import { Empty } from './dashboard.schemas.ts';

@@ -1,8 +1,8 @@
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import { deriveSecret } from '../../lib/crypto.ts';
-import { ensureDashboardUser } from '../dashboard/users.repo.ts';
-import { composeKey } from '../accounts/api-keys.ts';
+import { ensureDashboardUser } from '../dashboard/index.ts';
+import { composeKey } from '../accounts/index.ts';
 import { ensureDemoCharges, type DemoCharges } from './demo-charges.ts';
 import { demoMerchantDocument, otherMerchantDocument } from './demo-merchant.ts';
 import { applyMerchant, type ApplyResult } from './merchant-apply.ts';

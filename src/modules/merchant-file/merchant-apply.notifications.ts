@@ -1,6 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { findEndpointByUrl } from '../notifications/endpoints.repo.ts';
-import { changeEndpoint, createEndpoint } from '../notifications/endpoints.service.ts';
+import { changeEndpoint, createEndpoint, findEndpointByUrl } from '../notifications/index.ts';
 import type { NotificationEndpointDocument } from './merchant-document.ts';
 import { resolved, type Trx } from './merchant-apply.support.ts';
 

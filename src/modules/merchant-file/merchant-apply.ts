@@ -3,7 +3,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Database } from '../../db/database.ts';
 import type { Accounts } from '../../db/schema.ts';
 import { constantTimeEqual } from '../../lib/crypto.ts';
-import { generateKey, storeKey, type IssuedKey } from '../accounts/api-keys.ts';
+import { generateKey, type IssuedKey, storeKey } from '../accounts/index.ts';
 import { validateMerchantDocument, type MerchantDocument } from './merchant-document.ts';
 import { applyCatalog } from './merchant-apply.catalog.ts';
 import {

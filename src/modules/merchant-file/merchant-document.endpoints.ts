@@ -1,4 +1,4 @@
-import { endpointUrlProblem } from '../notifications/endpoints.service.ts';
+import { endpointUrlProblem } from '../notifications/index.ts';
 import type { MerchantDocument } from './merchant-document.schema.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { isValidCnpj } from '../../brazil/documents.ts';
 import { hasAtMostTwoDecimals } from '../../lib/money.ts';
-import { isValidAllowedHost } from '../accounts/allowed-hosts.ts';
+import { isValidAllowedHost } from '../accounts/index.ts';
 import { documentUrlProblem, notificationEndpointProblems } from './merchant-document.endpoints.ts';
 import { BASIC_AUTH_RECEIVERS, type CompanyDocument, type MerchantDocument } from './merchant-document.schema.ts';
 

@@ -1,7 +1,7 @@
 import { Type, type Static, type TProperties } from 'typebox';
 import { Instant } from '../../http/date-range.ts';
 import { HttpUrl, VisibleText } from '../../http/schemas.ts';
-import { NOTIFICATION_EVENT_TYPES } from '../notifications/event-types.ts';
+import { NOTIFICATION_EVENT_TYPES } from '../notifications/index.ts';
 
 /** The same rule as the companies.slug CHECK, used for every slug in the document. */
 export const SLUG_PATTERN = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';

@@ -2,11 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../http/app-context.ts';
-import { requireAccount } from '../accounts/authentication.ts';
+import { ownedCompanyIds, requireAccount } from '../accounts/index.ts';
 import { AppError, notFound, validationFailed, type FieldError } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { absentBodyAsEmpty } from '../../http/validation.ts';
-import { ownedCompanyIds } from '../accounts/accounts.repo.ts';
 import { findDeliveryOfAccount, listDeliveriesOfEndpoint, type DeliveryRow } from './deliveries.repo.ts';
 import { findEndpointByUrl, findEndpointOfAccount, listEndpoints, type EndpointRow } from './endpoints.repo.ts';
 import {

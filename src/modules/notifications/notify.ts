@@ -3,8 +3,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { enqueueJob } from '../../queue/outbox.ts';
 import { toMajor } from '../../lib/money.ts';
-import { loadOrderDetails } from '../orders/order-details.repo.ts';
-import { toOrderData, whenSet, type OrderData } from '../orders/order-data.view.ts';
+import { loadOrderDetails, type OrderData, toOrderData, whenSet } from '../orders/index.ts';
 import { enabledEndpoints } from './endpoints.repo.ts';
 import { ID_PREFIX, ORDER_STATUS_EVENTS, PAYMENT_STATUS_EVENTS, type NotificationEventType } from './event-types.ts';
 import {

@@ -1,4 +1,4 @@
-import type { DealCreator } from '../customers/customers.service.ts';
+import type { DealCreator } from '../customers/index.ts';
 import { createOrder } from './order-create.service.ts';
 
 /** The order `POST /customers` creates with `create_deal`: the customer's, with no items yet. */

@@ -1,8 +1,36 @@
 import { assertWithinAmountLimit } from '../../http/amount-limits.ts';
 import { businessRule, validationFailed } from '../../http/errors.ts';
-import type { OrderAmounts } from '../pricing/totals.ts';
+import type { OrderAmounts } from '../pricing/index.ts';
 import type { ProductRow } from './order-create.repo.ts';
-import type { OrderDraft } from './order-create.service.ts';
+
+export type AttachedPayment = {
+  gateway: string;
+  gatewayId?: string;
+  paymentPlanId?: number;
+  amountCents: number;
+  method?: 'credit_card' | 'bank_slip' | 'pix';
+  installments?: number;
+  paidAt?: Date;
+};
+
+export type OrderDraft = {
+  accountId: string;
+  companyId: number;
+  customer: { id: number; minimumRetentionCents: number | null };
+  items: Array<{ productId: number; quantity: number }>;
+  mainProductId?: number;
+  coupon?: string;
+  date?: string;
+  scheduledAt?: string;
+  observation?: string;
+  meta?: Record<string, unknown>;
+  crmInfo?: { create_deal?: boolean; list_ids?: string; url?: string; tags?: string };
+  skipContentRelease?: boolean;
+  calculateRetention?: boolean;
+  payments?: AttachedPayment[];
+  /** Why the order exists, recorded on its `order.created` event. */
+  cause: string;
+};
 
 /**
  * Every amount the order would store stays within the service's limit, so the order never reaches the

@@ -2,16 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { AppError, businessRule, validationFailed } from '../../http/errors.ts';
-import { claimCouponForOrder } from '../coupons/coupon-usage.ts';
-import { CouponError, findUsableCoupon, type UsableCoupon } from '../coupons/coupons.service.ts';
-import { divideRoundHalfUp } from '../pricing/rounding.ts';
-import { orderAmounts } from '../pricing/totals.ts';
+import { claimCouponForOrder, CouponError, findUsableCoupon, type UsableCoupon } from '../coupons/index.ts';
+import { divideRoundHalfUp, orderAmounts } from '../pricing/index.ts';
 import { dateIn } from './company-calendar.ts';
 import {
   assertHasItems,
   assertOrderWithinLimit,
   assertPaymentsRecordable,
   assertPositiveTotal,
+  type OrderDraft,
 } from './order-create.rules.ts';
 import { appendOrderEvent } from './order-events.repo.ts';
 import {
@@ -27,35 +26,6 @@ import {
 import { transitionOrder } from './order-status.ts';
 
 const OUR_GATEWAYS = new Set(['gateway_a', 'gateway_b', 'gateway_c', 'bank']);
-
-export type AttachedPayment = {
-  gateway: string;
-  gatewayId?: string;
-  paymentPlanId?: number;
-  amountCents: number;
-  method?: 'credit_card' | 'bank_slip' | 'pix';
-  installments?: number;
-  paidAt?: Date;
-};
-
-export type OrderDraft = {
-  accountId: string;
-  companyId: number;
-  customer: { id: number; minimumRetentionCents: number | null };
-  items: Array<{ productId: number; quantity: number }>;
-  mainProductId?: number;
-  coupon?: string;
-  date?: string;
-  scheduledAt?: string;
-  observation?: string;
-  meta?: Record<string, unknown>;
-  crmInfo?: { create_deal?: boolean; list_ids?: string; url?: string; tags?: string };
-  skipContentRelease?: boolean;
-  calculateRetention?: boolean;
-  payments?: AttachedPayment[];
-  /** Why the order exists, recorded on its `order.created` event. */
-  cause: string;
-};
 
 async function pricedItems(
   db: Kysely<DB>,

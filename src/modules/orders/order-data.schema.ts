@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { Nullable } from '../../http/schemas.ts';
-import { AddressSchema } from '../customers/customers.schemas.ts';
+import { AddressSchema } from '../customers/index.ts';
 
 const AnyObject = (description?: string) =>
   Type.Object({}, { additionalProperties: true, ...(description ? { description } : {}) });

@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import { toMajor } from '../../lib/money.ts';
 import type { OrderDetails, OrderRow } from './order-details.repo.ts';
 import type { OrderDataSchema } from './order-data.schema.ts';
-import { addressOf } from '../customers/customer.view.ts';
+import { addressOf } from '../customers/index.ts';
 
 export type OrderData = Static<typeof OrderDataSchema>;
 

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Static } from 'typebox';
 import type { DB } from '../../db/schema.ts';
-import { customerColumns } from '../customers/customer-fields.ts';
-import { upsertCustomer } from '../customers/customers.repo.ts';
+import { customerColumns, upsertCustomer } from '../customers/index.ts';
 import { centsFromBody } from '../../http/money-input.ts';
-import { createOrder, type AttachedPayment } from './order-create.service.ts';
+import type { AttachedPayment } from './order-create.rules.ts';
+import { createOrder } from './order-create.service.ts';
 import type { OrderCreateBody } from './orders.schemas.ts';
 
 type CreateBody = Static<typeof OrderCreateBody>;

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { CalendarDate, Instant } from '../../http/date-range.ts';
 import { HttpUrl, IntegerId, KeyValue, Money, Uuid } from '../../http/schemas.ts';
-import { AddressFields, CustomerField } from '../customers/customers.schemas.ts';
+import { AddressFields, CustomerField } from '../customers/index.ts';
 import { ORDER_STATUSES } from './order-status.ts';
 
 export const DEFAULT_PAGE_SIZE = 25;

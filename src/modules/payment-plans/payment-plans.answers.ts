@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { CouponRow } from '../coupons/coupons.service.ts';
+import type { CouponRow } from '../coupons/index.ts';
 import type { PricingContext, PricingQuery } from './payment-plans.context.ts';
 import type { CachedPricingReads } from './payment-plans.reads.ts';
 import type { PaymentPlanOptionsSchema } from './payment-plans.schemas.ts';

@@ -3,7 +3,7 @@ import type { DB } from '../../db/schema.ts';
 import { businessRule, validationFailed } from '../../http/errors.ts';
 import { databaseReads, type PricingReads } from './payment-plans.reads.ts';
 import { findCart, findCartPage, findCharge } from './payment-plans.repo.ts';
-import type { CompanyRef } from '../accounts/company-ref.ts';
+import type { CompanyRef } from '../accounts/index.ts';
 
 /** The query of `GET /payment_plans`, also what pay flows pass to `quoteOption`. */
 export type PricingQuery = {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { findCoupon, type CouponRow, type CouponScope } from '../coupons/coupons.service.ts';
+import { type CouponRow, type CouponScope, findCoupon } from '../coupons/index.ts';
 import {
   findCheckoutPage,
   listPageProducts,

@@ -1,5 +1,5 @@
 import { sql, type Expression, type Kysely } from 'kysely';
-import { SETTLED_PAYMENT_STATUSES } from '../orders/payment-states.ts';
+import { SETTLED_PAYMENT_STATUSES } from '../orders/index.ts';
 import type { DB } from '../../db/schema.ts';
 
 /** A filter value, or a reference to the enclosing query's column when the read is a subquery of a larger one. */

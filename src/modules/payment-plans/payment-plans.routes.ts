@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../http/app-context.ts';
-import { assertPublicAccess } from '../accounts/authentication.ts';
+import { assertPublicAccess } from '../accounts/index.ts';
 import { rememberedAnswers } from './payment-plans.answers.ts';
 import { resolvePricingContext } from './payment-plans.context.ts';
 import { cachedCheckoutPageReads } from './payment-plans.reads.ts';

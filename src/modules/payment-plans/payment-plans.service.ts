@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { businessRule } from '../../http/errors.ts';
-import type { CompanyRef } from '../accounts/company-ref.ts';
-import { installmentOptions, type InstallmentOption } from '../pricing/installments.ts';
+import type { CompanyRef } from '../accounts/index.ts';
+import { type InstallmentOption, installmentOptions } from '../pricing/index.ts';
 import { resolvePricingContext, type PricingContext, type PricingQuery } from './payment-plans.context.ts';
 import { databaseReads, type PricingReads } from './payment-plans.reads.ts';
 import type { PlanRow, PlanSource } from './payment-plans.repo.ts';

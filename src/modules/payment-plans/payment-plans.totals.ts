@@ -3,9 +3,15 @@ import type { DB } from '../../db/schema.ts';
 import { assertWithinAmountLimit } from '../../http/amount-limits.ts';
 import { businessRule, validationFailed, type FieldError } from '../../http/errors.ts';
 import { hasAtMostTwoDecimals, toCents } from '../../lib/money.ts';
-import { CouponError, usableCoupon } from '../coupons/coupons.service.ts';
-import { overdueCharges, todayInTimeZone, type OverdueCharges } from '../pricing/overdue.ts';
-import { couponDiscount, orderAmounts, type PricedLine } from '../pricing/totals.ts';
+import { CouponError, usableCoupon } from '../coupons/index.ts';
+import {
+  couponDiscount,
+  orderAmounts,
+  overdueCharges,
+  type OverdueCharges,
+  type PricedLine,
+  todayInTimeZone,
+} from '../pricing/index.ts';
 import type { PricingContext, PricingQuery } from './payment-plans.context.ts';
 import type { PricingReads } from './payment-plans.reads.ts';
 import { findPlanTerms, listCartItems, listCompanyProducts } from './payment-plans.repo.ts';

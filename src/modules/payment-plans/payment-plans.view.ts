@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import { fitsOnePayment } from '../../http/amount-limits.ts';
 import { toMajor } from '../../lib/money.ts';
-import { installmentOptionName } from '../pricing/labels.ts';
+import { installmentOptionName } from '../pricing/index.ts';
 import type { PaymentPlanOptionSchema, PaymentPlanOptionsSchema } from './payment-plans.schemas.ts';
 import type { PaymentMethod, PaymentPlanOffer } from './payment-plans.service.ts';
 

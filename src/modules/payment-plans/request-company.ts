@@ -1,9 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { companyFromHost } from '../accounts/authentication.ts';
-import { findPrimaryCompanyId } from '../accounts/accounts.repo.ts';
-import type { CompanyRef } from '../accounts/company-ref.ts';
+import { companyFromHost, type CompanyRef, findPrimaryCompanyId } from '../accounts/index.ts';
 
 /**
  * The company a public request names when no resource does: the per-company host

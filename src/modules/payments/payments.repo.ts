@@ -1,9 +1,8 @@
 import { sql, type Expression, type Insertable, type Kysely } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { DB, Payments } from '../../db/schema.ts';
-import { appendOrderEvent } from '../orders/order-events.repo.ts';
-import { PURCHASED_STATUSES } from '../orders/order-status.ts';
-import { pageProductsQuery, planRowsQuery } from '../payment-plans/payment-plans.repo.ts';
+import { appendOrderEvent, PURCHASED_STATUSES } from '../orders/index.ts';
+import { pageProductsQuery, planRowsQuery } from '../payment-plans/index.ts';
 
 /* Contexts are found by their unguessable uuid; everything after that is filtered by account. */
 
@@ -128,7 +127,7 @@ export function findPayCharge(db: Kysely<DB>, uid: string) {
 }
 
 /** The account's live products among `ids`, with what an order item and a subscription need. */
-export { findProducts as findOrderProducts } from '../orders/order-create.repo.ts';
+export { findProducts as findOrderProducts } from '../orders/index.ts';
 
 export function findOrderItems(db: Kysely<DB>, accountId: string, orderId: number) {
   return db

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { SETTLED_PAYMENT_STATUSES } from '../orders/payment-states.ts';
+import { SETTLED_PAYMENT_STATUSES } from '../orders/index.ts';
 
 /**
  * Spends the offer: only one caller gets the row back, whatever happens next, so a token is single-use

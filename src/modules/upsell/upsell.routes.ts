@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../http/app-context.ts';
 import type { IdempotencyOptions } from '../../http/idempotency.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import { genuineOfferToken } from '../payments/settlement/upsell-offer-token.ts';
+import { genuineOfferToken } from '../payments/index.ts';
 import { UpsellBody, UpsellResultSchema } from './upsell.schemas.ts';
 import { redeemOffer, type UpsellOutcome } from './upsell.service.ts';
 

@@ -5,16 +5,22 @@ import { pixQrPngBase64 } from '../../brazil/render/index.ts';
 import type { GatewayName } from '../../gateways/port.ts';
 import { AppError, businessRule } from '../../http/errors.ts';
 import { unseal } from '../../lib/crypto.ts';
-import { dateInDaysAfter } from '../orders/company-calendar.ts';
-import { appendOrderEvent } from '../orders/order-events.repo.ts';
-import { transitionOrder } from '../orders/order-status.ts';
-import { submitToGateway, type GatewayAnswer } from '../payments/attempts/pay-gateway-call.ts';
-import { resolveGateway, type GatewayDeps } from '../payments/attempts/pay-gateways.ts';
-import { releasePaidOrder } from '../payments/settlement/paid-order-release.ts';
-import { createPayOrder } from '../payments/checkout/pay-order.ts';
-import { findOrderProducts, findPayCompany, findSavedMethod, insertPaymentRow } from '../payments/payments.repo.ts';
-import { enqueueIntentRecovery, recordGatewayAnswer } from '../payments/attempts/payment-record.ts';
-import { verifyOfferToken } from '../payments/settlement/upsell-offer-token.ts';
+import { appendOrderEvent, dateInDaysAfter, transitionOrder } from '../orders/index.ts';
+import {
+  createPayOrder,
+  enqueueIntentRecovery,
+  findOrderProducts,
+  findPayCompany,
+  findSavedMethod,
+  type GatewayAnswer,
+  type GatewayDeps,
+  insertPaymentRow,
+  recordGatewayAnswer,
+  releasePaidOrder,
+  resolveGateway,
+  submitToGateway,
+  verifyOfferToken,
+} from '../payments/index.ts';
 import {
   consumeOffer,
   findCustomer,

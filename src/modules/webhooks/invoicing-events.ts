@@ -1,7 +1,6 @@
-import { transitionOrder } from '../orders/order-status.ts';
+import { transitionOrder } from '../orders/index.ts';
 import { invalidPayload, isObject, requireCents, requireString } from './payloads.ts';
-import type { ProcessOutcome } from './processors.ts';
-import type { WebhookDeps } from './webhooks.service.ts';
+import type { ProcessOutcome, WebhookDeps } from './webhook-deps.ts';
 import type { StoredEvent } from './webhooks.repo.ts';
 
 export const INVOICE_EVENT_TYPES = ['invoice.authorized', 'invoice.cancelled'] as const;

@@ -1,8 +1,7 @@
 import { enqueueJob } from '../../queue/outbox.ts';
-import { RECONCILE_JOB } from '../payments/attempts/payment-record.ts';
+import { RECONCILE_JOB } from '../payments/index.ts';
 import { invalidPayload, isObject, requireString } from './payloads.ts';
-import type { ProcessOutcome } from './processors.ts';
-import type { WebhookDeps } from './webhooks.service.ts';
+import type { ProcessOutcome, WebhookDeps } from './webhook-deps.ts';
 import { findPaymentByUid, type StoredEvent } from './webhooks.repo.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -5,10 +5,9 @@ import { bankActions } from './bank-events.ts';
 import { applyInvoiceEvent } from './invoicing-events.ts';
 import { applyPlatformEvent } from './platform-events.ts';
 import { topicActions } from './topic-messages.ts';
-import type { WebhookDeps } from './webhooks.service.ts';
+import type { ProcessOutcome, WebhookDeps } from './webhook-deps.ts';
 import { findPaymentGateway, type Receiver, type StoredEvent } from './webhooks.repo.ts';
 
-export type ProcessOutcome = 'processed' | 'ignored';
 export type Processor = (deps: WebhookDeps, event: StoredEvent) => Promise<ProcessOutcome>;
 
 /** Applies each action through `applyPaymentAction`; an event whose actions are all `ignored` is `ignored`. */

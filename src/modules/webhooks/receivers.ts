@@ -8,7 +8,8 @@ import { paymentRefOf } from './event-order.ts';
 import { parseInvoiceEvent } from './invoicing-events.ts';
 import { gatewayEvent, parseJson } from './payloads.ts';
 import { parsePlatformEvent } from './platform-events.ts';
-import { acknowledgeEvent, type Acknowledgement, type WebhookDeps } from './webhooks.service.ts';
+import { acknowledgeEvent, type Acknowledgement } from './webhooks.service.ts';
+import type { WebhookDeps } from './webhook-deps.ts';
 
 export type ReceiverDeps = WebhookDeps;
 export type Delivery = { headers: WebhookHeaders; rawBody: Buffer };

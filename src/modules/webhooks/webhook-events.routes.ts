@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../http/app-context.ts';
-import { requireAccount } from '../accounts/authentication.ts';
+import { requireAccount } from '../accounts/index.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { absentBodyAsEmpty } from '../../http/validation.ts';

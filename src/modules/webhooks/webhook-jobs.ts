@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JobDeferral, type DeadJobHandler, type JobHandler } from '../../queue/job-handler.ts';
-import { applyPaymentAction } from '../payments/attempts/gateway-actions.ts';
+import { applyPaymentAction } from '../payments/index.ts';
 import { failEventOfDeadJob } from './dead-events.ts';
 import { findEventPaymentRef, findNextEventOfPayment } from './webhooks.repo.ts';
-import { PROCESS_EVENT_JOB, processEvent, type ApplyAction, type WebhookDeps } from './webhooks.service.ts';
+import { PROCESS_EVENT_JOB, processEvent } from './webhooks.service.ts';
+import type { ApplyAction, WebhookDeps } from './webhook-deps.ts';
 
 /**
  * A deferred event (an earlier one of its payment not attempted yet) is looked at again this often, this many

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../http/app-context.ts';
-import { applyPaymentAction } from '../payments/attempts/gateway-actions.ts';
+import { applyPaymentAction } from '../payments/index.ts';
 import {
   receiveBank,
   receiveGatewayA,
@@ -12,7 +12,7 @@ import {
 import { topicOptionsFromEnv, type TopicOptions } from './sns-signature.ts';
 import { receiveTopic } from './topic-receiver.ts';
 import { registerWebhookEventRoutes } from './webhook-events.routes.ts';
-import type { ApplyAction } from './webhooks.service.ts';
+import type { ApplyAction } from './webhook-deps.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,9 +1,7 @@
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
 import { announceJobsDue } from '../../queue/wake.ts';
-import type { applyPaymentAction } from '../payments/attempts/gateway-actions.ts';
 import { awaitTurnOfEvent, EarlierEventPendingError } from './event-order.ts';
 import { processorFor } from './processors.ts';
+import type { WebhookDeps } from './webhook-deps.ts';
 import {
   findEventByKey,
   insertEventWithJob,
@@ -18,12 +16,6 @@ export const PROCESS_EVENT_JOB = 'webhooks.process_event';
 /** The topic receiver processes inline; its job is only a safety net, run this long after receipt. */
 export const TOPIC_SAFETY_NET_DELAY_MS = 60_000;
 
-export type ApplyAction = typeof applyPaymentAction;
-/**
- * While an event is processed, `db` is the transaction that also marks it. `masterKey` seals what an event
- * makes secret at rest (a card a paid event names for later charges) and opens stored webhook credentials.
- */
-export type WebhookDeps = { db: Kysely<DB>; clock: () => Date; applyAction: ApplyAction; masterKey: Buffer };
 /** `deferred`: not applied because an earlier event of its payment has not been attempted yet (`error` says which). */
 export type Receipt = { eventId: number; duplicate: boolean; status: string; error?: string; deferred?: boolean };
 export type Acknowledgement = { duplicate: boolean; status: 'received' };

@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { sumOf } from '../../lib/money.ts';
-import { sameAttempt } from '../../modules/payments/attempts/payment-attempt.ts';
-import { SETTLED_PAYMENT_STATUSES, type PaymentStatus } from '../../modules/payments/settlement/payment-status.ts';
+import { type PaymentStatus, sameAttempt, SETTLED_PAYMENT_STATUSES } from '../../modules/payments/index.ts';
 import { formatBrl, html, type SafeHtml } from '../payment-pages/html.ts';
 import { findChargeOutcome, findOrderPayments } from './checkout.repo.ts';
 import { messageBody } from './checkout.view.ts';

@@ -1,8 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { resolvePricingContext, type PricingQuery } from '../../modules/payment-plans/payment-plans.context.ts';
-import { databaseReads } from '../../modules/payment-plans/payment-plans.reads.ts';
-import { contextTotal } from '../../modules/payment-plans/payment-plans.totals.ts';
+import {
+  contextTotal,
+  databaseReads,
+  type PricingQuery,
+  resolvePricingContext,
+} from '../../modules/payment-plans/index.ts';
 import { formatBrl } from '../payment-pages/html.ts';
 
 type ChargeAmounts = {

@@ -2,16 +2,16 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { GatewayName } from '../../gateways/port.ts';
 import { toCents } from '../../lib/money.ts';
-import { findCart, findCartItems } from '../../modules/carts/carts.repo.ts';
-import { pageBranding } from '../../modules/carts/page-branding.ts';
-import { showCheckoutPage } from '../../modules/catalog/checkout-pages.service.ts';
-import { findCharge } from '../../modules/charges/charges.repo.ts';
-import { showCharge } from '../../modules/charges/charges.service.ts';
-import { assertChargePayable } from '../../modules/payments/checkout/pay-context.ts';
-import { purchasedOrderOfCart } from '../../modules/payments/payments.repo.ts';
-import { resolvePricingContext, type PricingQuery } from '../../modules/payment-plans/payment-plans.context.ts';
-import { databaseReads } from '../../modules/payment-plans/payment-plans.reads.ts';
-import { contextTotal } from '../../modules/payment-plans/payment-plans.totals.ts';
+import { findCart, findCartItems, pageBranding } from '../../modules/carts/index.ts';
+import { showCheckoutPage } from '../../modules/catalog/index.ts';
+import { findCharge, showCharge } from '../../modules/charges/index.ts';
+import { assertChargePayable, purchasedOrderOfCart } from '../../modules/payments/index.ts';
+import {
+  contextTotal,
+  databaseReads,
+  type PricingQuery,
+  resolvePricingContext,
+} from '../../modules/payment-plans/index.ts';
 import { formatBrl } from '../payment-pages/html.ts';
 import { chargeNotes } from './charge-notes.ts';
 import { findCartPageSettings, findCompanyTimeZone, findHostedCheckoutPage } from './checkout.repo.ts';

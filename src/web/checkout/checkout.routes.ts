@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../http/app-context.ts';
-import { companyFromHost } from '../../modules/accounts/authentication.ts';
-import { openOfferToken } from '../../modules/payments/settlement/upsell-offer-token.ts';
+import { companyFromHost } from '../../modules/accounts/index.ts';
+import { openOfferToken } from '../../modules/payments/index.ts';
 import { clientBundle } from './client-bundle.ts';
 import { checkoutPolicy, layout, newNonce, sendPage } from './checkout.layout.ts';
 import {

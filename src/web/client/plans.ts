@@ -1,7 +1,6 @@
 import { getJson } from './api.ts';
 import { byId, element } from './dom.ts';
-import { installmentTotal } from '../../modules/pricing/installments.ts';
-import { installmentsPhrase } from '../../modules/pricing/labels.ts';
+import { installmentsPhrase, installmentTotal } from '../../modules/pricing/index.ts';
 import { brl, toCents } from './format.ts';
 
 /** One option of GET /payment_plans; `fixed` and `percentage` are its tax row, already in `value`. */

@@ -5,12 +5,8 @@ import type { Database } from '../../../src/db/database.ts';
 import type { GatewayName } from '../../../src/gateways/port.ts';
 import { RELEASE_PAID_ORDER_JOB } from '../../../src/modules/payments/settlement/paid-order-release.ts';
 import { VOID_ORPHAN_JOB } from '../../../src/modules/payments/attempts/orphan-capture.ts';
-import {
-  RECONCILE_RETRY_MS,
-  RECONCILE_WINDOW_MS,
-  reconcilePayment,
-  voidOrphanCapture,
-} from '../../../src/modules/payments/attempts/payment-jobs.service.ts';
+import { reconcilePayment, voidOrphanCapture } from '../../../src/modules/payments/attempts/payment-jobs.service.ts';
+import { RECONCILE_RETRY_MS, RECONCILE_WINDOW_MS } from '../../../src/modules/payments/attempts/reconcile-timing.ts';
 import { signatureHeader } from '../../../src/gateways/gateway-b/index.ts';
 import { engines } from '../../support/engines.ts';
 import { runWebhookJobs, storeCredentials } from '../../support/webhooks-fixtures.ts';

@@ -3,7 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { Database } from '../../../src/db/database.ts';
 import { createGateway } from '../../../src/gateways/registry.ts';
-import { applyPaymentAction, DisputeBeforePaymentError } from '../../../src/modules/payments/attempts/gateway-actions.ts';
+import {
+  applyPaymentAction,
+  DisputeBeforePaymentError,
+} from '../../../src/modules/payments/attempts/gateway-actions.ts';
 import { VOID_ORPHAN_JOB, VOID_SUPERSEDED_JOB } from '../../../src/modules/payments/attempts/orphan-capture.ts';
 import { bearer } from '../../support/app.ts';
 import { engines } from '../../support/engines.ts';

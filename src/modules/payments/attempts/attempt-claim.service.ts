@@ -3,7 +3,7 @@ import type { DB } from '../../../db/schema.ts';
 import { AppError } from '../../../http/errors.ts';
 import { gatewayUnavailableAt, lockChargeOrder, newestPendingPayment } from './attempt-claim.repo.ts';
 import { assertCartUnpaid, assertChargePayable, type PayContext } from '../checkout/pay-context.ts';
-import { RECONCILE_RETRY_MS, RECONCILE_WINDOW_MS } from './payment-jobs.service.ts';
+import { RECONCILE_RETRY_MS, RECONCILE_WINDOW_MS } from './reconcile-timing.ts';
 import { RECONCILE_DELAY_MS } from './payment-record.ts';
 
 /**

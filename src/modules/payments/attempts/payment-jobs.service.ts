@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import type { FoundCharge, GatewayName, RemoteStatus } from '../../../gateways/port.ts';
 import { enqueueJob } from '../../../queue/outbox.ts';
-import { PURCHASED_STATUSES, type OrderStatus } from '../../orders/order-status.ts';
+import { type OrderStatus, PURCHASED_STATUSES } from '../../orders/index.ts';
 import { applyPaymentAction } from './gateway-actions.ts';
 import { recordVoided } from '../checkout/pay-finish.ts';
 import {
@@ -17,6 +17,7 @@ import { resolveGateway, type GatewayDeps, type ResolvedGateway } from './pay-ga
 import { RECONCILE_JOB } from './payment-record.ts';
 import { transitionPayment } from '../settlement/payment-status.ts';
 import { cancelUnpaidPayment } from './unpaid-attempt.ts';
+import { RECONCILE_RETRY_MS, RECONCILE_WINDOW_MS } from './reconcile-timing.ts';
 
 type JobRef = { accountId: string; paymentId: number };
 
@@ -216,11 +217,6 @@ const ACTION_OF: Partial<Record<RemoteStatus, 'payment_paid' | 'payment_failed' 
   failed: 'payment_failed',
   cancelled: 'payment_cancelled',
 };
-
-/** How long a payment whose charge call timed out stays pending while the gateway shows no charge for it. */
-export const RECONCILE_WINDOW_MS = 30 * 60_000;
-/** Within the window, the gateway is asked again this often. */
-export const RECONCILE_RETRY_MS = 5 * 60_000;
 
 export type PaymentRow = NonNullable<Awaited<ReturnType<typeof findPayment>>>;
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
-import { transitionOrder } from '../../orders/order-status.ts';
+import { transitionOrder } from '../../orders/index.ts';
 import { settleOrder } from '../settlement/order-settlement.ts';
 import { transitionPayment } from '../settlement/payment-status.ts';
 

@@ -1,9 +1,8 @@
 import { sql, type Insertable, type InsertObject, type Kysely, type QueryCreator } from 'kysely';
 import type { DB, Orders, Payments } from '../../../db/schema.ts';
 import { insertJobsFrom } from '../../../queue/jobs.repo.ts';
-import { upsertCustomerQuery, type CustomerColumns, type CustomerRow } from '../../customers/customers.repo.ts';
-import { withCreatedOrder, type OrderCreatedEvent } from '../../orders/order-create.repo.ts';
-import { insertRowEvents } from '../../orders/order-events.repo.ts';
+import { type CustomerColumns, type CustomerRow, upsertCustomerQuery } from '../../customers/index.ts';
+import { insertRowEvents, type OrderCreatedEvent, withCreatedOrder } from '../../orders/index.ts';
 import type { payOrderItems } from './pay-order.ts';
 import { RECOVER_INTENT_JOB } from '../attempts/payment-record.ts';
 

@@ -2,8 +2,12 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import { AppError, businessRule } from '../../../http/errors.ts';
 import { hasAtMostTwoDecimals, toCents } from '../../../lib/money.ts';
-import type { PricingContext, PricingQuery } from '../../payment-plans/payment-plans.context.ts';
-import { quoteOptionInContext, type PaymentPlanQuote } from '../../payment-plans/payment-plans.service.ts';
+import {
+  type PaymentPlanQuote,
+  type PricingContext,
+  type PricingQuery,
+  quoteOptionInContext,
+} from '../../payment-plans/index.ts';
 
 /** The card fields of every pay body. */
 export type CardFields = {

@@ -1,13 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import { businessRule, notFound } from '../../../http/errors.ts';
-import { PURCHASED_STATUSES } from '../../orders/order-status.ts';
+import { PURCHASED_STATUSES } from '../../orders/index.ts';
 import {
   checkoutPagePricingContext,
   type PricingContext,
   type PricingQuery,
-} from '../../payment-plans/payment-plans.context.ts';
-import { readsWithPageRows, type PricingReads } from '../../payment-plans/payment-plans.reads.ts';
+  type PricingReads,
+  readsWithPageRows,
+} from '../../payment-plans/index.ts';
 import type { CustomerInput } from './pay-customer.ts';
 import type { OrderLine } from './pay-order.ts';
 import {

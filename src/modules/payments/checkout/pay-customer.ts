@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import { businessRule } from '../../../http/errors.ts';
-import { checkedIdentification } from '../../customers/customer-fields.ts';
-import type { CustomerColumns } from '../../customers/customers.repo.ts';
+import { checkedIdentification, type CustomerColumns } from '../../customers/index.ts';
 import type { IntentCustomer } from './intent-statement.ts';
 import { findCustomerById } from '../payments.repo.ts';
 

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
-import { appendOrderEvent } from '../../orders/order-events.repo.ts';
-import { transitionOrder } from '../../orders/order-status.ts';
+import { appendOrderEvent, transitionOrder } from '../../orders/index.ts';
 import type { PayContext } from './pay-context.ts';
 import type { ResolvedGateway } from '../attempts/pay-gateways.ts';
 import type { IntentPayment } from './pay-intent.ts';

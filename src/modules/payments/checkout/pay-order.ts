@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
 import type { DB, Orders } from '../../../db/schema.ts';
-import { dateIn } from '../../orders/company-calendar.ts';
-import { insertOrderItems, insertOrderWithEvent } from '../../orders/order-create.repo.ts';
+import { dateIn, insertOrderItems, insertOrderWithEvent } from '../../orders/index.ts';
 
 export type OrderLine = {
   productId: number | null;

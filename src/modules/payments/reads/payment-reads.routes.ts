@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../http/app-context.ts';
-import { assertPublicAccess, requireAccount } from '../../accounts/authentication.ts';
+import { assertPublicAccess, requireAccount } from '../../accounts/index.ts';
 import { notFound } from '../../../http/errors.ts';
 import { errorResponses } from '../../../http/schemas.ts';
-import { checkoutPageExists } from '../../catalog/checkout-pages.repo.ts';
+import { checkoutPageExists } from '../../catalog/index.ts';
 import { findCartOwner, findChargeOwner } from './payment-reads.repo.ts';
 import {
   LastPaymentSchema,

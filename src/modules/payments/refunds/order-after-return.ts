@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import { sumOf } from '../../../lib/money.ts';
-import { transitionOrder } from '../../orders/order-status.ts';
+import { transitionOrder } from '../../orders/index.ts';
 import { setOrderRefundedCents, succeededRefundsOfOrder } from './refunds.repo.ts';
 
 // Payments that captured money at some point: what they hold still stands, or was given back.

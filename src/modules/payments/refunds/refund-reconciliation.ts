@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import { enqueueJob, type Executor } from '../../../queue/outbox.ts';
-import { appendOrderEvent } from '../../orders/order-events.repo.ts';
+import { appendOrderEvent } from '../../orders/index.ts';
 import { resolveGateway, type GatewayDeps } from '../attempts/pay-gateways.ts';
 import { recordSucceededRefund, STALE_RESERVATION_MS } from './refund-recording.ts';
 import { findAccountPayment, lockPaymentAndOrder, markRefundSucceeded, releaseRefund } from './refunds.repo.ts';

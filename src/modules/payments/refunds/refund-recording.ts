@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
-import { notifyRefund } from '../../notifications/notify.ts';
-import { appendOrderEvent } from '../../orders/order-events.repo.ts';
+import { notifyRefund } from '../../notifications/index.ts';
+import { appendOrderEvent } from '../../orders/index.ts';
 import { transitionPayment, type PaymentStatus } from '../settlement/payment-status.ts';
 import { settleOrderAfterReturn } from './order-after-return.ts';
 import { lockPaymentAndOrder, succeededRefundsOfOrder } from './refunds.repo.ts';

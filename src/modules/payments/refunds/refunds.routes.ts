@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { byApiKey } from '../../../http/idempotency.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../../http/app-context.ts';
-import { requireAccount } from '../../accounts/authentication.ts';
+import { requireAccount } from '../../accounts/index.ts';
 import { errorResponses } from '../../../http/schemas.ts';
 import { absentBodyAsEmpty } from '../../../http/validation.ts';
 import { RefundBody, RefundDone, RefundParams } from './refunds.schemas.ts';

@@ -5,7 +5,7 @@ import { GatewayRequestError } from '../../../gateways/errors.ts';
 import { GatewayUnavailableError } from '../../../gateways/port.ts';
 import { AppError, businessRule, notFound, validationFailed } from '../../../http/errors.ts';
 import { toCents } from '../../../lib/money.ts';
-import { appendOrderEvent } from '../../orders/order-events.repo.ts';
+import { appendOrderEvent } from '../../orders/index.ts';
 import { resolveGateway, type GatewayDeps } from '../attempts/pay-gateways.ts';
 import {
   enqueueRefundReconciliation,

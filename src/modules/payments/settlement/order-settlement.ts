@@ -1,12 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import { sumOf } from '../../../lib/money.ts';
-import { PURCHASED_STATUSES, transitionOrder, type OrderStatus } from '../../orders/order-status.ts';
-import { releaseCouponOfOrder } from '../../coupons/coupon-usage.ts';
-import { releaseBooking } from '../../scheduling/scheduling.repo.ts';
+import { type OrderStatus, PURCHASED_STATUSES, SETTLED_PAYMENT_STATUSES, transitionOrder } from '../../orders/index.ts';
+import { releaseCouponOfOrder } from '../../coupons/index.ts';
+import { releaseBooking } from '../../scheduling/index.ts';
 import { type findOrderRow, findPaymentsOfOrder, purchasedOrderOfCart } from '../payments.repo.ts';
 import { enqueueOrphanVoid, enqueueSupersededVoid } from '../attempts/orphan-capture.ts';
-import { SETTLED_PAYMENT_STATUSES } from './payment-status.ts';
 
 export type OrderRow = Awaited<ReturnType<typeof findOrderRow>>;
 

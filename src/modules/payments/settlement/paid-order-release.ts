@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import { enqueueJob } from '../../../queue/outbox.ts';
-import { appendOrderEvent } from '../../orders/order-events.repo.ts';
+import { appendOrderEvent } from '../../orders/index.ts';
 import { findOrderItems, findOrderProducts, findPaymentsOfOrder } from '../payments.repo.ts';
 import { completeRenewalOfOrder } from '../subscriptions/subscription-periods.ts';
 import { periodOf, startSubscription, type RenewalMethod } from '../subscriptions/subscriptions.ts';

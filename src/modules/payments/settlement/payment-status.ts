@@ -1,16 +1,16 @@
 import { sql, type Kysely } from 'kysely';
 import { insertJobsFrom } from '../../../queue/jobs.repo.ts';
 import type { DB } from '../../../db/schema.ts';
-import { notifyPaymentTransition } from '../../notifications/notify.ts';
-import { insertTransitionEvent } from '../../orders/order-events.repo.ts';
-import type { OrderSnapshot } from './order-settlement.ts';
+import { notifyPaymentTransition } from '../../notifications/index.ts';
 import {
+  insertTransitionEvent,
   PAYMENT_STATUSES,
   PAYMENT_TRANSITIONS,
-  SETTLED_PAYMENT_STATUSES,
   paymentSourcesOf,
   type PaymentStatus,
-} from '../../orders/payment-states.ts';
+  SETTLED_PAYMENT_STATUSES,
+} from '../../orders/index.ts';
+import type { OrderSnapshot } from './order-settlement.ts';
 
 export { PAYMENT_STATUSES, PAYMENT_TRANSITIONS, SETTLED_PAYMENT_STATUSES, paymentSourcesOf, type PaymentStatus };
 

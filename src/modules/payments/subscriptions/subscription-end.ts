@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
-import { notifySubscription } from '../../notifications/notify.ts';
+import { notifySubscription } from '../../notifications/index.ts';
 
 /**
  * An order whose money was all given back (refunded, charged back, voided as an overpayment) no longer pays

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
-import { notifySubscription } from '../../notifications/notify.ts';
-import { transitionOrder } from '../../orders/order-status.ts';
+import { notifySubscription } from '../../notifications/index.ts';
+import { transitionOrder } from '../../orders/index.ts';
 import { enqueueRenewal, periodEndAfter, renewalStartsAt, type Interval, type RenewalMethod } from './subscriptions.ts';
 
 /** A failed renewal is retried this many days after each failure; after the last one the subscription is cancelled. */

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import type { GatewayName } from '../../../gateways/port.ts';
-import { appendOrderEvent } from '../../orders/order-events.repo.ts';
+import { appendOrderEvent } from '../../orders/index.ts';
 import type { GatewayDeps } from '../attempts/pay-gateways.ts';
 import { createPayOrder } from '../checkout/pay-order.ts';
 import { findOrderItems, findPayCompany, insertPaymentRow } from '../payments.repo.ts';
