@@ -22,6 +22,7 @@ import { registerChargeRoutes } from './modules/charges/charges.routes.ts';
 import { registerDashboardApi } from './modules/dashboard/dashboard.api.ts';
 import { registerCouponRoutes } from './modules/coupons/coupons.routes.ts';
 import { registerCustomerRoutes } from './modules/customers/customers.routes.ts';
+import { registerOperatorRoutes } from './modules/notifications/operator.routes.ts';
 import { registerNotificationEndpointRoutes } from './modules/notifications/endpoints.routes.ts';
 import { registerOrderRoutes } from './modules/orders/orders.routes.ts';
 import { registerPaymentPlanRoutes } from './modules/payment-plans/payment-plans.routes.ts';
@@ -86,6 +87,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerHostedCheckoutPages(app, context);
   registerDashboardPages(app);
   await registerDocs(app, config.publicUrl);
+  registerOperatorRoutes(app, context);
 
   await app.register(
     async (api) => {

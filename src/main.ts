@@ -13,7 +13,10 @@ import { MerchantDocumentError, parseMerchantDocument } from './modules/accounts
 import { demoOwnerSignInLink, runUsersCommand, UsersUsageError } from './modules/dashboard/users.cli.ts';
 import { deliverySettings } from './modules/notifications/delivery.job.ts';
 import { NotificationInputError } from './modules/notifications/endpoints.service.ts';
+import { runListen } from './modules/notifications/listen.cli.ts';
 import { NotificationUsageError, runNotificationsCommand } from './modules/notifications/notifications.cli.ts';
+import { ServiceCallError } from './modules/notifications/operator-client.ts';
+import { runTrigger, TRIGGER_EVENTS } from './modules/notifications/trigger.cli.ts';
 import { runWebhooksCommand, WebhookCommandError, WebhookUsageError } from './modules/webhooks/webhooks.cli.ts';
 import { createWorker, openConfiguredDatabase, startServer, stopOnSignals } from './runtime.ts';
 import { startLocalSandboxes } from './sandbox-runtime.ts';
@@ -34,6 +37,13 @@ Commands:
                              issue a new API key; the old ones expire after the grace period (default 86400)
   notifications add|list|enable|disable|rotate-secret|failed|redeliver|attempts …
                              merchant notification endpoints and deliveries (\`checkout notifications\` for details)
+  listen --account SLUG --forward-to http://localhost:PORT/PATH [--events TYPE,TYPE…] [--service-url URL]
+                             while it runs, the account's notifications also go, signed, to a receiver on this
+                             machine; prints the session's signing secret and one line per delivery (needs the
+                             service running, e.g. \`checkout start\`, with the same MASTER_KEY or DATA_DIR)
+  trigger EVENT --account SLUG [--service-url URL]
+                             make the running service produce a real EVENT through a pix paid at the gateway
+                             sandbox (${TRIGGER_EVENTS.join(', ')})
   users add --account SLUG --email EMAIL --role owner|admin|finance|support
                              add a dashboard user and print a one-time sign-in link
   webhooks failed|replay …   inbound events whose job ran out of attempts, and their replay (\`checkout webhooks\` for details)
@@ -218,6 +228,26 @@ const commands: Record<string, Command> = {
     });
   },
 
+  async listen(args, config) {
+    const stop = new AbortController();
+    const end = () => stop.abort();
+    process.once('SIGINT', end);
+    process.once('SIGTERM', end);
+    try {
+      await runListen(args, { serviceUrl: config.publicUrl, masterKey: config.masterKey }, stop.signal, (line) =>
+        console.log(line),
+      );
+    } finally {
+      process.off('SIGINT', end);
+      process.off('SIGTERM', end);
+    }
+  },
+
+  async trigger(args, config) {
+    const done = await runTrigger(args, { serviceUrl: config.publicUrl, masterKey: config.masterKey });
+    console.log(JSON.stringify(done, null, 2));
+  },
+
   async webhooks(args, config) {
     await withDatabase(config, async (database) => {
       await migrate(database);
@@ -301,6 +331,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     error instanceof NotificationInputError ||
     error instanceof UsersUsageError ||
     error instanceof WebhookCommandError ||
+    error instanceof ServiceCallError ||
     isArgumentError(error)
   )
     console.error(error.message);
