@@ -36,7 +36,7 @@ export async function issueTriggerKit(
     .innerJoin('products as product', (join) =>
       join.onRef('product.id', '=', 'cpp.product_id').onRef('product.account_id', '=', 'cpp.account_id'),
     )
-    .select(['c.id as page_id', 'c.gateway', 'p.id as plan_id', 'product.id as product_id'])
+    .select(['c.id as page_id', 'c.company_id', 'c.gateway', 'p.id as plan_id', 'product.id as product_id'])
     .where('c.account_id', '=', account.id)
     .where('p.payment_method', '=', 'pix')
     .where('p.deleted_at', 'is', null)
@@ -63,6 +63,7 @@ export async function issueTriggerKit(
     .execute();
   return {
     api_key: key.plaintext,
+    company_id: page.company_id,
     checkout_page_id: page.page_id,
     product_id: page.product_id,
     pix_payment_plan_id: `${page.plan_id}-1`,

@@ -21,6 +21,7 @@ export const TRIGGER_USAGE = `usage: checkout trigger EVENT --account SLUG [--se
 
 type Kit = {
   api_key: string;
+  company_id: number;
   checkout_page_id: string;
   product_id: number;
   pix_payment_plan_id: string;
