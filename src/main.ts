@@ -42,8 +42,9 @@ Commands:
                              machine; prints the session's signing secret and one line per delivery (needs the
                              service running, e.g. \`checkout start\`, with the same MASTER_KEY or DATA_DIR)
   trigger EVENT --account SLUG [--service-url URL]
-                             make the running service produce a real EVENT through a pix paid at the gateway
-                             sandbox (${TRIGGER_EVENTS.join(', ')})
+                             make the running service produce a real EVENT: a pix paid at the gateway sandbox,
+                             then refunded or charged back. EVENT is one of
+                             ${TRIGGER_EVENTS.join(', ')}
   users add --account SLUG --email EMAIL --role owner|admin|finance|support
                              add a dashboard user and print a one-time sign-in link
   webhooks failed|replay …   inbound events whose job ran out of attempts, and their replay (\`checkout webhooks\` for details)

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppContext } from '../../app.ts';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { GatewayName } from '../../gateways/port.ts';
 import { AppError } from '../../http/errors.ts';
 import { constantTimeEqual } from '../../lib/crypto.ts';
 import { operatorToken } from '../../lib/operator-token.ts';
@@ -18,7 +20,15 @@ const Slug = Type.String({ minLength: 1, maxLength: 100 });
  * The routes behind `checkout listen` and `checkout trigger`, under /cli/v1 and left out of the API reference:
  * they answer only the operator token (lib/operator-token.ts), compared in constant time.
  */
-export function registerOperatorRoutes(app: FastifyInstance, context: AppContext): void {
+/** What the routes use of the app's context (the app passes its own). */
+type OperatorDeps = {
+  config: { masterKey: Buffer; production: boolean };
+  database: { db: Kysely<DB> };
+  clock: () => Date;
+  gatewayUrls: Partial<Record<GatewayName, string>>;
+};
+
+export function registerOperatorRoutes(app: FastifyInstance, context: OperatorDeps): void {
   const { database, clock } = context;
   const { db } = database;
   const token = `Bearer ${operatorToken(context.config.masterKey)}`;

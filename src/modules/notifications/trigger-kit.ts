@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import type { GatewayName } from '../../gateways/port.ts';
 import { businessRule, notFound } from '../../http/errors.ts';
-import { generateKey } from '../accounts/api-keys.ts';
+import { generateKey } from '../accounts/index.ts';
 import { findAccountBySlug } from './endpoints.repo.ts';
 
 /** A trigger's API key works this long: enough for one order, its payment and its refund. */

@@ -1,0 +1,2 @@
+/** What other modules use of accounts. */
+export { generateKey } from './api-keys.ts';
