@@ -56,7 +56,7 @@ function targets() {
 for (const target of targets()) {
   describe(
     `checkout listen and checkout trigger against the running service on ${target.name}`,
-    { timeout: 600_000 },
+    { timeout: 900_000 },
     () => {
       let service: RunningService;
       const receivers: Receiver[] = [];
