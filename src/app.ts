@@ -20,7 +20,7 @@ import { registerChargeRoutes } from './modules/charges/index.ts';
 import { registerDashboardApi } from './modules/dashboard/index.ts';
 import { registerCouponRoutes } from './modules/coupons/index.ts';
 import { registerCustomerRoutes } from './modules/customers/index.ts';
-import { registerNotificationEndpointRoutes } from './modules/notifications/index.ts';
+import { registerNotificationEndpointRoutes, registerOperatorRoutes } from './modules/notifications/index.ts';
 import { createCustomerDeal, registerOrderRoutes } from './modules/orders/index.ts';
 import { registerPaymentPlanRoutes } from './modules/payment-plans/index.ts';
 import { registerPaymentReadRoutes, registerPayRoutes, registerRefundRoutes } from './modules/payments/index.ts';
@@ -74,6 +74,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerHostedCheckoutPages(app, context);
   registerDashboardPages(app);
   await registerDocs(app, config.publicUrl);
+  registerOperatorRoutes(app, context);
 
   await app.register(
     async (api) => {

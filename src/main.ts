@@ -20,7 +20,11 @@ import {
   deliverySettings,
   NotificationInputError,
   NotificationUsageError,
+  runListen,
   runNotificationsCommand,
+  runTrigger,
+  ServiceCallError,
+  TRIGGER_EVENTS,
 } from './modules/notifications/index.ts';
 import { runWebhooksCommand, WebhookCommandError, WebhookUsageError } from './modules/webhooks/index.ts';
 import { createWorker, openConfiguredDatabase, startServer, stopOnSignals } from './runtime.ts';
@@ -43,6 +47,14 @@ Commands:
                              issue a new API key; the old ones expire after the grace period (default 86400)
   notifications add|list|enable|disable|rotate-secret|failed|redeliver|attempts …
                              merchant notification endpoints and deliveries (\`checkout notifications\` for details)
+  listen --account SLUG --forward-to http://localhost:PORT/PATH [--events TYPE,TYPE…] [--service-url URL]
+                             while it runs, the account's notifications also go, signed, to a receiver on this
+                             machine; prints the session's signing secret and one line per delivery (needs the
+                             service running, e.g. \`checkout start\`, with the same MASTER_KEY or DATA_DIR)
+  trigger EVENT --account SLUG [--service-url URL]
+                             make the running service produce a real EVENT: a pix paid at the gateway sandbox,
+                             then refunded or charged back. EVENT is one of
+                             ${TRIGGER_EVENTS.join(', ')}
   users add --account SLUG --email EMAIL --role owner|admin|finance|support
                              add a dashboard user and print a one-time sign-in link
   webhooks failed|replay …   inbound events whose job ran out of attempts, and their replay (\`checkout webhooks\` for details)
@@ -227,6 +239,26 @@ const commands: Record<string, Command> = {
     });
   },
 
+  async listen(args, config) {
+    const stop = new AbortController();
+    const end = () => stop.abort();
+    process.once('SIGINT', end);
+    process.once('SIGTERM', end);
+    try {
+      await runListen(args, { serviceUrl: config.publicUrl, masterKey: config.masterKey }, stop.signal, (line) =>
+        console.log(line),
+      );
+    } finally {
+      process.off('SIGINT', end);
+      process.off('SIGTERM', end);
+    }
+  },
+
+  async trigger(args, config) {
+    const done = await runTrigger(args, { serviceUrl: config.publicUrl, masterKey: config.masterKey });
+    console.log(JSON.stringify(done, null, 2));
+  },
+
   async webhooks(args, config) {
     await withDatabase(config, async (database) => {
       await migrate(database);
@@ -311,6 +343,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     error instanceof NotificationInputError ||
     error instanceof UsersUsageError ||
     error instanceof WebhookCommandError ||
+    error instanceof ServiceCallError ||
     isArgumentError(error)
   )
     console.error(error.message);

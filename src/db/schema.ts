@@ -412,6 +412,7 @@ export interface NotificationEndpoints {
   updated_at: Generated<Date>;
   failure_streak: Generated<number>;
   circuit_open_until: Date | null;
+  listen_expires_at: Date | null;
 }
 
 export interface NotificationEvents {

@@ -24,6 +24,7 @@ export function findDeliveryTarget(db: Kysely<DB>, deliveryId: string) {
       'p.id as endpoint_id',
       'p.url',
       'p.enabled',
+      'p.listen_expires_at',
       'p.failure_streak',
       'p.circuit_open_until',
       'p.secret_encrypted',

@@ -69,20 +69,22 @@ export async function deliverAttempt(db: Kysely<DB>, deps: DeliveryDeps, payload
   const target = await findDeliveryTarget(db, payload.delivery_id);
   if (!target || target.status !== 'pending' || target.attempts !== payload.attempt - 1) return;
   const startedAt = deps.clock();
+  // A listen session that ended (or whose CLI stopped renewing it) sends nothing more, like a disabled endpoint.
+  const live = target.enabled && !(target.listen_expires_at && target.listen_expires_at <= startedAt);
   const endpoint = { accountId: target.account_id, endpointId: target.endpoint_id };
   const timeoutMs = deps.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  const gate: CircuitGate = !target.enabled
+  const gate: CircuitGate = !live
     ? { send: false, openUntil: startedAt }
     : payload.redelivery
       ? { send: true }
       : await passCircuit(db, { ...endpoint, ...target }, startedAt, timeoutMs + PROBE_MARGIN_MS);
-  const result: PostResult = !target.enabled
-    ? { error: 'endpoint disabled: not sent', durationMs: 0 }
+  const result: PostResult = !live
+    ? { error: target.enabled ? 'listen session ended: not sent' : 'endpoint disabled: not sent', durationMs: 0 }
     : gate.send
       ? await send(target, deps, payload.attempt, startedAt)
       : { error: circuitOpenError(target.failure_streak, gate.openUntil), durationMs: 0 };
   const delivered = result.statusCode !== undefined && result.statusCode >= 200 && result.statusCode < 300;
-  const final = delivered || !target.enabled || payload.attempt >= target.max_attempts;
+  const final = delivered || !live || payload.attempt >= target.max_attempts;
   const settledAt = deps.clock();
   const retryAt = settledAt.getTime() + retryDelayMs(payload.attempt, deps.random);
   const outcome: DeliveryOutcome = {
@@ -141,7 +143,8 @@ function send(target: DeliveryTarget, deps: DeliveryDeps, attempt: number, now: 
   });
   return postJson(target.url, body, headers, {
     timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS,
-    allowPrivateNetworks: deps.allowPrivateNetworks,
+    // A listen session forwards to this machine: its URL was checked to be a loopback one when it started.
+    allowPrivateNetworks: deps.allowPrivateNetworks || target.listen_expires_at !== null,
     maxResponseBytes: KEPT_RESPONSE_BYTES,
   });
 }

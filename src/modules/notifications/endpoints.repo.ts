@@ -33,6 +33,7 @@ export function findEndpointByUrl(db: Kysely<DB>, accountId: string, url: string
     .selectAll()
     .where('account_id', '=', accountId)
     .where('url', '=', url)
+    .where('listen_expires_at', 'is', null)
     .executeTakeFirst();
 }
 
@@ -41,18 +42,27 @@ export function listEndpoints(
   accountId: string,
   options: { enabled?: boolean } = {},
 ): Promise<EndpointRow[]> {
-  let query = db.selectFrom('notification_endpoints').selectAll().where('account_id', '=', accountId);
+  // Listen sessions are the CLI's, not the merchant's: they are never listed.
+  let query = db
+    .selectFrom('notification_endpoints')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('listen_expires_at', 'is', null);
   if (options.enabled !== undefined) query = query.where('enabled', '=', options.enabled);
   return query.orderBy('created_at').orderBy('id').execute();
 }
 
-/** The account's enabled endpoints, with what decides whether one wants an event (company and types). */
-export function enabledEndpoints(db: Kysely<DB>, accountId: string) {
+/**
+ * The account's enabled endpoints, with what decides whether one wants an event (company and types); a listen
+ * session counts while its lease lasts.
+ */
+export function enabledEndpoints(db: Kysely<DB>, accountId: string, now: Date) {
   return db
     .selectFrom('notification_endpoints')
     .select(['id', 'company_id', 'event_types'])
     .where('account_id', '=', accountId)
     .where('enabled', '=', true)
+    .where((eb) => eb.or([eb('listen_expires_at', 'is', null), eb('listen_expires_at', '>', now)]))
     .orderBy('id')
     .execute();
 }
@@ -82,5 +92,6 @@ export function findEndpointOfAccount(db: Kysely<DB>, accountId: string, id: str
     .selectAll()
     .where('account_id', '=', accountId)
     .where('id', '=', id)
+    .where('listen_expires_at', 'is', null)
     .executeTakeFirst();
 }

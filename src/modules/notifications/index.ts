@@ -20,5 +20,9 @@ export {
   setEndpointEnabled,
 } from './endpoints.service.ts';
 export { NOTIFICATION_EVENT_TYPES } from './event-types.ts';
+export { runListen } from './listen.cli.ts';
 export { NotificationUsageError, runNotificationsCommand } from './notifications.cli.ts';
 export { notifyOrderTransition, notifyPaymentTransition, notifyRefund, notifySubscription } from './notify.ts';
+export { ServiceCallError } from './operator-client.ts';
+export { registerOperatorRoutes } from './operator.routes.ts';
+export { runTrigger, TRIGGER_EVENTS } from './trigger.cli.ts';

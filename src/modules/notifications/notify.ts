@@ -87,12 +87,12 @@ const endpointsOfTransaction = new WeakMap<Kysely<DB>, Map<string, EndpointList>
  * The account's enabled endpoints, read once per transaction: one payment's transitions (the payment,
  * then its order) share the read. Endpoints change through their own requests, never inside a payment's.
  */
-function endpointsIn(trx: Kysely<DB>, accountId: string): EndpointList {
-  if (!trx.isTransaction) return enabledEndpoints(trx, accountId);
+function endpointsIn(trx: Kysely<DB>, accountId: string, now: Date): EndpointList {
+  if (!trx.isTransaction) return enabledEndpoints(trx, accountId, now);
   let byAccount = endpointsOfTransaction.get(trx);
   if (!byAccount) endpointsOfTransaction.set(trx, (byAccount = new Map()));
   let endpoints = byAccount.get(accountId);
-  if (!endpoints) byAccount.set(accountId, (endpoints = enabledEndpoints(trx, accountId)));
+  if (!endpoints) byAccount.set(accountId, (endpoints = enabledEndpoints(trx, accountId, now)));
   return endpoints;
 }
 
@@ -109,7 +109,7 @@ async function recordEvent(
   // A transition that is no event (pix issued, an order waiting for payment) with no event before it in this
   // transaction has nothing to write: no need to read the endpoints.
   if (!type && trx.isTransaction && !transactionsWithEvents.has(trx)) return;
-  const endpoints = await endpointsIn(trx, cause.accountId);
+  const endpoints = await endpointsIn(trx, cause.accountId, cause.at);
   if (endpoints.length === 0) return;
   const earlier = await eventsOfOrderInThisTransaction(trx, cause.accountId, cause.orderId);
   const wanting = type
