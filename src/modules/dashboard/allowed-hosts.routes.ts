@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../app.ts';
+import type { DashboardDeps } from './route-options.ts';
 import { validationFailed } from '../../http/errors.ts';
 import { errorResponses, NoQuery } from '../../http/schemas.ts';
-import { allowedHostProblems, type Problem } from '../accounts/merchant-document.rules.ts';
+import { allowedHostProblems, type Problem } from '../accounts/index.ts';
 import { recordAudit } from './audit.ts';
 import { actorOf } from './dashboard-http.ts';
 import { dashboardConfig, tags } from './route-options.ts';
@@ -17,7 +17,7 @@ const AllowedHosts = Type.Object({
 });
 
 /** The account's allowed hosts (owners and admins), with the merchant file's rules; every change is audited. */
-export function registerAllowedHostRoutes(parent: FastifyInstance, context: AppContext): void {
+export function registerAllowedHostRoutes(parent: FastifyInstance, context: DashboardDeps): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = context.database;
   const { clock } = context;

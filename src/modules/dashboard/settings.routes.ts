@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../app.ts';
+import type { DashboardDeps } from './route-options.ts';
 import { notFound, validationFailed } from '../../http/errors.ts';
 import { errorResponses, NoQuery } from '../../http/schemas.ts';
-import { companyDataProblems, fineTermProblems, type Problem } from '../accounts/merchant-document.rules.ts';
+import { companyDataProblems, fineTermProblems, type Problem } from '../accounts/index.ts';
 import { recordAudit } from './audit.ts';
 import { actorOf } from './dashboard-http.ts';
 import { dashboardConfig, tags } from './route-options.ts';
@@ -35,7 +35,7 @@ function settingsProblems(input: CompanySettingsInput): Problem[] {
 }
 
 /** Company settings (every role reads; owners and admins change) and gateway credentials (owners and admins). */
-export function registerSettingsRoutes(parent: FastifyInstance, context: AppContext): void {
+export function registerSettingsRoutes(parent: FastifyInstance, context: DashboardDeps): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = context.database;
   const { clock } = context;

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { CompanySchema, GatewaySchema, PaymentPlanSchema } from '../accounts/merchant-document.schema.ts';
+import { CompanySchema, GatewaySchema, PaymentPlanSchema } from '../accounts/index.ts';
 
 /**
  * The settings bodies take the merchant file's own fields and schemas (a company's, a payment plan's fine terms, a

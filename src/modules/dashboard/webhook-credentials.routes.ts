@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../app.ts';
+import type { DashboardDeps } from './route-options.ts';
 import { errorResponses, NoQuery } from '../../http/schemas.ts';
-import { topicOptionsFromEnv } from '../webhooks/sns-signature.ts';
+import { topicOptionsFromEnv } from '../webhooks/index.ts';
 import { recordAudit } from './audit.ts';
 import { actorOf } from './dashboard-http.ts';
 import { dashboardConfig, tags } from './route-options.ts';
@@ -39,7 +39,7 @@ const RotatedCredential = Type.Object({
 });
 
 /** Inbound webhook credentials (owners and admins): status and rotation, never a stored secret. */
-export function registerWebhookCredentialRoutes(parent: FastifyInstance, context: AppContext): void {
+export function registerWebhookCredentialRoutes(parent: FastifyInstance, context: DashboardDeps): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = context.database;
   const { clock } = context;

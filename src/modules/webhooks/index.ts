@@ -1,0 +1,2 @@
+/** What other modules use of the inbound receivers: the topic receiver's configuration. */
+export { topicOptionsFromEnv } from './sns-signature.ts';
