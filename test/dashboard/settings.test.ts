@@ -231,6 +231,21 @@ for (const engine of engines()) {
       assert.equal((await send(second.username, first.secret)).statusCode, 401);
       assert.equal((await send(second.username, second.secret)).statusCode, 200);
 
+      // Another company already has the shop's slug as its invoicing username: the first one gets a suffix.
+      await database.db
+        .insertInto('company_webhook_credentials')
+        .values({
+          account_id: other.accountId,
+          company_id: other.companyId,
+          receiver: 'invoicing',
+          username: shop.slug,
+          secret_encrypted: 'v1.x.y.z',
+        })
+        .execute();
+      const invoicing = await call(owner, 'POST', `/webhook_credentials/${shop.companyId}/invoicing/rotate`, {});
+      assert.equal(invoicing.statusCode, 201, invoicing.body);
+      assert.match(invoicing.json().username, new RegExp(`^${shop.slug}-[a-z0-9]{6}$`));
+
       const topic = await call(owner, 'POST', `/webhook_credentials/${shop.companyId}/topic/rotate`, {});
       assert.equal(topic.statusCode, 422);
       const foreign = await call(owner, 'POST', `/webhook_credentials/${other.companyId}/bank/rotate`, {});

@@ -76,6 +76,24 @@ export async function listWebhookCredentials(
 }
 
 /**
+ * The company's slug as a first username, unless the merchant file gave it to another company's credential of the
+ * receiver (usernames are unique per receiver: the invoicing receiver finds the company by it): then with a suffix.
+ */
+async function freeUsername(db: Kysely<DB>, receiver: string, slug: string): Promise<string> {
+  const taken = await db
+    .selectFrom('company_webhook_credentials')
+    .select('username')
+    .where('receiver', '=', receiver)
+    .where('username', '=', slug)
+    .executeTakeFirst();
+  return taken
+    ? `${slug}-${randomToken(4)
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, '0')}`
+    : slug;
+}
+
+/**
  * A new random secret (a password for the Basic receivers; their username is kept, or the company's slug, unique
  * across the service, for a first one). gateway_b keeps the old secret valid until the next rotation when
  * `keepPrevious`; the others stop accepting it at once. The secret is returned to be shown once.
@@ -110,7 +128,7 @@ export async function rotateWebhookCredential(
       .forUpdate()
       .executeTakeFirst();
     const previous = !basic && keepPrevious ? (stored?.secret_encrypted ?? null) : null;
-    const username = basic ? (stored?.username ?? company.slug) : null;
+    const username = basic ? (stored?.username ?? (await freeUsername(trx, scope.receiver, company.slug))) : null;
     if (!stored) {
       await trx
         .insertInto('company_webhook_credentials')
