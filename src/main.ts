@@ -9,11 +9,9 @@ import { createLogger } from './lib/logger.ts';
 import { rotateKey } from './modules/accounts/index.ts';
 import {
   applyMerchant,
-  type DemoSeedResult,
   MerchantApplyError,
   MerchantDocumentError,
   parseMerchantDocument,
-  seedDemo,
 } from './modules/merchant-file/index.ts';
 import { demoOwnerSignInLink, runUsersCommand, UsersUsageError } from './modules/dashboard/index.ts';
 import {
@@ -30,6 +28,7 @@ import { runWebhooksCommand, WebhookCommandError, WebhookUsageError } from './mo
 import { createWorker, openConfiguredDatabase, startServer, stopOnSignals } from './runtime.ts';
 import { startLocalSandboxes } from './sandbox-runtime.ts';
 import { registerOrderTransitionHooks } from './order-hooks.ts';
+import { seedDemo, type DemoSeedResult } from './modules/demo/index.ts';
 
 const USAGE = `Usage: checkout <command> [options]
 

@@ -1222,6 +1222,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account’s company settings
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        get: operations["dashboardGetSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/settings/companies/{company_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a company’s settings
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        patch: operations["dashboardUpdateCompanySettings"];
+        trace?: never;
+    };
+    "/dashboard/settings/companies/{company_id}/gateways": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A company’s gateway credentials (status only)
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        get: operations["dashboardListGatewayCredentials"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/settings/companies/{company_id}/gateways/{gateway}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set a gateway’s credentials
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        patch: operations["dashboardSetGatewayCredentials"];
+        trace?: never;
+    };
+    "/dashboard/allowed_hosts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account’s allowed hosts
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        get: operations["dashboardGetAllowedHosts"];
+        /**
+         * Replace the account’s allowed hosts
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        put: operations["dashboardReplaceAllowedHosts"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/webhook_credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Inbound webhook receivers and their credentials’ status
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        get: operations["dashboardListWebhookCredentials"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/webhook_credentials/{company_id}/{receiver}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an inbound webhook credential (the new secret shown once)
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        post: operations["dashboardRotateWebhookCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7304,6 +7448,549 @@ export interface operations {
             };
             /** @description The error body of every endpoint whose error body the specification does not fix */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardGetSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        companies: {
+                            id: number;
+                            slug: string;
+                            primary: boolean;
+                            name: string;
+                            legal_name: string | null;
+                            document: string | null;
+                            address: {
+                                street: string | null;
+                                street_number: string | null;
+                                complement: string | null;
+                                district: string | null;
+                                postal_code: string | null;
+                                city: string;
+                                state: string | null;
+                            };
+                            time_zone: string;
+                            pix_expiration_minutes: number;
+                            boleto_due_days: number;
+                            fine_terms: {
+                                fine_type: "fixed" | "percentage";
+                                fine: number;
+                                fine_tax: number;
+                                late_interest: number;
+                                late_interest_tax: number;
+                            };
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardUpdateCompanySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    legal_name?: string;
+                    document?: string;
+                    city?: string;
+                    state?: string;
+                    time_zone?: string;
+                    pix_expiration_minutes?: number;
+                    boleto_due_days?: number;
+                    address?: {
+                        street?: string;
+                        street_number?: string;
+                        complement?: string;
+                        district?: string;
+                        postal_code?: string | "";
+                    };
+                    /** @description major units (R$) with two decimals, rates in % with four, as in the merchant file */
+                    fine_terms?: {
+                        /** @enum {unknown} */
+                        fine_type?: "fixed" | "percentage";
+                        fine?: number;
+                        fine_tax?: number;
+                        late_interest?: number;
+                        late_interest_tax?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        slug: string;
+                        primary: boolean;
+                        name: string;
+                        legal_name: string | null;
+                        document: string | null;
+                        address: {
+                            street: string | null;
+                            street_number: string | null;
+                            complement: string | null;
+                            district: string | null;
+                            postal_code: string | null;
+                            city: string;
+                            state: string | null;
+                        };
+                        time_zone: string;
+                        pix_expiration_minutes: number;
+                        boleto_due_days: number;
+                        fine_terms: {
+                            fine_type: "fixed" | "percentage";
+                            fine: number;
+                            fine_tax: number;
+                            late_interest: number;
+                            late_interest_tax: number;
+                        };
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardListGatewayCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {unknown} */
+                            gateway: "gateway_a" | "gateway_b" | "gateway_c" | "bank";
+                            configured: boolean;
+                            enabled: boolean;
+                            public_key: string | null;
+                            secret_last4: string | null;
+                            secret_set_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardSetGatewayCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_id: number;
+                gateway: "gateway_a" | "gateway_b" | "gateway_c" | "bank";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled?: boolean;
+                    public_key?: string;
+                    secret_key?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        gateway: "gateway_a" | "gateway_b" | "gateway_c" | "bank";
+                        configured: boolean;
+                        enabled: boolean;
+                        public_key: string | null;
+                        secret_last4: string | null;
+                        secret_set_at: string | null;
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardGetAllowedHosts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description host names, *.wildcards or host:port, as in the merchant file */
+                        allowed_hosts: string[];
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardReplaceAllowedHosts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description host names, *.wildcards or host:port, as in the merchant file */
+                    allowed_hosts: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description host names, *.wildcards or host:port, as in the merchant file */
+                        allowed_hosts: string[];
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardListWebhookCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            company_id: number;
+                            company_name: string;
+                            /** @enum {unknown} */
+                            receiver: "gateway_a" | "gateway_b" | "gateway_c" | "bank" | "invoicing" | "topic";
+                            auth: "basic" | "signature" | "topic";
+                            /** @description the address to paste into the sender's panel */
+                            url: string;
+                            configured: boolean;
+                            username: string | null;
+                            set_at: string | null;
+                            previous_secret_accepted: boolean;
+                            grace: "previous_until_next_rotation" | "none" | "not_applicable";
+                            rotatable: boolean;
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardRotateWebhookCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                company_id: number;
+                receiver: "gateway_a" | "gateway_b" | "gateway_c" | "bank" | "invoicing" | "topic";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description gateway_b only; default true */
+                    keep_previous?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        receiver: "gateway_a" | "gateway_b" | "gateway_c" | "bank" | "invoicing" | "topic";
+                        url: string;
+                        username: string | null;
+                        /** @description shown once: the password (Basic receivers) or the signing secret */
+                        secret: string;
+                        previous_secret_accepted: boolean;
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

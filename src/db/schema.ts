@@ -176,6 +176,16 @@ export interface Companies {
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   enable_two_cards: Generated<boolean>;
+  street: string | null;
+  street_number: string | null;
+  complement: string | null;
+  district: string | null;
+  postal_code: string | null;
+  default_fine_type: Generated<string>;
+  default_fine_cents: Generated<number>;
+  default_fine_tax: Generated<number>;
+  default_late_interest_cents: Generated<number>;
+  default_late_interest_tax: Generated<number>;
 }
 
 export interface CompanyGateways {
@@ -188,6 +198,7 @@ export interface CompanyGateways {
   settings: Generated<Json>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  secret_set_at: Date | null;
 }
 
 export interface CompanySchedules {

@@ -179,6 +179,33 @@ export const OPERATIONS: Record<string, OperationNames> = {
     operationId: 'dashboardListAuditLog',
     summary: 'The account’s audit log, newest first',
   },
+  // Dashboard settings, allowed hosts, inbound webhook credentials.
+  'GET /dashboard/settings': { operationId: 'dashboardGetSettings', summary: 'The account’s company settings' },
+  'PATCH /dashboard/settings/companies/{company_id}': {
+    operationId: 'dashboardUpdateCompanySettings',
+    summary: 'Change a company’s settings',
+  },
+  'GET /dashboard/settings/companies/{company_id}/gateways': {
+    operationId: 'dashboardListGatewayCredentials',
+    summary: 'A company’s gateway credentials (status only)',
+  },
+  'PATCH /dashboard/settings/companies/{company_id}/gateways/{gateway}': {
+    operationId: 'dashboardSetGatewayCredentials',
+    summary: 'Set a gateway’s credentials',
+  },
+  'GET /dashboard/allowed_hosts': { operationId: 'dashboardGetAllowedHosts', summary: 'The account’s allowed hosts' },
+  'PUT /dashboard/allowed_hosts': {
+    operationId: 'dashboardReplaceAllowedHosts',
+    summary: 'Replace the account’s allowed hosts',
+  },
+  'GET /dashboard/webhook_credentials': {
+    operationId: 'dashboardListWebhookCredentials',
+    summary: 'Inbound webhook receivers and their credentials’ status',
+  },
+  'POST /dashboard/webhook_credentials/{company_id}/{receiver}/rotate': {
+    operationId: 'dashboardRotateWebhookCredential',
+    summary: 'Rotate an inbound webhook credential (the new secret shown once)',
+  },
   'POST /webhooks': { operationId: 'receiveGatewayAWebhook', summary: 'Receive a gateway_a event' },
   'POST /webhooks/platform': { operationId: 'receivePlatformWebhook', summary: 'Receive a platform event' },
   'POST /webhooks/invoicing': { operationId: 'receiveInvoicingWebhook', summary: 'Receive an invoicing event' },
@@ -193,7 +220,7 @@ export const OPERATIONS: Record<string, OperationNames> = {
   },
 };
 
-/** Public operations: what the document says instead of an API key requirement (http/auth.ts, `public`). */
+/** Public operations: what the document says instead of an API key requirement (modules/accounts/authentication.ts, `public`). */
 export const PUBLIC_ACCESS_RULE =
   '**Access: public, host-restricted.** No API key is needed. The request must come from a host the owning ' +
   'account allows (its `Origin`, else its `Referer`), or from this service’s hosted pages, or carry a valid API ' +

@@ -192,6 +192,9 @@ for (const engine of engines()) {
       const common = await redeem('password123');
       assert.equal(common.statusCode, 422);
       assert.match(common.json().details[0].message, /common/);
+      // From the package's breach-corpus list, and from our Portuguese additions.
+      for (const listed of ['Revolution', 'q123456789', 'jesuscristo'])
+        assert.match((await redeem(listed)).json().details[0].message, /common/, listed);
       assert.equal((await redeem('short')).statusCode, 422);
       const used = await redeem('cavalo correto bateria grampo');
       assert.equal(used.statusCode, 200, used.body);

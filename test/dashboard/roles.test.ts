@@ -10,10 +10,11 @@ import { as, signIn, userSignedIn, type SignedInUser } from './support.ts';
 
 const BASE = '/api/v1/dashboard';
 const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
+const MISSING_COMPANY = 2_000_000_000;
 
 type Action = {
   name: string;
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   url: () => string;
   payload?: unknown;
   allowed: Role[];
@@ -131,6 +132,61 @@ function actions(orderId: () => number): Action[] {
       done: 404,
     },
     { name: 'audit log', method: 'GET', url: () => `${BASE}/audit_log`, allowed: ['owner'], done: 200 },
+    // Settings, allowed hosts, inbound webhook credentials.
+    { name: 'settings', method: 'GET', url: () => `${BASE}/settings`, allowed: everyone, done: 200 },
+    {
+      name: 'settings change',
+      method: 'PATCH',
+      url: () => `${BASE}/settings/companies/${MISSING_COMPANY}`,
+      payload: { boleto_due_days: 5 },
+      allowed: ['owner', 'admin'],
+      done: 404,
+    },
+    {
+      name: 'gateway credentials',
+      method: 'GET',
+      url: () => `${BASE}/settings/companies/${MISSING_COMPANY}/gateways`,
+      allowed: ['owner', 'admin'],
+      done: 404,
+    },
+    {
+      name: 'gateway credentials change',
+      method: 'PATCH',
+      url: () => `${BASE}/settings/companies/${MISSING_COMPANY}/gateways/gateway_a`,
+      payload: { secret_key: 'sk_live_0000000000000000' },
+      allowed: ['owner', 'admin'],
+      done: 404,
+    },
+    {
+      name: 'allowed hosts',
+      method: 'GET',
+      url: () => `${BASE}/allowed_hosts`,
+      allowed: ['owner', 'admin'],
+      done: 200,
+    },
+    {
+      name: 'allowed hosts change',
+      method: 'PUT',
+      url: () => `${BASE}/allowed_hosts`,
+      payload: { allowed_hosts: ['not a host'] },
+      allowed: ['owner', 'admin'],
+      done: 422,
+    },
+    {
+      name: 'inbound webhook credentials',
+      method: 'GET',
+      url: () => `${BASE}/webhook_credentials`,
+      allowed: ['owner', 'admin'],
+      done: 200,
+    },
+    {
+      name: 'inbound webhook credential rotation',
+      method: 'POST',
+      url: () => `${BASE}/webhook_credentials/${MISSING_COMPANY}/gateway_b/rotate`,
+      payload: {},
+      allowed: ['owner', 'admin'],
+      done: 404,
+    },
   ];
 }
 

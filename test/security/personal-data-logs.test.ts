@@ -6,7 +6,7 @@ import type { Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import type { Worker } from '../../src/jobs/worker.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { seedDemo, type DemoSeedResult } from '../../src/modules/merchant-file/demo-seed.ts';
+import { seedDemo, type DemoSeedResult } from '../../src/modules/demo/demo-seed.ts';
 import { deliverySettings } from '../../src/modules/notifications/delivery.job.ts';
 import { createWorker } from '../../src/runtime.ts';
 import { startLocalSandboxes, type LocalSandboxes } from '../../src/sandbox-runtime.ts';

@@ -19,8 +19,8 @@ import {
   type WebhookTarget,
 } from '../../src/gateways/sandbox/server.ts';
 import { createLogger } from '../../src/lib/logger.ts';
-import { ensureDemoCharges, type DemoCharges } from '../../src/modules/merchant-file/demo-charges.ts';
-import { demoMerchantDocument } from '../../src/modules/merchant-file/demo-merchant.ts';
+import { ensureDemoCharges, type DemoCharges } from '../../src/modules/demo/demo-charges.ts';
+import { demoMerchantDocument } from '../../src/modules/demo/demo-merchant.ts';
 import { applyMerchant, type ApplyResult } from '../../src/modules/merchant-file/merchant-apply.ts';
 import type { Worker } from '../../src/jobs/worker.ts';
 import { createWorker } from '../../src/runtime.ts';

@@ -19,7 +19,11 @@ export type AuditAction =
   | 'notification_endpoint.created'
   | 'notification_endpoint.updated'
   | 'notification_endpoint.secret_rotated'
-  | 'orders.exported';
+  | 'orders.exported'
+  | 'settings.company_updated'
+  | 'settings.gateway_updated'
+  | 'allowed_hosts.updated'
+  | 'webhook_credential.rotated';
 
 export type AuditEntry = {
   accountId: string;

@@ -7,6 +7,10 @@ import { registerEndpointRoutes } from './endpoints.routes.ts';
 import { smtpMailer } from './mailer.ts';
 import { registerSalesRoutes } from './sales.routes.ts';
 import { registerUserRoutes } from './users.routes.ts';
+// Settings, allowed hosts, inbound webhook credentials.
+import { registerAllowedHostRoutes } from './allowed-hosts.routes.ts';
+import { registerSettingsRoutes } from './settings.routes.ts';
+import { registerWebhookCredentialRoutes } from './webhook-credentials.routes.ts';
 
 /** The dashboard's own API under /api/v1/dashboard: session-cookie authentication, role checks and CSRF. */
 export async function registerDashboardApi(api: FastifyInstance, context: AppContext): Promise<void> {
@@ -18,6 +22,10 @@ export async function registerDashboardApi(api: FastifyInstance, context: AppCon
       registerDeveloperRoutes(scope, context);
       registerEndpointRoutes(scope, context);
       registerUserRoutes(scope, context, smtpMailer(context.config.smtpUrl, context.config.mailFrom));
+      // Settings, allowed hosts, inbound webhook credentials.
+      registerSettingsRoutes(scope, context);
+      registerAllowedHostRoutes(scope, context);
+      registerWebhookCredentialRoutes(scope, context);
     },
     { prefix: '/dashboard' },
   );

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { findOrderPage, type OrderListFilter } from '../orders/index.ts';
+import { matchingOrders, type OrderListFilter } from '../orders/index.ts';
 
 const PAGE = 500;
 const HEADER = [
@@ -30,16 +30,16 @@ const major = (cents: number) => (cents / 100).toFixed(2);
 
 /**
  * The filtered orders as CSV, newest first, read PAGE rows at a time and written as the client takes them (the
- * stream pulls the next page only when the socket drained), so memory stays flat whatever the count.
+ * stream pulls the next page only when the socket drained), so memory stays flat whatever the count. Pages follow
+ * the last row's (created_at, id), not an OFFSET, so the 200th page costs what the first does.
  */
-export function ordersCsv(db: Kysely<DB>, accountId: string, filter: OrderListFilter): Readable {
+export function ordersCsv(db: Kysely<DB>, accountId: string, filter: OrderListFilter, pageSize = PAGE): Readable {
   async function* lines() {
     yield `${HEADER.join(',')}\r\n`;
-    for (let offset = 0; ; offset += PAGE) {
-      const { ids } = await findOrderPage(db, accountId, filter, { limit: PAGE, offset });
-      if (ids.length === 0) return;
-      const rows = await db
-        .selectFrom('orders as o')
+    const { query: matching } = await matchingOrders(db, accountId, filter);
+    let afterId: number | undefined;
+    for (;;) {
+      const rows = await matching
         .leftJoin('customers as c', (join) =>
           join.onRef('c.id', '=', 'o.customer_id').onRef('c.account_id', '=', 'o.account_id'),
         )
@@ -62,11 +62,17 @@ export function ordersCsv(db: Kysely<DB>, accountId: string, filter: OrderListFi
               .where('p.account_id', '=', accountId)
               .as('methods'),
         ])
-        .where('o.account_id', '=', accountId)
-        .where('o.id', 'in', ids)
+        // The cursor reads the last row's created_at in the database: a JavaScript Date would drop its microseconds.
+        .$if(afterId !== undefined, (query) =>
+          query.where(
+            sql<SqlBool>`(o.created_at, o.id) < ((select created_at from orders where id = ${afterId} and account_id = ${accountId}), ${afterId})`,
+          ),
+        )
         .orderBy('o.created_at', 'desc')
         .orderBy('o.id', 'desc')
+        .limit(pageSize)
         .execute();
+      if (rows.length === 0) return;
       yield rows
         .map((row) =>
           [
@@ -87,7 +93,8 @@ export function ordersCsv(db: Kysely<DB>, accountId: string, filter: OrderListFi
         )
         .join('\r\n')
         .concat('\r\n');
-      if (ids.length < PAGE) return;
+      if (rows.length < pageSize) return;
+      afterId = rows[rows.length - 1]!.id;
     }
   }
   return Readable.from(lines(), { objectMode: false, highWaterMark: 1 });

@@ -9,7 +9,11 @@ export const PERMISSIONS = {
   'refunds.create': ['owner', 'admin', 'finance'],
   /** CSV exports. */
   'orders.export': ['owner', 'admin', 'finance'],
-  /** API keys, allowed hosts, notification endpoints. */
+  /** Company data, Pix and boleto terms, default fine and late interest: read by every role. */
+  'settings.read': ['owner', 'admin', 'finance', 'support'],
+  /** Changing those, and the gateway credentials (whose status only these roles see). */
+  'settings.manage': ['owner', 'admin'],
+  /** API keys, allowed hosts, notification endpoints, inbound webhook credentials. */
   'developers.manage': ['owner', 'admin'],
   /** Users, invites and role changes. */
   'users.manage': ['owner'],

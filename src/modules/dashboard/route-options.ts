@@ -1,3 +1,5 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
 import type { DashboardAccess } from './dashboard-http.ts';
 import type { Permission } from './roles.ts';
 import { TAG } from './dashboard.schemas.ts';
@@ -12,3 +14,10 @@ export function dashboardConfig(access: Permission | 'signed_in' | 'signed_out')
 }
 
 export const tags = [TAG];
+
+/** What the settings routes need of the app (the app's context has it): no import of the app from a module. */
+export type DashboardDeps = {
+  database: { db: Kysely<DB> };
+  clock: () => Date;
+  config: { masterKey: Buffer; publicUrl: string };
+};

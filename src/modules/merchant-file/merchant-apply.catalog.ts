@@ -83,18 +83,36 @@ async function upsertProduct(
   return stored.id;
 }
 
+/** The company's default fine and late-interest terms (set on the dashboard), for plans that leave them out. */
+async function companyFineDefaults({ trx, accountId, companyId }: CompanyScope) {
+  return trx
+    .selectFrom('companies')
+    .select([
+      'default_fine_type',
+      'default_fine_cents',
+      'default_fine_tax',
+      'default_late_interest_cents',
+      'default_late_interest_tax',
+    ])
+    .where('account_id', '=', accountId)
+    .where('id', '=', companyId)
+    .executeTakeFirstOrThrow();
+}
+
 async function upsertPaymentPlan(scope: CompanyScope, plan: PaymentPlanDocument): Promise<number> {
   const { trx, accountId, companyId, now } = scope;
+  const defaults = await companyFineDefaults(scope);
   const desired = {
     name: plan.name,
     payment_method: plan.payment_method,
     max_installments: plan.max_installments ?? 1,
     min_installment_cents: toCents(plan.min_installment ?? 0),
-    fine_type: plan.fine_type ?? 'percentage',
-    fine_cents: toCents(plan.fine ?? 0),
-    fine_tax: plan.fine_tax ?? 0,
-    late_interest_cents: toCents(plan.late_interest ?? 0),
-    late_interest_tax: plan.late_interest_tax ?? 0,
+    fine_type: plan.fine_type ?? defaults.default_fine_type,
+    fine_cents: plan.fine === undefined ? Number(defaults.default_fine_cents) : toCents(plan.fine),
+    fine_tax: plan.fine_tax ?? Number(defaults.default_fine_tax),
+    late_interest_cents:
+      plan.late_interest === undefined ? Number(defaults.default_late_interest_cents) : toCents(plan.late_interest),
+    late_interest_tax: plan.late_interest_tax ?? Number(defaults.default_late_interest_tax),
     deleted_at: null,
   };
   const stored = await trx

@@ -122,7 +122,13 @@ async function upsertGateway(
     settings: gateway.settings ?? {},
   };
   if (!stored) {
-    const values = { ...desired, account_id: accountId, company_id: companyId, gateway: gateway.gateway };
+    const values = {
+      ...desired,
+      account_id: accountId,
+      company_id: companyId,
+      gateway: gateway.gateway,
+      secret_set_at: secret === null ? null : now,
+    };
     await trx
       .insertInto('company_gateways')
       .values(asJsonColumns(values, ['settings']))
@@ -131,9 +137,10 @@ async function upsertGateway(
   }
   const changed = changedColumns(stored, desired);
   if (!hasChanges(changed)) return;
+  const secretSet = 'secret_encrypted' in changed ? { secret_set_at: secret === null ? null : now } : {};
   await trx
     .updateTable('company_gateways')
-    .set({ ...asJsonColumns(changed, ['settings']), updated_at: now })
+    .set({ ...asJsonColumns(changed, ['settings']), ...secretSet, updated_at: now })
     .where('account_id', '=', accountId)
     .where('company_id', '=', companyId)
     .where('gateway', '=', gateway.gateway)

@@ -15,13 +15,7 @@ export function documentProblems(document: MerchantDocument): Problem[] {
   const problems: Problem[] = [];
   const report = (path: string, message: string) => problems.push({ path, message });
 
-  document.account.allowed_hosts?.forEach((host, i) => {
-    const port = /:(\d+)$/.exec(host)?.[1];
-    if (!isValidAllowedHost(host))
-      report(`account.allowed_hosts[${i}]`, `"${host}" is not a host name, *.wildcard or host:port`);
-    else if (port !== undefined && !(Number(port) >= 1 && Number(port) <= 65_535))
-      report(`account.allowed_hosts[${i}]`, `"${host}" has a port outside 1 to 65535`);
-  });
+  allowedHostProblems(document.account.allowed_hosts ?? [], 'account.allowed_hosts', report);
 
   const primaries = document.companies.filter((company) => company.primary === true).length;
   const defaultPrimary = document.companies.length === 1 && document.companies[0]!.primary === undefined;
@@ -63,6 +57,37 @@ export function documentProblems(document: MerchantDocument): Problem[] {
 
 type Report = (path: string, message: string) => void;
 
+/** The account's allowed hosts (the merchant file's `account.allowed_hosts`, the dashboard's developers page). */
+export function allowedHostProblems(hosts: readonly string[], at: string, report: Report): void {
+  hosts.forEach((host, i) => {
+    const port = /:(\d+)$/.exec(host)?.[1];
+    if (!isValidAllowedHost(host)) report(`${at}[${i}]`, `"${host}" is not a host name, *.wildcard or host:port`);
+    else if (port !== undefined && !(Number(port) >= 1 && Number(port) <= 65_535))
+      report(`${at}[${i}]`, `"${host}" has a port outside 1 to 65535`);
+  });
+}
+
+/** A company's CNPJ (numeric or alphanumeric) and time zone, wherever they are set. */
+export function companyDataProblems(
+  company: { document?: string; time_zone?: string },
+  at: string,
+  report: Report,
+): void {
+  const zoneProblem = company.time_zone === undefined ? undefined : timeZoneProblem(company.time_zone);
+  if (zoneProblem) report(`${at}.time_zone`, zoneProblem);
+  if (company.document !== undefined && !isValidCnpj(company.document)) report(`${at}.document`, 'is not a valid CNPJ');
+}
+
+/** Fine and late-interest terms: amounts in major units with two decimals, rates with four. */
+export function fineTermProblems(
+  terms: { fine?: number; fine_tax?: number; late_interest?: number; late_interest_tax?: number },
+  at: string,
+  report: Report,
+): void {
+  for (const field of ['fine', 'late_interest'] as const) checkMoney(report, `${at}.${field}`, terms[field]);
+  for (const field of ['fine_tax', 'late_interest_tax'] as const) checkPercent(report, `${at}.${field}`, terms[field]);
+}
+
 class UniqueNames {
   private readonly seen = new Set<string>();
   constructor(
@@ -76,9 +101,7 @@ class UniqueNames {
 }
 
 function companyProblems(company: CompanyDocument, at: string, report: Report): void {
-  const zoneProblem = company.time_zone === undefined ? undefined : timeZoneProblem(company.time_zone);
-  if (zoneProblem) report(`${at}.time_zone`, zoneProblem);
-  if (company.document !== undefined && !isValidCnpj(company.document)) report(`${at}.document`, 'is not a valid CNPJ');
+  companyDataProblems(company, at, report);
 
   const gateways = new UniqueNames(report, 'gateway');
   company.gateways?.forEach((gateway, i) => gateways.add(`${at}.gateways[${i}].gateway`, gateway.gateway));
@@ -143,10 +166,8 @@ function catalogProblems(company: CompanyDocument, at: string, report: Report): 
 
   company.payment_plans?.forEach((plan, i) => {
     const path = `${at}.payment_plans[${i}]`;
-    for (const field of ['min_installment', 'fine', 'late_interest'] as const)
-      checkMoney(report, `${path}.${field}`, plan[field]);
-    for (const field of ['fine_tax', 'late_interest_tax'] as const)
-      checkPercent(report, `${path}.${field}`, plan[field]);
+    checkMoney(report, `${path}.min_installment`, plan.min_installment);
+    fineTermProblems(plan, path, report);
     const installments = new UniqueNames(report, 'installments');
     plan.taxes?.forEach((tax, t) => {
       const taxPath = `${path}.taxes[${t}]`;

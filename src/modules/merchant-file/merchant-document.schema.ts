@@ -24,7 +24,7 @@ const Refs = () => Type.Array(Text(), { maxItems: 100 });
 const CHECKOUT_GATEWAYS = ['gateway_a', 'gateway_b', 'gateway_c'] as const;
 export const BASIC_AUTH_RECEIVERS = ['gateway_a', 'bank', 'invoicing'] as const;
 
-const Gateway = Closed({
+export const GatewaySchema = Closed({
   gateway: Type.Enum(['gateway_a', 'gateway_b', 'gateway_c', 'bank'] as const),
   enabled: Type.Optional(Type.Boolean()),
   public_key: Type.Optional(Text(1000)),
@@ -70,7 +70,7 @@ const PlanTax = Closed({
   percentage: Type.Optional(Percent()),
 });
 
-const PaymentPlan = Closed({
+export const PaymentPlanSchema = Closed({
   ref: Text(),
   name: Text(),
   payment_method: Type.Enum(['credit_card', 'bank_slip', 'pix'] as const),
@@ -129,7 +129,7 @@ const CheckoutPage = Closed({
 
 const CartPage = Closed({ ...pageFields, name: Text() });
 
-const Company = Closed({
+export const CompanySchema = Closed({
   slug: Slug(),
   name: Text(),
   primary: Type.Optional(Type.Boolean()),
@@ -143,12 +143,12 @@ const Company = Closed({
   boleto_due_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 365 })),
   /** Offer the two-card split on the company's charges (a charge from a page that enables it has it anyway). */
   enable_two_cards: Type.Optional(Type.Boolean()),
-  gateways: Type.Optional(Type.Array(Gateway, { maxItems: 4 })),
+  gateways: Type.Optional(Type.Array(GatewaySchema, { maxItems: 4 })),
   webhook_credentials: Type.Optional(Type.Array(WebhookCredential, { maxItems: 4 })),
   schedules: Type.Optional(Type.Array(Schedule, { maxItems: 200 })),
   sellers: Type.Optional(Type.Array(Closed({ name: Text() }), { maxItems: 1000 })),
   products: Type.Optional(Type.Array(Product, { maxItems: 10_000 })),
-  payment_plans: Type.Optional(Type.Array(PaymentPlan, { maxItems: 100 })),
+  payment_plans: Type.Optional(Type.Array(PaymentPlanSchema, { maxItems: 100 })),
   coupons: Type.Optional(Type.Array(Coupon, { maxItems: 10_000 })),
   checkout_pages: Type.Optional(Type.Array(CheckoutPage, { maxItems: 1000 })),
   cart_pages: Type.Optional(Type.Array(CartPage, { maxItems: 100 })),
@@ -169,7 +169,7 @@ export const MerchantDocumentSchema = Closed({
     slug: Slug(),
     allowed_hosts: Type.Optional(Type.Array(Text(), { maxItems: 100 })),
   }),
-  companies: Type.Array(Company, { minItems: 1, maxItems: 100 }),
+  companies: Type.Array(CompanySchema, { minItems: 1, maxItems: 100 }),
   notification_endpoints: Type.Optional(Type.Array(NotificationEndpoint, { maxItems: 100 })),
 });
 

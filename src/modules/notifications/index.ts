@@ -1,24 +1,9 @@
 // The notifications module's public face: other modules and the processes import only what is listed here.
-export {
-  deliverySettings,
-  type DeliverySettings,
-  notificationDeadJobHandlers,
-  notificationJobHandlers,
-} from './delivery.job.ts';
+export { deliverySettings, type DeliverySettings, notificationDeadJobHandlers, notificationJobHandlers } from './delivery.job.ts';
 export { findEndpointByUrl, findEndpointOfAccount, listEndpoints } from './endpoints.repo.ts';
 export { registerNotificationEndpointRoutes } from './endpoints.routes.ts';
 export { EndpointIdParams, MAX_GRACE_SECONDS } from './endpoints.schemas.ts';
-export {
-  changeEndpoint,
-  createEndpoint,
-  DuplicateEndpointUrlError,
-  endpointUrlProblem,
-  endpointView,
-  eventTypesProblem,
-  NotificationInputError,
-  rotateEndpointSecret,
-  setEndpointEnabled,
-} from './endpoints.service.ts';
+export { changeEndpoint, createEndpoint, DuplicateEndpointUrlError, endpointUrlProblem, endpointView, eventTypesProblem, NotificationInputError, rotateEndpointSecret, setEndpointEnabled } from './endpoints.service.ts';
 export { NOTIFICATION_EVENT_TYPES } from './event-types.ts';
 export { runListen } from './listen.cli.ts';
 export { NotificationUsageError, runNotificationsCommand } from './notifications.cli.ts';

@@ -65,19 +65,17 @@ function searchCondition(eb: OrdersEb, accountId: string, q: string): Expression
   return eb.or(conditions);
 }
 
-/** The account's orders matching the filter: one page of ids (newest first) and the total count. */
-export async function findOrderPage(
-  db: Kysely<DB>,
-  accountId: string,
-  filter: OrderListFilter,
-  page: { limit: number; offset: number },
-) {
+/**
+ * The account's orders matching the filter, as a query on `orders as o` to select from (wrapped: a query
+ * builder cannot be the value of a promise).
+ */
+export async function matchingOrders(db: Kysely<DB>, accountId: string, filter: OrderListFilter) {
   const period = filter.period?.from || filter.period?.to ? filter.period : undefined;
   const zones =
     period && TIMESTAMP_FIELDS.has(period.field)
       ? await companyTimeZones(db, accountId, filter.companyIds)
       : new Map<string, number[]>();
-  const matching = db
+  const query = db
     .selectFrom('orders as o')
     .where('o.account_id', '=', accountId)
     .where((eb) => {
@@ -102,6 +100,18 @@ export async function findOrderPage(
       }
       return eb.and(conditions);
     });
+  return { query };
+}
+
+/** The account's orders matching the filter: one page of ids (newest first) and the total count. */
+export async function findOrderPage(
+  db: Kysely<DB>,
+  accountId: string,
+  filter: OrderListFilter,
+  page: { limit: number; offset: number },
+) {
+  const period = filter.period?.from || filter.period?.to ? filter.period : undefined;
+  const { query: matching } = await matchingOrders(db, accountId, filter);
   const countable =
     !filter.q &&
     !filter.cartPageIds?.length &&

@@ -110,6 +110,75 @@ export type AuditEntry = {
   created_at: string;
 };
 
+// Settings, allowed hosts, inbound webhook credentials.
+export type FineTerms = {
+  fine_type: 'fixed' | 'percentage';
+  fine: number;
+  fine_tax: number;
+  late_interest: number;
+  late_interest_tax: number;
+};
+export type CompanySettings = {
+  id: number;
+  slug: string;
+  primary: boolean;
+  name: string;
+  legal_name: string | null;
+  document: string | null;
+  address: {
+    street: string | null;
+    street_number: string | null;
+    complement: string | null;
+    district: string | null;
+    postal_code: string | null;
+    city: string;
+    state: string | null;
+  };
+  time_zone: string;
+  pix_expiration_minutes: number;
+  boleto_due_days: number;
+  fine_terms: FineTerms;
+  updated_at: string;
+};
+export type CompanySettingsChange = Partial<
+  Pick<CompanySettings, 'name' | 'time_zone' | 'pix_expiration_minutes' | 'boleto_due_days'>
+> & {
+  legal_name?: string;
+  document?: string;
+  city?: string;
+  state?: string;
+  address?: Partial<Record<'street' | 'street_number' | 'complement' | 'district' | 'postal_code', string>>;
+  fine_terms?: Partial<FineTerms>;
+};
+export type GatewayCredential = {
+  gateway: 'gateway_a' | 'gateway_b' | 'gateway_c' | 'bank';
+  configured: boolean;
+  enabled: boolean;
+  public_key: string | null;
+  secret_last4: string | null;
+  secret_set_at: string | null;
+};
+export type WebhookCredential = {
+  company_id: number;
+  company_name: string;
+  receiver: string;
+  auth: 'basic' | 'signature' | 'topic';
+  url: string;
+  configured: boolean;
+  username: string | null;
+  set_at: string | null;
+  previous_secret_accepted: boolean;
+  grace: 'previous_until_next_rotation' | 'none' | 'not_applicable';
+  rotatable: boolean;
+};
+export type RotatedWebhookCredential = {
+  receiver: string;
+  url: string;
+  username: string | null;
+  secret: string;
+  previous_secret_accepted: boolean;
+};
+
 const BASE = '/api/v1/dashboard';
 let csrfToken = '';
 
@@ -195,4 +264,23 @@ export const api = {
   changeRole: (id: string, role: Role) => call<User>('PATCH', `/users/${id}`, { role }),
   removeUser: (id: string) => call<void>('DELETE', `/users/${id}`),
   auditLog: (before?: number) => call<{ data: AuditEntry[] }>('GET', `/audit_log${before ? `?before=${before}` : ''}`),
+  // Settings, allowed hosts, inbound webhook credentials.
+  settings: () => call<{ companies: CompanySettings[] }>('GET', '/settings'),
+  updateCompany: (id: number, change: CompanySettingsChange) =>
+    call<CompanySettings>('PATCH', `/settings/companies/${id}`, change),
+  gateways: (companyId: number) =>
+    call<{ data: GatewayCredential[] }>('GET', `/settings/companies/${companyId}/gateways`),
+  setGateway: (
+    companyId: number,
+    gateway: string,
+    change: { enabled?: boolean; public_key?: string; secret_key?: string },
+  ) => call<GatewayCredential>('PATCH', `/settings/companies/${companyId}/gateways/${gateway}`, change),
+  allowedHosts: () => call<{ allowed_hosts: string[] }>('GET', '/allowed_hosts'),
+  setAllowedHosts: (hosts: string[]) =>
+    call<{ allowed_hosts: string[] }>('PUT', '/allowed_hosts', { allowed_hosts: hosts }),
+  webhookCredentials: () => call<{ data: WebhookCredential[] }>('GET', '/webhook_credentials'),
+  rotateWebhookCredential: (companyId: number, receiver: string, keepPrevious: boolean) =>
+    call<RotatedWebhookCredential>('POST', `/webhook_credentials/${companyId}/${receiver}/rotate`, {
+      keep_previous: keepPrevious,
+    }),
 };

@@ -11,6 +11,7 @@ const NAV: Array<{ href: string; label: MessageKey; permission: string }> = [
   { href: '/developers', label: 'nav.developers', permission: 'developers.manage' },
   { href: '/users', label: 'nav.users', permission: 'users.manage' },
   { href: '/audit', label: 'nav.audit', permission: 'audit.read' },
+  { href: '/settings', label: 'nav.settings', permission: 'settings.read' },
 ];
 
 export function Layout(props: { children: ComponentChildren; onLocale(locale: Locale): void; onSignedOut(): void }) {

@@ -13,6 +13,8 @@ import { OrderPage } from './pages/order.tsx';
 import { OrdersPage } from './pages/orders.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { UsersPage } from './pages/users.tsx';
+// Settings.
+import { SettingsPage } from './pages/settings.tsx';
 
 const LOCALE_KEY = 'dashboard.locale';
 
@@ -53,6 +55,7 @@ function App() {
           {can('developers.manage') && <Route path="/developers" component={DevelopersPage} />}
           {can('users.manage') && <Route path="/users" component={UsersPage} />}
           {can('audit.read') && <Route path="/audit" component={AuditPage} />}
+          {can('settings.read') && <Route path="/settings" component={SettingsPage} />}
           <Route>
             <Redirect to="/" />
           </Route>

@@ -3,6 +3,8 @@ import { api } from '../api.ts';
 import { useDashboard } from '../context.ts';
 import { dateTime } from '../format.ts';
 import { errorText, Loading, PageTitle, ShownOnce, useLoad } from '../ui.tsx';
+// Allowed hosts and inbound webhook credentials.
+import { AllowedHosts, WebhookCredentials } from './developer-settings.tsx';
 
 export function DevelopersPage() {
   const { t } = useDashboard();
@@ -11,6 +13,8 @@ export function DevelopersPage() {
       <PageTitle>{t('dev.title')}</PageTitle>
       <ApiKeys />
       <Endpoints />
+      <AllowedHosts />
+      <WebhookCredentials />
     </section>
   );
 }

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
 import { rotateKey, verifyKey } from '../../src/modules/accounts/api-keys.ts';
-import { seedDemo } from '../../src/modules/merchant-file/demo-seed.ts';
+import { seedDemo } from '../../src/modules/demo/demo-seed.ts';
 import { engines } from '../support/engines.ts';
 
 for (const engine of engines()) {

@@ -5,7 +5,7 @@ import { ensureDashboardUser } from '../dashboard/index.ts';
 import { composeKey } from '../accounts/index.ts';
 import { ensureDemoCharges, type DemoCharges } from './demo-charges.ts';
 import { demoMerchantDocument, otherMerchantDocument } from './demo-merchant.ts';
-import { applyMerchant, type ApplyResult } from './merchant-apply.ts';
+import { applyMerchant, type ApplyResult } from '../merchant-file/index.ts';
 
 export type DemoSeedResult = ApplyResult & {
   api_key: string;

@@ -1,4 +1,4 @@
-import type { MerchantDocument } from './merchant-document.ts';
+import type { MerchantDocument } from '../merchant-file/index.ts';
 
 /** Credentials of the demo merchants are derived from the master key, never written in the source. */
 export type DemoSecrets = (purpose: string) => string;
