@@ -19,7 +19,11 @@ export type AuditAction =
   | 'notification_endpoint.created'
   | 'notification_endpoint.updated'
   | 'notification_endpoint.secret_rotated'
-  | 'orders.exported';
+  | 'orders.exported'
+  | 'order.cancelled'
+  | 'order.notification_resent'
+  | 'subscription.cancelled'
+  | 'notification_delivery.redelivered';
 
 export type AuditEntry = {
   accountId: string;

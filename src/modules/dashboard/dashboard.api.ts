@@ -1,9 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app.ts';
 import { registerAuthRoutes } from './auth.routes.ts';
+import { registerCustomerRoutes } from './customers.routes.ts';
+import { registerDeliveryRoutes } from './deliveries.routes.ts';
 import { registerDashboardAccess } from './dashboard-http.ts';
 import { registerDeveloperRoutes } from './developers.routes.ts';
 import { registerEndpointRoutes } from './endpoints.routes.ts';
+import { registerOrderActionRoutes } from './order-actions.routes.ts';
 import { smtpMailer } from './mailer.ts';
 import { registerSalesRoutes } from './sales.routes.ts';
 import { registerUserRoutes } from './users.routes.ts';
@@ -18,6 +21,9 @@ export async function registerDashboardApi(api: FastifyInstance, context: AppCon
       registerDeveloperRoutes(scope, context);
       registerEndpointRoutes(scope, context);
       registerUserRoutes(scope, context, smtpMailer(context.config.smtpUrl, context.config.mailFrom));
+      registerCustomerRoutes(scope, context);
+      registerOrderActionRoutes(scope, context);
+      registerDeliveryRoutes(scope, context);
     },
     { prefix: '/dashboard' },
   );
