@@ -1,5 +1,7 @@
 /** The dashboard's words: Portuguese (pt-BR) first, English available. */
 
+import { opsEn, opsPtBR } from './i18n-ops.ts';
+
 const ptBR = {
   'app.title': 'Painel',
   'nav.skip': 'Pular para o conteúdo',
@@ -125,6 +127,7 @@ const ptBR = {
   'common.copied': 'Copiado',
   'common.status': 'Status',
   'common.actions': 'Ações',
+  ...opsPtBR,
 };
 
 export type MessageKey = keyof typeof ptBR;
@@ -254,6 +257,7 @@ const en: Record<MessageKey, string> = {
   'common.copied': 'Copied',
   'common.status': 'Status',
   'common.actions': 'Actions',
+  ...opsEn,
 };
 
 export type Locale = 'pt-BR' | 'en';

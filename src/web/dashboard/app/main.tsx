@@ -13,6 +13,10 @@ import { OrderPage } from './pages/order.tsx';
 import { OrdersPage } from './pages/orders.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { UsersPage } from './pages/users.tsx';
+import { CustomerPage } from './pages/customer.tsx';
+import { CustomersPage } from './pages/customers.tsx';
+import { SecurityPage } from './pages/security.tsx';
+import { SubscriptionPage } from './pages/subscription.tsx';
 
 const LOCALE_KEY = 'dashboard.locale';
 
@@ -53,6 +57,15 @@ function App() {
           {can('developers.manage') && <Route path="/developers" component={DevelopersPage} />}
           {can('users.manage') && <Route path="/users" component={UsersPage} />}
           {can('audit.read') && <Route path="/audit" component={AuditPage} />}
+          <Route path="/customers" component={CustomersPage} />
+          <Route path="/customers/:id">{(params) => <CustomerPage id={params.id} />}</Route>
+          <Route path="/subscriptions/:id">{(params) => <SubscriptionPage id={params.id} />}</Route>
+          <Route path="/security">
+            <SecurityPage
+              onSignedOut={() => setSession(null)}
+              onTotpChanged={(enabled) => setSession({ ...session, user: { ...session.user, totp_enabled: enabled } })}
+            />
+          </Route>
           <Route>
             <Redirect to="/" />
           </Route>
