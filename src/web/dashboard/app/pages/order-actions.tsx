@@ -33,6 +33,7 @@ export function OrderActions(props: { orderId: number; status: string; link?: st
   const resend = () =>
     run(async () => {
       const sent = await answer(dashboardClient.POST('/dashboard/orders/{id}/resend_notification', path));
+      props.onDone();
       return `${t('orderActions.resent')}: ${sent.event_type}`;
     });
   const cancel = () =>
