@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../app.ts';
+import type { Database } from '../../db/database.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import { errorResponses, IntegerId, Uuid } from '../../http/schemas.ts';
-import { endSubscription } from '../payments/subscription-end.ts';
+import { endSubscription } from '../payments/index.ts';
 import { recordAudit } from './audit.ts';
 import { customerPage, listCustomers, subscriptionPage } from './customers.repo.ts';
 import { actorOf } from './dashboard-http.ts';
@@ -52,7 +52,10 @@ const SubscriptionView = Type.Object({
 const SubscriptionParams = Type.Object({ id: Uuid() }, { additionalProperties: false });
 
 /** Customers (search, a customer's orders and subscriptions) and subscriptions (page, cancel). */
-export function registerCustomerRoutes(parent: FastifyInstance, context: AppContext): void {
+export function registerCustomerRoutes(
+  parent: FastifyInstance,
+  context: { database: Database; clock: () => Date },
+): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = context.database;
   const { clock } = context;

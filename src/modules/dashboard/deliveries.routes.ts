@@ -2,16 +2,22 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import type { AppContext } from '../../app.ts';
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { notFound } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import { findDeliveryOfAccount, listDeliveriesOfEndpoint, type DeliveryRow } from '../notifications/deliveries.repo.ts';
-import { findEndpointOfAccount } from '../notifications/endpoints.repo.ts';
-import { DeliveryIdParams, EndpointIdParams } from '../notifications/endpoints.schemas.ts';
-import { withPublicLinks } from '../notifications/notify.ts';
-import { redeliver } from '../notifications/redelivery.ts';
-import { eventBody } from '../notifications/signing.ts';
+import {
+  DeliveryIdParams,
+  EndpointIdParams,
+  eventBody,
+  findDeliveryOfAccount,
+  findEndpointOfAccount,
+  listDeliveriesOfEndpoint,
+  redeliver,
+  withPublicLinks,
+  type DeliveryRow,
+} from '../notifications/index.ts';
 import { recordAudit } from './audit.ts';
 import { actorOf } from './dashboard-http.ts';
 import { dashboardConfig, tags } from './route-options.ts';
@@ -35,7 +41,10 @@ const DeliveryView = Type.Object({
 });
 
 /** An endpoint's deliveries with what was sent and what came back, and redelivery (owners and admins). */
-export function registerDeliveryRoutes(parent: FastifyInstance, context: AppContext): void {
+export function registerDeliveryRoutes(
+  parent: FastifyInstance,
+  context: { database: Database; clock: () => Date; config: Pick<Config, 'publicUrl'> },
+): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = context.database;
   const { clock, config } = context;

@@ -1,12 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../app.ts';
+import type { Database } from '../../db/database.ts';
 import { AppError, notFound } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
-import { redeliver } from '../notifications/redelivery.ts';
-import { transitionOrder, type OrderStatus } from '../orders/order-status.ts';
-import { OrderIdParams } from '../orders/orders.schemas.ts';
+import { redeliver } from '../notifications/index.ts';
+import { OrderIdParams, transitionOrder, type OrderStatus } from '../orders/index.ts';
 import { recordAudit } from './audit.ts';
 import { actorOf } from './dashboard-http.ts';
 import { Empty } from './dashboard.schemas.ts';
@@ -16,7 +15,10 @@ import { dashboardConfig, tags } from './route-options.ts';
 const CANCELLABLE: readonly OrderStatus[] = ['pending', 'waiting_payment'];
 
 /** Acts on an order that move no money: cancel it while unpaid, send its latest notification again. */
-export function registerOrderActionRoutes(parent: FastifyInstance, context: AppContext): void {
+export function registerOrderActionRoutes(
+  parent: FastifyInstance,
+  context: { database: Database; clock: () => Date },
+): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = context.database;
   const { clock } = context;
