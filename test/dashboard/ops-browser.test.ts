@@ -108,7 +108,7 @@ for (const engine of engines()) {
         const delivered = page
           .getByTestId('deliveries')
           .getByTestId('delivery-status')
-          .filter({ hasText: 'delivered · HTTP 200' });
+          .filter({ hasText: 'entregue · HTTP 200' });
         for (let tries = 0; tries < 60 && (await delivered.count()) === 0; tries += 1) {
           await page.waitForTimeout(500);
           await page.getByRole('button', { name: 'Atualizar' }).click();

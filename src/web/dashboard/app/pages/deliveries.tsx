@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { answer, dashboardClient } from '../client.ts';
 import { useDashboard } from '../context.ts';
 import { dateTime } from '../format.ts';
+import type { MessageKey } from '../i18n.ts';
 import { errorText, Loading, useLoad } from '../ui.tsx';
 
 /** An endpoint's deliveries, newest first: event, answer, attempts, next attempt, what was sent; each can be sent again. */
@@ -51,7 +52,7 @@ export function Deliveries({ endpointId }: { endpointId: string }) {
               <span>
                 <strong>{delivery.event_type}</strong>{' '}
                 <span class={`badge ${delivery.status}`} data-testid="delivery-status">
-                  {delivery.status}
+                  {t(`deliveryStatus.${delivery.status}` as MessageKey)}
                   {delivery.last_status_code !== null ? ` · HTTP ${delivery.last_status_code}` : ''}
                 </span>
               </span>
