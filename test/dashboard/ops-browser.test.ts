@@ -215,6 +215,28 @@ for (const engine of engines()) {
         assert.equal((await orders(oldKey)).status, 401);
         assert.equal((await orders(newKey)).status, 200);
       });
+
+      test('support reads subscriptions and orders but is offered none of their actions', async () => {
+        const added = await runUsersCommand(
+          ['add', '--account', 'demo', '--email', 'suporte@loja.example', '--role', 'support'],
+          { db: database.db, publicUrl: server.origin, now: new Date(Date.now() + offsetMs) },
+        );
+        await page.getByRole('button', { name: 'Sair', exact: true }).click();
+        await page.goto(added.sign_in_url);
+        await page.getByLabel('Escolha sua senha').fill('outra frase bem comprida');
+        await page.getByRole('button', { name: 'Continuar' }).click();
+        await page.getByRole('heading', { name: 'Vendas' }).waitFor();
+        const subscriber = await insertSubscriber(database, shop, 'Sofia Suporte');
+        await page.goto(dashboard(`/subscriptions/${subscriber.subscriptionId}`));
+        await page.getByTestId('subscription-status').filter({ hasText: 'Em atraso' }).waitFor();
+        assert.equal(await page.getByRole('button', { name: 'Cancelar assinatura' }).count(), 0);
+        const unpaid = await insertOrder(database, shop, { status: 'pending' });
+        await page.goto(dashboard(`/orders/${unpaid.id}`));
+        await page.getByTestId('order-status').waitFor();
+        assert.equal(await page.getByRole('heading', { name: 'Ações' }).count(), 0);
+        assert.equal(await page.getByRole('button', { name: 'Cancelar pedido' }).count(), 0);
+        await checkPage(page, 'order-support');
+      });
     },
   );
 }
