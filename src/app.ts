@@ -66,7 +66,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // Card data must arrive tokenized; a raw PAN, a NUL character or runaway nesting is refused before validation, logging or storage.
   app.addHook('preValidation', async (request) => guardRequestInput(request));
   registerRateLimiting(app, config.rateLimits, context.clock);
-  registerAuthentication(app, database.db, config.publicUrl);
+  registerAuthentication(app, database.db, config.publicUrl, context.clock);
   registerIdempotency(app, database.db, context.clock, assertPublicAccess);
   registerMetrics(app, database, config.metricsToken, [registerWebhookMetrics]);
   registerHealth(app, database);

@@ -1366,6 +1366,166 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Customers, newest first, searched by name, e-mail or document
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        get: operations["dashboardListCustomers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/customers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer’s page: its orders and subscriptions
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        get: operations["dashboardGetCustomer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/subscriptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A subscription’s page: status, next renewal, renewal orders (paid and failed)
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        get: operations["dashboardGetSubscription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/subscriptions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a subscription now: no later period is charged (owners and admins)
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        post: operations["dashboardCancelSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/orders/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an unpaid order (pending or waiting for payment); a paid order answers 409
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        post: operations["dashboardCancelOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/orders/{id}/resend_notification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the order’s latest notification event again to every endpoint it went to
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        post: operations["dashboardResendOrderNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/notification_endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An endpoint’s deliveries, newest first: request, last answer, attempts, next attempt
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        get: operations["dashboardListEndpointDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/notification_deliveries/{id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again now, with the same event id and body
+         * @description **Access: open.** No API key and no host restriction.
+         */
+        post: operations["dashboardRedeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7968,6 +8128,584 @@ export interface operations {
                         /** @description shown once: the password (Basic receivers) or the signing secret */
                         secret: string;
                         previous_secret_accepted: boolean;
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardListCustomers: {
+        parameters: {
+            query?: {
+                q?: string;
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        meta: {
+                            current_page: number;
+                            total_pages: number;
+                            total_count: number;
+                            per_page: number;
+                        };
+                        data: {
+                            id: number;
+                            name: string;
+                            email: string;
+                            identification: string | null;
+                            phone: string | null;
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardGetCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customer: {
+                            id: number;
+                            name: string;
+                            email: string;
+                            identification: string | null;
+                            phone: string | null;
+                            created_at: string;
+                        };
+                        orders: {
+                            id: number;
+                            uid: string;
+                            status: string;
+                            total_cents: number;
+                            created_at: string;
+                        }[];
+                        subscriptions: {
+                            id: string;
+                            status: "active" | "past_due" | "cancelled";
+                            /** @description day, week, month or year */
+                            interval: string;
+                            interval_count: number;
+                            amount_cents: number;
+                            origin_order_id: number;
+                            current_period_start: string;
+                            current_period_end: string;
+                            next_charge_at: string | null;
+                            /** @description failed renewals since the last paid one */
+                            failed_attempts: number;
+                            renewal_method: string;
+                            cancelled_at: string | null;
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardGetSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        subscription: {
+                            id: string;
+                            status: "active" | "past_due" | "cancelled";
+                            /** @description day, week, month or year */
+                            interval: string;
+                            interval_count: number;
+                            amount_cents: number;
+                            origin_order_id: number;
+                            current_period_start: string;
+                            current_period_end: string;
+                            next_charge_at: string | null;
+                            /** @description failed renewals since the last paid one */
+                            failed_attempts: number;
+                            renewal_method: string;
+                            cancelled_at: string | null;
+                            created_at: string;
+                        };
+                        customer: {
+                            id: number;
+                            name: string;
+                            email: string;
+                        };
+                        renewals: {
+                            id: number;
+                            uid: string;
+                            status: string;
+                            total_cents: number;
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardCancelSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done; empty body */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardCancelOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description done; empty body */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardResendOrderNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        event_id: string;
+                        event_type: string;
+                        /** @description deliveries sent again (one already queued is left as it is) */
+                        redelivered: number;
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardListEndpointDeliveries: {
+        parameters: {
+            query?: {
+                page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description ep_ and 24 hex digits */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        meta: {
+                            current_page: number;
+                            total_pages: number;
+                            total_count: number;
+                        };
+                        data: {
+                            id: string;
+                            event_id: string;
+                            event_type: string;
+                            /** @description pending, delivered or failed */
+                            status: string;
+                            attempts: number;
+                            next_attempt_at: string | null;
+                            last_status_code: number | null;
+                            last_error: string | null;
+                            response_excerpt: string | null;
+                            /** @description the JSON body each attempt sends (its first 4,000 characters) */
+                            request_body: string;
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The error body of every endpoint whose error body the specification does not fix */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    dashboardRedeliver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description dlv_ and 24 hex digits */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description false when its next attempt was already queued */
+                        redelivered: boolean;
+                        delivery: {
+                            id: string;
+                            event_id: string;
+                            event_type: string;
+                            /** @description pending, delivered or failed */
+                            status: string;
+                            attempts: number;
+                            next_attempt_at: string | null;
+                            last_status_code: number | null;
+                            last_error: string | null;
+                            response_excerpt: string | null;
+                            /** @description the JSON body each attempt sends (its first 4,000 characters) */
+                            request_body: string;
+                            created_at: string;
+                        };
                     };
                 };
             };

@@ -206,6 +206,39 @@ export const OPERATIONS: Record<string, OperationNames> = {
     operationId: 'dashboardRotateWebhookCredential',
     summary: 'Rotate an inbound webhook credential (the new secret shown once)',
   },
+  // Dashboard: customers, subscriptions, order actions, endpoint deliveries.
+  'GET /dashboard/customers': {
+    operationId: 'dashboardListCustomers',
+    summary: 'Customers, newest first, searched by name, e-mail or document',
+  },
+  'GET /dashboard/customers/{id}': {
+    operationId: 'dashboardGetCustomer',
+    summary: 'A customer’s page: its orders and subscriptions',
+  },
+  'GET /dashboard/subscriptions/{id}': {
+    operationId: 'dashboardGetSubscription',
+    summary: 'A subscription’s page: status, next renewal, renewal orders (paid and failed)',
+  },
+  'POST /dashboard/subscriptions/{id}/cancel': {
+    operationId: 'dashboardCancelSubscription',
+    summary: 'Cancel a subscription now: no later period is charged (owners and admins)',
+  },
+  'POST /dashboard/orders/{id}/cancel': {
+    operationId: 'dashboardCancelOrder',
+    summary: 'Cancel an unpaid order (pending or waiting for payment); a paid order answers 409',
+  },
+  'POST /dashboard/orders/{id}/resend_notification': {
+    operationId: 'dashboardResendOrderNotification',
+    summary: 'Send the order’s latest notification event again to every endpoint it went to',
+  },
+  'GET /dashboard/notification_endpoints/{id}/deliveries': {
+    operationId: 'dashboardListEndpointDeliveries',
+    summary: 'An endpoint’s deliveries, newest first: request, last answer, attempts, next attempt',
+  },
+  'POST /dashboard/notification_deliveries/{id}/redeliver': {
+    operationId: 'dashboardRedeliver',
+    summary: 'Send a delivery again now, with the same event id and body',
+  },
   'POST /webhooks': { operationId: 'receiveGatewayAWebhook', summary: 'Receive a gateway_a event' },
   'POST /webhooks/platform': { operationId: 'receivePlatformWebhook', summary: 'Receive a platform event' },
   'POST /webhooks/invoicing': { operationId: 'receiveInvoicingWebhook', summary: 'Receive an invoicing event' },

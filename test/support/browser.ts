@@ -104,14 +104,15 @@ export type CheckoutSuite = { database: Database; server: CheckoutServer };
 export function useCheckoutServer(
   engine: EngineCase,
   ready: (setup: CheckoutSuite) => void,
-  options: { worker?: boolean } = {},
+  options: { worker?: boolean; clock?: () => Date; privateNotifications?: boolean } = {},
 ): void {
   let setup: CheckoutSuite | undefined;
   let worker: Worker | undefined;
   before(async () => {
     const database = await engine.open();
-    const server = await startCheckoutServer(database);
-    if (options.worker) worker = startServerWorker(database, server);
+    const server = await startCheckoutServer(database, options.clock ? { clock: options.clock } : {});
+    if (options.worker)
+      worker = startServerWorker(database, server, { allowPrivateNetworks: options.privateNotifications ?? false });
     setup = { database, server };
     ready(setup);
   });
@@ -126,19 +127,28 @@ export function useCheckoutServer(
  * The worker `checkout serve` runs beside the API, started on `server`'s database and sandboxes: it applies
  * acknowledged webhooks (woken by the receiver in this process) and releases what a paid order unlocks.
  */
-export function startServerWorker(database: Database, server: CheckoutServer): Worker {
+export function startServerWorker(
+  database: Database,
+  server: CheckoutServer,
+  notifications: { allowPrivateNetworks: boolean } = { allowPrivateNetworks: false },
+): Worker {
   const gatewayUrls = sandboxGatewayUrls(server.sandboxes);
   const worker = createWorker(database, createLogger('silent'), {
     masterKey: server.config.masterKey,
     gatewayUrls,
     clock: () => new Date(),
-    notifications: { publicUrl: server.origin, allowPrivateNetworks: false },
+    // A test's own receiver listens on 127.0.0.1, a private address the service refuses unless allowed.
+    notifications: { publicUrl: server.origin, ...notifications },
   });
   worker.start();
   return worker;
 }
 
-export async function startCheckoutServer(database: Database): Promise<CheckoutServer> {
+/** `clock`: the app's clock, for a test that moves time (the worker keeps the real one). */
+export async function startCheckoutServer(
+  database: Database,
+  options: { clock?: () => Date } = {},
+): Promise<CheckoutServer> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   // Like a gateway dashboard: gateway_a posts its events to the service with the company's Basic credentials.
@@ -156,6 +166,7 @@ export async function startCheckoutServer(database: Database): Promise<CheckoutS
     database,
     logger: createLogger('silent'),
     gatewayUrls: sandboxGatewayUrls(sandboxes),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   await app.listen({ port, host: '127.0.0.1' });
   const document = demoMerchantDocument(secret);

@@ -37,7 +37,13 @@ declare module 'fastify' {
   }
 }
 
-export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>, publicUrl: string): void {
+/** `clock`: the app's, so a key's grace period ends when the app's time says. */
+export function registerAuthentication(
+  app: FastifyInstance,
+  db: Kysely<DB>,
+  publicUrl: string,
+  clock: () => Date = () => new Date(),
+): void {
   const service = new URL(publicUrl);
   const servicePort = service.port || (service.protocol === 'https:' ? '443' : '80');
   app.decorateRequest('apiKey', undefined);
@@ -58,7 +64,7 @@ export function registerAuthentication(app: FastifyInstance, db: Kysely<DB>, pub
       return;
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const verified = match ? await verifyKey(db, match[1]!) : undefined;
+    const verified = match ? await verifyKey(db, match[1]!, clock()) : undefined;
     if (!verified) {
       if (access === 'key') throw new AppError('invalid_api_key', 'The API key is invalid, revoked or expired');
       throw forbidden('The API key is invalid, revoked or expired');

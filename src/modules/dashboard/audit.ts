@@ -23,7 +23,11 @@ export type AuditAction =
   | 'settings.company_updated'
   | 'settings.gateway_updated'
   | 'allowed_hosts.updated'
-  | 'webhook_credential.rotated';
+  | 'webhook_credential.rotated'
+  | 'order.cancelled'
+  | 'order.notification_resent'
+  | 'subscription.cancelled'
+  | 'notification_delivery.redelivered';
 
 export type AuditEntry = {
   accountId: string;

@@ -1,9 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../http/app-context.ts';
 import { registerAuthRoutes } from './auth.routes.ts';
+import { registerCustomerRoutes } from './customers.routes.ts';
+import { registerDeliveryRoutes } from './deliveries.routes.ts';
 import { registerDashboardAccess } from './dashboard-http.ts';
 import { registerDeveloperRoutes } from './developers.routes.ts';
 import { registerEndpointRoutes } from './endpoints.routes.ts';
+import { registerOrderActionRoutes } from './order-actions.routes.ts';
 import { smtpMailer } from './mailer.ts';
 import { registerSalesRoutes } from './sales.routes.ts';
 import { registerUserRoutes } from './users.routes.ts';
@@ -26,6 +29,9 @@ export async function registerDashboardApi(api: FastifyInstance, context: AppCon
       registerSettingsRoutes(scope, context);
       registerAllowedHostRoutes(scope, context);
       registerWebhookCredentialRoutes(scope, context);
+      registerCustomerRoutes(scope, context);
+      registerOrderActionRoutes(scope, context);
+      registerDeliveryRoutes(scope, context);
     },
     { prefix: '/dashboard' },
   );

@@ -7,6 +7,10 @@ export const PERMISSIONS = {
   'sales.read': ['owner', 'admin', 'finance', 'support'],
   /** Refunds and other acts on an order's money. */
   'refunds.create': ['owner', 'admin', 'finance'],
+  /** Acts on an order that move no money: cancel an unpaid order, send its notification again. */
+  'orders.manage': ['owner', 'admin', 'finance'],
+  /** Cancel a customer's subscription (as Stripe keeps it to administrators). */
+  'subscriptions.cancel': ['owner', 'admin'],
   /** CSV exports. */
   'orders.export': ['owner', 'admin', 'finance'],
   /** Company data, Pix and boleto terms, default fine and late interest: read by every role. */

@@ -186,6 +186,9 @@ export function rememberCsrf(token: string): void {
   csrfToken = token;
 }
 
+/** The session's CSRF token, for the typed client (client.ts). */
+export const currentCsrf = () => csrfToken;
+
 async function call<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
   const response = await fetch(`${BASE}${path}`, {
     method,

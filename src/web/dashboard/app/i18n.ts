@@ -1,5 +1,7 @@
 /** The dashboard's words: Portuguese (pt-BR) first, English available. */
 
+import { opsEn, opsPtBR } from './i18n-ops.ts';
+
 const ptBR = {
   'app.title': 'Painel',
   'nav.skip': 'Pular para o conteúdo',
@@ -182,6 +184,7 @@ const ptBR = {
   'dev.rotateCredential': 'Gerar novo segredo',
   'dev.username': 'Usuário',
   'dev.newSecretShownOnce': 'Copie agora: este segredo não será mostrado de novo.',
+  ...opsPtBR,
 };
 
 export type MessageKey = keyof typeof ptBR;
@@ -368,6 +371,7 @@ const en: Record<MessageKey, string> = {
   'dev.rotateCredential': 'New secret',
   'dev.username': 'Username',
   'dev.newSecretShownOnce': 'Copy it now: this secret will not be shown again.',
+  ...opsEn,
 };
 
 export type Locale = 'pt-BR' | 'en';

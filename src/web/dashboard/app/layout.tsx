@@ -8,10 +8,12 @@ import { LOCALES, type Locale, type MessageKey } from './i18n.ts';
 const NAV: Array<{ href: string; label: MessageKey; permission: string }> = [
   { href: '/', label: 'nav.home', permission: 'sales.read' },
   { href: '/orders', label: 'nav.orders', permission: 'sales.read' },
+  { href: '/customers', label: 'nav.customers', permission: 'sales.read' },
   { href: '/developers', label: 'nav.developers', permission: 'developers.manage' },
   { href: '/users', label: 'nav.users', permission: 'users.manage' },
   { href: '/audit', label: 'nav.audit', permission: 'audit.read' },
   { href: '/settings', label: 'nav.settings', permission: 'settings.read' },
+  { href: '/security', label: 'nav.security', permission: 'sales.read' },
 ];
 
 export function Layout(props: { children: ComponentChildren; onLocale(locale: Locale): void; onSignedOut(): void }) {

@@ -15,6 +15,10 @@ import { SignInPage } from './pages/sign-in.tsx';
 import { UsersPage } from './pages/users.tsx';
 // Settings.
 import { SettingsPage } from './pages/settings.tsx';
+import { CustomerPage } from './pages/customer.tsx';
+import { CustomersPage } from './pages/customers.tsx';
+import { SecurityPage } from './pages/security.tsx';
+import { SubscriptionPage } from './pages/subscription.tsx';
 
 const LOCALE_KEY = 'dashboard.locale';
 
@@ -56,6 +60,15 @@ function App() {
           {can('users.manage') && <Route path="/users" component={UsersPage} />}
           {can('audit.read') && <Route path="/audit" component={AuditPage} />}
           {can('settings.read') && <Route path="/settings" component={SettingsPage} />}
+          <Route path="/customers" component={CustomersPage} />
+          <Route path="/customers/:id">{(params) => <CustomerPage id={params.id} />}</Route>
+          <Route path="/subscriptions/:id">{(params) => <SubscriptionPage id={params.id} />}</Route>
+          <Route path="/security">
+            <SecurityPage
+              onSignedOut={() => setSession(null)}
+              onTotpChanged={(enabled) => setSession({ ...session, user: { ...session.user, totp_enabled: enabled } })}
+            />
+          </Route>
           <Route>
             <Redirect to="/" />
           </Route>

@@ -5,6 +5,7 @@ import { dateTime } from '../format.ts';
 import { errorText, Loading, PageTitle, ShownOnce, useLoad } from '../ui.tsx';
 // Allowed hosts and inbound webhook credentials.
 import { AllowedHosts, WebhookCredentials } from './developer-settings.tsx';
+import { Deliveries } from './deliveries.tsx';
 
 export function DevelopersPage() {
   const { t } = useDashboard();
@@ -116,6 +117,7 @@ function Endpoints() {
   const [description, setDescription] = useState('');
   const [secret, setSecret] = useState<string>();
   const [error, setError] = useState<string>();
+  const [open, setOpen] = useState<string>();
   const act = async (action: () => Promise<{ secret?: string } | unknown>) => {
     setError(undefined);
     try {
@@ -158,7 +160,16 @@ function Endpoints() {
                 >
                   {t('dev.rotateSecret')}
                 </button>
+                <button
+                  type="button"
+                  class="secondary"
+                  aria-expanded={open === endpoint.id}
+                  onClick={() => setOpen(open === endpoint.id ? undefined : endpoint.id)}
+                >
+                  {open === endpoint.id ? t('deliveries.hide') : t('deliveries.show')}
+                </button>
               </span>
+              {open === endpoint.id && <Deliveries endpointId={endpoint.id} />}
             </li>
           ))}
         </ul>

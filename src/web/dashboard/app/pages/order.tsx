@@ -4,6 +4,7 @@ import { useDashboard } from '../context.ts';
 import { dateTime, money, parseReais } from '../format.ts';
 import { statusLabel } from '../i18n.ts';
 import { errorText, Loading, PageTitle, useLoad } from '../ui.tsx';
+import { OrderActions } from './order-actions.tsx';
 
 export function OrderPage({ id }: { id: string }) {
   const { t, locale, session, can } = useDashboard();
@@ -46,6 +47,14 @@ export function OrderPage({ id }: { id: string }) {
             <p>{data.order.customer?.name ?? '—'}</p>
             <p class="muted">{data.order.customer?.email}</p>
           </div>
+          {can('orders.manage') && (
+            <OrderActions
+              orderId={Number(id)}
+              status={data.order.status}
+              {...(data.order.link ? { link: data.order.link } : {})}
+              onDone={state.reload}
+            />
+          )}
           <div class="card wide">
             <h2>{t('order.items')}</h2>
             <ul class="plain">

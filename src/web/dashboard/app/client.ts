@@ -1,0 +1,32 @@
+/**
+ * The typed client of the dashboard's own API: openapi-fetch over the types generated from the OpenAPI document
+ * (packages/client), so a page's paths, parameters and answers are checked by the compiler. The session cookie rides
+ * along; each change carries the CSRF token; an error answer becomes an ApiError, as with api.ts.
+ */
+import { createCheckoutClient } from '../../../../packages/client/index.ts';
+import { ApiError, currentCsrf, type FieldError } from './api.ts';
+
+export const dashboardClient = createCheckoutClient(location.origin);
+dashboardClient.use({
+  onRequest({ request }) {
+    if (request.method !== 'GET') request.headers.set('x-csrf-token', currentCsrf());
+    return request;
+  },
+});
+
+type ErrorBody = { code: string; message: string; details: FieldError[] };
+
+/** The answer's data, or an ApiError carrying the service's code, message and field errors. */
+export async function answer<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await pending;
+  if (error !== undefined || !response.ok) {
+    const body = (error ?? {}) as Partial<ErrorBody>;
+    throw new ApiError(
+      response.status,
+      body.code ?? 'unknown',
+      body.message ?? response.statusText,
+      body.details ?? [],
+    );
+  }
+  return data as T;
+}
