@@ -5,7 +5,15 @@ import { hasError, parsePix } from 'pix-utils';
 import type { Database } from '../../src/db/database.ts';
 import { documentedJson } from '../support/documented-response.ts';
 import { engines } from '../support/engines.ts';
-import { CARDS, ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../support/pay-fixtures.ts';
+import {
+  BOLETO_PAYER,
+  CARDS,
+  ORIGIN,
+  tokenA,
+  type Merchant,
+  type PayApp,
+  usePayMerchant,
+} from '../support/pay-fixtures.ts';
 
 function paymentByGatewayId(database: Database, gatewayId: string) {
   return database.db.selectFrom('payments').selectAll().where('gateway_id', '=', gatewayId).executeTakeFirstOrThrow();
@@ -114,7 +122,7 @@ for (const engine of engines()) {
     });
 
     test('boleto: waiting_payment, bank_slip_url only, barcode and digitable line valid for an independent checker', async () => {
-      const res = await post({ ...base(), payment_plan_id: `${merchant.boletoPlanId}-1` });
+      const res = await post({ ...base(), ...BOLETO_PAYER, payment_plan_id: `${merchant.boletoPlanId}-1` });
       assert.equal(res.statusCode, 200, res.body);
       const body = documentedJson(pay.app, res);
       assert.equal(body.order_status, 'waiting_payment');

@@ -40,7 +40,7 @@ export function metadataToWire(metadata: PaymentMetadata): Record<string, string
 }
 
 function customerToWire(buyer: Buyer): GatewayACustomer {
-  const document = buyer.document?.replace(/\D/g, '') || undefined;
+  const document = buyer.document?.replace(/[^0-9A-Za-z]/g, '').toUpperCase() || undefined;
   const customer: GatewayACustomer = {
     name: buyer.name,
     email: buyer.email,

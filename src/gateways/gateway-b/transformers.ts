@@ -91,7 +91,7 @@ export function pixIntentForm(charge: PixCharge): IntentForm {
 }
 
 export function boletoIntentForm(charge: BoletoCharge): IntentForm {
-  const taxId = charge.buyer.document?.replace(/\D/g, '');
+  const taxId = charge.buyer.document?.replace(/[^0-9A-Za-z]/g, '').toUpperCase();
   return {
     ...intentBase(charge),
     payment_method_types: ['boleto'],

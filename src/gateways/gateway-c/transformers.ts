@@ -37,7 +37,7 @@ type Base = {
 };
 
 function customerToWire(buyer: Buyer): GatewayCCustomer {
-  const document = buyer.document?.replace(/\D/g, '') || undefined;
+  const document = buyer.document?.replace(/[^0-9A-Za-z]/g, '').toUpperCase() || undefined;
   const customer: GatewayCCustomer = {
     name: buyer.name,
     email: buyer.email,

@@ -2,7 +2,7 @@ import { buildBoleto, boletoFreeField } from '../../brazil/boleto.ts';
 import { buildPixBrCode, pixTxid } from '../../brazil/pix.ts';
 import type { SandboxContext } from './context.ts';
 import { SandboxError, type SandboxRouter } from './router.ts';
-import type { SandboxBoleto, SandboxPix } from './store.ts';
+import type { SandboxBoleto, SandboxPayer, SandboxPix } from './store.ts';
 
 export const SANDBOX_MERCHANT = { name: 'Loja Sandbox', city: 'SAO PAULO' };
 export const SANDBOX_BOLETO_BANK = '001';
@@ -26,7 +26,12 @@ export function issuePix(context: SandboxContext, chargeId: string, expiresAt: D
 }
 
 /** A Banco do Brasil boleto (bank 001) with the sandbox's own agreement and the next our-number. */
-export function issueBoleto(context: SandboxContext, amountCents: number, dueDate: string): SandboxBoleto {
+export function issueBoleto(
+  context: SandboxContext,
+  amountCents: number,
+  dueDate: string,
+  payer: SandboxPayer,
+): SandboxBoleto {
   const ourNumber = String(context.store.nextSequence());
   const freeField = boletoFreeField({
     agreement: AGREEMENTS[context.gateway],
@@ -35,7 +40,7 @@ export function issueBoleto(context: SandboxContext, amountCents: number, dueDat
   });
   try {
     const { barcode, digitableLine } = buildBoleto({ bankCode: SANDBOX_BOLETO_BANK, dueDate, amountCents, freeField });
-    return { barcode, digitableLine, dueDate, ourNumber, url: `${context.baseUrl()}/boletos/${ourNumber}` };
+    return { barcode, digitableLine, dueDate, ourNumber, url: `${context.baseUrl()}/boletos/${ourNumber}`, payer };
   } catch (error) {
     throw new SandboxError(
       400,
@@ -75,7 +80,7 @@ export function addPaymentSlipRoutes(router: SandboxRouter, context: SandboxCont
       (candidate) => candidate.boleto?.ourNumber === params.ourNumber,
     );
     if (!charge?.boleto) throw new SandboxError(404, 'not_found', 'No boleto has this number');
-    const { barcode, digitableLine, dueDate } = charge.boleto;
+    const { barcode, digitableLine, dueDate, payer } = charge.boleto;
     return {
       status: 200,
       body: {
@@ -85,6 +90,7 @@ export function addPaymentSlipRoutes(router: SandboxRouter, context: SandboxCont
         due_date: dueDate,
         amount: charge.amountCents,
         status: charge.state,
+        payer,
       },
     };
   });

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { IntegerId, KeyValue, Money, Nullable, Uuid } from '../../http/schemas.ts';
 import { Instant } from '../../http/date-range.ts';
+import { CustomerField } from '../customers/customers.schemas.ts';
 
 const OptionId = () =>
   Type.String({ minLength: 3, maxLength: 40, description: '`{plan_id}-{installments}`, the payment plan option id' });
@@ -39,6 +40,14 @@ const Address = Type.Object(
   { additionalProperties: false },
 );
 
+/** The buyer's identity, asked by the page when the method needs it (always for a boleto); updates the customer. */
+const identityFields = {
+  customer_name: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 255, description: 'the payer’s full name; required for bank_slip' }),
+  ),
+  customer_identification: Type.Optional(CustomerField.identification),
+};
+
 const Email = () => Type.String({ format: 'email', maxLength: 254 });
 const Phone = () => Type.String({ pattern: '^[0-9]{1,11}$', description: 'digits only, with area code' });
 const ScheduledAt = () =>
@@ -51,6 +60,7 @@ export const CheckoutPayBody = Type.Object(
     customer_id: Type.Optional(IntegerId()),
     customer_email: Type.Optional(Email()),
     customer_phone: Type.Optional(Phone()),
+    ...identityFields,
     customer_address: Type.Optional(Address),
     main_product_id: Type.Optional(IntegerId()),
     products: Type.Optional(
@@ -83,6 +93,7 @@ export const CartPayBody = Type.Object(
     ),
     customer_email: Type.Optional(Email()),
     customer_phone: Type.Optional(Phone()),
+    ...identityFields,
     gateway: Type.Optional(AnyGateway()),
     tags: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 })),
     scheduled_at: Type.Optional(ScheduledAt()),
@@ -93,7 +104,12 @@ export const CartPayBody = Type.Object(
 );
 
 export const ChargePayBody = Type.Object(
-  { ...cardFields, observation: Type.Optional(Type.String({ maxLength: 2000 })), meta: Type.Optional(Meta()) },
+  {
+    ...cardFields,
+    ...identityFields,
+    observation: Type.Optional(Type.String({ maxLength: 2000 })),
+    meta: Type.Optional(Meta()),
+  },
   { additionalProperties: false },
 );
 
