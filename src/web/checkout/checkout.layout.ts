@@ -42,7 +42,7 @@ ul.products input{width:5rem}
 .success{background:#e6f4ea;color:#0d5224}
 .muted{color:#454c58;font-size:.875rem}
 .total{font-size:1.25rem;font-weight:700}
-.qr{width:16rem;max-width:100%;margin:1rem auto;display:block}
+.qr{max-width:none;margin:1rem auto;display:block;image-rendering:pixelated;image-rendering:crisp-edges}
 .custom-code{width:100%;height:0;border:0}
 .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 textarea{width:100%;font:1rem ui-monospace,monospace;padding:.5rem;border:1px solid #5f6773;border-radius:.25rem;resize:none;color:#1b1f24;background:#f8f9fa}

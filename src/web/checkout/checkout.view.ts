@@ -1,12 +1,19 @@
 import { formatBrl, html, type SafeHtml } from '../payment-pages/html.ts';
-import { addressFields, cardFields, couponFields, customerFields, scheduleFields } from './checkout.fields.ts';
+import {
+  addressFields,
+  cardFields,
+  couponFields,
+  customerFields,
+  identityFields,
+  scheduleFields,
+} from './checkout.fields.ts';
 import type { Closed, HostedCheckout, HostedProduct } from './checkout.model.ts';
 
 /** What the client bundle reads from the form: where to pay and how to tokenize (never secrets). */
 function dataAttributes(checkout: HostedCheckout, gatewayUrl: string | undefined): SafeHtml {
   return html`data-kind="${checkout.kind}" data-id="${checkout.id}" data-company-id="${checkout.companyId}" data-time-zone="${checkout.timeZone}"
  data-gateway="${checkout.gateway}" data-public-key="${checkout.publicKey}" data-gateway-url="${gatewayUrl ?? ''}"
- data-two-cards="${checkout.enableTwoCards}" data-scheduling="${checkout.requireScheduling}" data-asks-customer="${checkout.asksCustomer}" data-asks-address="${checkout.asksAddress}"
+ data-two-cards="${checkout.enableTwoCards}" data-scheduling="${checkout.requireScheduling}" data-asks-customer="${checkout.asksCustomer}" data-asks-address="${checkout.asksAddress}" data-asks-identity="${checkout.asksIdentity}"
  data-redirect-url="${checkout.redirectUrl ?? ''}" data-upsell-name="${checkout.upsell?.name ?? ''}"`;
 }
 
@@ -65,6 +72,7 @@ ${checkout.requireScheduling ? scheduleFields() : ''}
 <div id="method-options"><p class="muted">Carregando formas de pagamento…</p></div>
 <p id="methods-error" class="error" hidden></p>
 </fieldset>
+${identityFields(checkout.identityKnown)}
 <div id="card-section" hidden>
 ${cardFields(0)}
 ${checkout.enableTwoCards ? html`<div class="choice"><input type="checkbox" id="two-cards"><label for="two-cards">Pagar com dois cartões</label></div><div id="card1-section" hidden>${cardFields(1)}</div>` : ''}
