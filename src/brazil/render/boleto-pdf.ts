@@ -9,6 +9,7 @@ import {
   readBoletoBarcode,
 } from '../boleto.ts';
 import { boletoBarcodePng } from './boleto-barcode.ts';
+import { pixQrPng } from './pix-qr.ts';
 import { formatBrDate, formatBrl, formatTaxId } from './boleto-pdf-text.ts';
 
 export interface BoletoParty {
@@ -22,7 +23,10 @@ export interface BoletoPdfInput {
   bankName?: string;
   beneficiary: BoletoParty;
   payer: BoletoParty;
+  /** What the buyer pays, the barcode's value: the document's value plus `surchargeCents`. */
   amountCents: number;
+  /** Fine and late interest added to the document's value ("(+) Juros/Multa"); 0 when none. */
+  surchargeCents?: number;
   /** 'YYYY-MM-DD'. */
   dueDate: string;
   digitableLine: string;
@@ -30,10 +34,21 @@ export interface BoletoPdfInput {
   documentNumber?: string;
   /** As the bank prints it (for Banco do Brasil: agreement + sequence, 17 digits). */
   ourNumber?: string;
-  /** 'YYYY-MM-DD'. */
+  /** Data do documento, 'YYYY-MM-DD'. */
   issueDate?: string;
+  /** Data de processamento, 'YYYY-MM-DD'. */
+  processingDate?: string;
+  /** Agência/Código do beneficiário, as the bank prints it. */
+  beneficiaryCode?: string;
+  carteira?: string;
+  /** Espécie do documento (DM: duplicata mercantil). */
+  documentKind?: string;
+  /** Aceite: 'N' or 'S'. */
+  acceptance?: string;
   instructions?: string[];
   paymentPlace?: string;
+  /** Boleto híbrido: the Pix BR Code that pays the same charge, printed as a QR code beside the slip. */
+  pixCode?: string;
 }
 
 export interface BoletoPdfOptions {
@@ -55,6 +70,7 @@ const BARCODE_HEIGHT = 13 * MM;
 export async function boletoPdf(input: BoletoPdfInput, options: BoletoPdfOptions = {}): Promise<Buffer> {
   assertConsistent(input);
   const barcodePng = await boletoBarcodePng(input.barcode);
+  const pixPng = input.pixCode ? await pixQrPng(input.pixCode) : undefined;
   // Margin 0 so pdfkit never flows text onto a second page; every position below is explicit.
   const doc = new PDFDocument({
     size: 'A4',
@@ -72,6 +88,7 @@ export async function boletoPdf(input: BoletoPdfInput, options: BoletoPdfOptions
   drawPayerReceipt(doc, input, 36);
   drawCutLine(doc, 190);
   drawCompensationSlip(doc, input, 206, barcodePng);
+  if (pixPng) drawPixQr(doc, pixPng);
   doc.end();
   return finished;
 }
@@ -82,6 +99,9 @@ function assertConsistent(input: BoletoPdfInput): void {
     throw new RangeError('digitableLine and barcode describe different boletos');
   }
   const fields = readBoletoBarcode(input.barcode);
+  const surcharge = input.surchargeCents ?? 0;
+  if (!Number.isInteger(surcharge) || surcharge < 0 || surcharge > input.amountCents)
+    throw new RangeError(`surchargeCents ${surcharge} is not part of amountCents ${input.amountCents}`);
   if (fields.amountCents !== input.amountCents)
     throw new RangeError(`amountCents ${input.amountCents} differs from the barcode's ${fields.amountCents}`);
   if (fields.dueFactor !== boletoDueFactor(input.dueDate))
@@ -97,33 +117,29 @@ function drawPayerReceipt(doc: Doc, input: BoletoPdfInput, top: number): void {
   const y = top + ROW + 16;
   const middle = 130;
   const wide = WIDTH - RIGHT_COLUMN - middle;
-  field(doc, LEFT, y, wide, ROW, 'Beneficiário', input.beneficiary.name);
-  field(doc, LEFT + wide, y, middle, ROW, 'CPF/CNPJ do beneficiário', taxIdOf(input.beneficiary));
-  field(doc, LEFT + wide + middle, y, RIGHT_COLUMN, ROW, 'Vencimento', formatBrDate(input.dueDate), {
-    bold: true,
-    align: 'right',
-  });
-  field(doc, LEFT, y + ROW, wide, ROW, 'Pagador', input.payer.name);
+  const right = LEFT + wide + middle;
+  const half = wide / 2;
+  const beneficiary = [input.beneficiary.name, taxIdOf(input.beneficiary)].filter(Boolean).join(' — ');
+  field(doc, LEFT, y, wide, ROW, 'Beneficiário', beneficiary);
+  field(doc, LEFT + wide, y, middle, ROW, 'Agência/Código do beneficiário', input.beneficiaryCode ?? '');
+  field(doc, right, y, RIGHT_COLUMN, ROW, 'Vencimento', formatBrDate(input.dueDate), { bold: true, align: 'right' });
+  field(doc, LEFT, y + ROW, wide, ROW, 'Pagador', partyLine(input.payer));
   field(doc, LEFT + wide, y + ROW, middle, ROW, 'Nosso número', input.ourNumber ?? '');
-  field(doc, LEFT + wide + middle, y + ROW, RIGHT_COLUMN, ROW, 'Valor do documento', formatBrl(input.amountCents), {
+  field(doc, right, y + ROW, RIGHT_COLUMN, ROW, '(=) Valor do documento', formatBrl(documentValue(input)), {
+    align: 'right',
+  });
+  field(doc, LEFT, y + 2 * ROW, half, ROW, 'Nº do documento', input.documentNumber ?? '');
+  field(doc, LEFT + half, y + 2 * ROW, half, ROW, 'Data do documento', dateOf(input.issueDate));
+  field(doc, LEFT + wide, y + 2 * ROW, middle, ROW, 'Carteira / Espécie', `${input.carteira ?? ''} / R$`);
+  field(doc, right, y + 2 * ROW, RIGHT_COLUMN, ROW, '(+) Juros / Multa', surchargeOf(input), { align: 'right' });
+  field(doc, right, y + 3 * ROW, RIGHT_COLUMN, ROW, '(=) Valor cobrado', formatBrl(input.amountCents), {
     bold: true,
     align: 'right',
   });
-  field(doc, LEFT, y + 2 * ROW, wide, ROW, 'Nº do documento', input.documentNumber ?? '');
-  field(
-    doc,
-    LEFT + wide,
-    y + 2 * ROW,
-    middle,
-    ROW,
-    'Data do documento',
-    input.issueDate ? formatBrDate(input.issueDate) : '',
-  );
-  field(doc, LEFT + wide + middle, y + 2 * ROW, RIGHT_COLUMN, ROW, 'Espécie', 'R$', { align: 'right' });
   doc
     .font('Helvetica')
     .fontSize(6.5)
-    .text('Autenticação mecânica', LEFT, y + 3 * ROW + 4, { width: WIDTH, align: 'right' });
+    .text('Autenticação mecânica', LEFT, y + 3 * ROW + 4, { width: wide + middle });
 }
 
 function drawCutLine(doc: Doc, y: number): void {
@@ -146,26 +162,37 @@ function drawCompensationSlip(doc: Doc, input: BoletoPdfInput, top: number, barc
   const left = WIDTH - RIGHT_COLUMN;
   const right = LEFT + left;
   let y = top + ROW;
-  field(
-    doc,
-    LEFT,
-    y,
-    left,
-    ROW,
-    'Local de pagamento',
-    input.paymentPlace ?? 'Pagável em qualquer banco ou app de banco até o vencimento',
-  );
+  const place = input.paymentPlace ?? 'Pagável em qualquer banco ou app de banco até o vencimento';
+  field(doc, LEFT, y, left, ROW, 'Local de pagamento', place);
   field(doc, right, y, RIGHT_COLUMN, ROW, 'Vencimento', formatBrDate(input.dueDate), { bold: true, align: 'right' });
   y += ROW;
   const beneficiary = [input.beneficiary.name, taxIdOf(input.beneficiary)].filter(Boolean).join(' — ');
   field(doc, LEFT, y, left, ROW, 'Beneficiário', beneficiary);
+  field(doc, right, y, RIGHT_COLUMN, ROW, 'Agência/Código do beneficiário', input.beneficiaryCode ?? '', {
+    align: 'right',
+  });
+  y += ROW;
+  const cells = (labels: Array<[string, string]>) => {
+    const width = left / labels.length;
+    labels.forEach(([label, value], index) => field(doc, LEFT + index * width, y, width, ROW, label, value));
+  };
+  cells([
+    ['Data do documento', dateOf(input.issueDate)],
+    ['Nº do documento', input.documentNumber ?? ''],
+    ['Espécie doc.', input.documentKind ?? ''],
+    ['Aceite', input.acceptance ?? ''],
+    ['Data processamento', dateOf(input.processingDate)],
+  ]);
   field(doc, right, y, RIGHT_COLUMN, ROW, 'Nosso número', input.ourNumber ?? '', { align: 'right' });
   y += ROW;
-  const third = left / 3;
-  field(doc, LEFT, y, third, ROW, 'Data do documento', input.issueDate ? formatBrDate(input.issueDate) : '');
-  field(doc, LEFT + third, y, third, ROW, 'Nº do documento', input.documentNumber ?? '');
-  field(doc, LEFT + 2 * third, y, third, ROW, 'Espécie', 'R$');
-  field(doc, right, y, RIGHT_COLUMN, ROW, '(=) Valor do documento', formatBrl(input.amountCents), {
+  cells([
+    ['Uso do banco', ''],
+    ['Carteira', input.carteira ?? ''],
+    ['Espécie', 'R$'],
+    ['Quantidade', ''],
+    ['Valor', ''],
+  ]);
+  field(doc, right, y, RIGHT_COLUMN, ROW, '(=) Valor do documento', formatBrl(documentValue(input)), {
     bold: true,
     align: 'right',
   });
@@ -173,19 +200,40 @@ function drawCompensationSlip(doc: Doc, input: BoletoPdfInput, top: number, barc
   const instructions = (input.instructions ?? []).join('\n');
   field(doc, LEFT, y, left, 3 * ROW, 'Instruções (texto de responsabilidade do beneficiário)', instructions);
   field(doc, right, y, RIGHT_COLUMN, ROW, '(-) Desconto / Abatimento', '');
-  field(doc, right, y + ROW, RIGHT_COLUMN, ROW, '(+) Juros / Multa', '');
-  field(doc, right, y + 2 * ROW, RIGHT_COLUMN, ROW, '(=) Valor cobrado', '');
+  field(doc, right, y + ROW, RIGHT_COLUMN, ROW, '(+) Juros / Multa', surchargeOf(input), { align: 'right' });
+  field(doc, right, y + 2 * ROW, RIGHT_COLUMN, ROW, '(=) Valor cobrado', formatBrl(input.amountCents), {
+    bold: true,
+    align: 'right',
+  });
   y += 3 * ROW;
-  const payer = [[input.payer.name, taxIdOf(input.payer)].filter(Boolean).join(' — '), input.payer.address ?? ''].join(
-    '\n',
-  );
-  field(doc, LEFT, y, WIDTH, 1.6 * ROW, 'Pagador', payer);
+  field(doc, LEFT, y, WIDTH, 1.6 * ROW, 'Pagador', [partyLine(input.payer), input.payer.address ?? ''].join('\n'));
   y += 1.6 * ROW;
   doc
     .font('Helvetica')
     .fontSize(6.5)
     .text('Autenticação mecânica — Ficha de Compensação', LEFT, y + 3, { width: WIDTH, align: 'right' });
   doc.image(barcodePng, LEFT, y + 14, { width: BARCODE_WIDTH, height: BARCODE_HEIGHT });
+}
+
+/** Boleto híbrido: the charge's Pix QR code below the slip, with how to use it. */
+function drawPixQr(doc: Doc, png: Buffer): void {
+  const top = 560;
+  const size = 40 * MM;
+  doc.image(png, LEFT, top, { width: size, height: size });
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(10)
+    .fillColor('black')
+    .text('Pague com Pix', LEFT + size + 12, top + 12);
+  doc
+    .font('Helvetica')
+    .fontSize(8.5)
+    .text(
+      'Este boleto também pode ser pago com o Pix: escaneie o QR Code no aplicativo do seu banco. O valor é o mesmo do código de barras.',
+      LEFT + size + 12,
+      top + 28,
+      { width: WIDTH - size - 12 },
+    );
 }
 
 /** Bank name | bank code with its check digit | digitable line, the first line of each part. */
@@ -252,6 +300,11 @@ function field(
     ellipsis: true,
   });
 }
+
+const documentValue = (input: BoletoPdfInput) => input.amountCents - (input.surchargeCents ?? 0);
+const surchargeOf = (input: BoletoPdfInput) => (input.surchargeCents ? formatBrl(input.surchargeCents) : '');
+const dateOf = (isoDate: string | undefined) => (isoDate ? formatBrDate(isoDate) : '');
+const partyLine = (party: BoletoParty) => [party.name, taxIdOf(party)].filter(Boolean).join(' — ');
 
 function taxIdOf(party: BoletoParty): string {
   return party.taxId ? formatTaxId(party.taxId) : '';
