@@ -132,6 +132,12 @@ for (const engine of engines()) {
       assert.equal(isValidBoleto(payment.boleto_digitable_line!), true);
       assert.match(payment.boleto_barcode!, /^[0-9]{44}$/);
       assert.ok(payment.boleto_due_date);
+      // A boleto híbrido: the gateway's Pix code of the same boleto is kept with it.
+      assert.equal(payment.method, 'bank_slip');
+      assert.equal(hasError(parsePix(payment.pix_code!)), false);
+      const page = await pay.app.inject({ url: `/pay/boleto/${payment.uid}` });
+      assert.ok(page.body.includes(`>${payment.pix_code}</textarea>`));
+      assert.match(page.body, /id="boleto-pix-qr"/);
     });
 
     test('no product named: 422 on the products field and nothing written; an unknown page stays a 404', async () => {

@@ -251,7 +251,7 @@ async function createIntent(sandbox: GatewaySandbox, request: SandboxRequest, ow
       stringAt(objectAt(options, 'boleto'), 'due_date') ??
       new Date(now + 3 * DAY_SECONDS * 1000).toISOString().slice(0, 10);
     const billing = objectAt(objectAt(body, 'payment_method_data'), 'billing_details');
-    charge.boleto = issueBoleto(context, amount, dueDate, {
+    charge.boleto = issueBoleto(context, charge.id, amount, dueDate, {
       name: stringAt(billing, 'name') ?? null,
       document: taxId ?? null,
     });

@@ -159,7 +159,7 @@ async function createTransaction(
     charge.pix = issuePix(context, charge.id, expiresAt);
   } else {
     const customer = objectAt(body, 'customer');
-    charge.boleto = issueBoleto(context, amount, stringAt(body, 'boleto_expiration_date') ?? '', {
+    charge.boleto = issueBoleto(context, charge.id, amount, stringAt(body, 'boleto_expiration_date') ?? '', {
       name: stringAt(customer, 'name') ?? null,
       document: stringAt(customer, 'document_number') ?? null,
     });

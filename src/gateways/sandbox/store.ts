@@ -18,6 +18,8 @@ export type SandboxBoleto = {
   ourNumber: string;
   url: string;
   payer: SandboxPayer;
+  /** Boleto híbrido: a Pix charge of the same amount that pays it too, valid until the end of the due date. */
+  pix: SandboxPix;
 };
 export type SandboxFailure = { code: 'declined' | 'insufficient_funds' | 'expired'; message: string };
 
