@@ -3072,6 +3072,10 @@ export interface operations {
                     customer_email?: string;
                     /** @description digits only, with area code */
                     customer_phone?: string;
+                    /** @description the payer’s full name; required for bank_slip */
+                    customer_name?: string;
+                    /** @description CPF (11 digits) or CNPJ (14 characters, letters allowed before the check digits) with valid check digits, at most 14 characters as sent. `.`, `-`, `/` and spaces within them are stripped: a formatted CPF fits, a CNPJ is sent as its 14 bare characters. With `foreign: true`, any text up to 14 characters */
+                    customer_identification?: string;
                     customer_address?: {
                         city?: string;
                         neighborhood?: string;
@@ -3242,6 +3246,10 @@ export interface operations {
                     customer_email?: string;
                     /** @description digits only, with area code */
                     customer_phone?: string;
+                    /** @description the payer’s full name; required for bank_slip */
+                    customer_name?: string;
+                    /** @description CPF (11 digits) or CNPJ (14 characters, letters allowed before the check digits) with valid check digits, at most 14 characters as sent. `.`, `-`, `/` and spaces within them are stripped: a formatted CPF fits, a CNPJ is sent as its 14 bare characters. With `foreign: true`, any text up to 14 characters */
+                    customer_identification?: string;
                     gateway?: "gateway_a" | "gateway_b" | "gateway_c";
                     tags?: string[];
                     /**
@@ -3395,6 +3403,10 @@ export interface operations {
                     /** @description `{plan_id}-{installments}`, the payment plan option id */
                     credit_card_1_payment_plan?: string;
                     credit_card_1_amount?: number;
+                    /** @description the payer’s full name; required for bank_slip */
+                    customer_name?: string;
+                    /** @description CPF (11 digits) or CNPJ (14 characters, letters allowed before the check digits) with valid check digits, at most 14 characters as sent. `.`, `-`, `/` and spaces within them are stripped: a formatted CPF fits, a CNPJ is sent as its 14 bare characters. With `foreign: true`, any text up to 14 characters */
+                    customer_identification?: string;
                     observation?: string;
                     meta?: {
                         [key: string]: unknown;
