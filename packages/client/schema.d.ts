@@ -3074,7 +3074,7 @@ export interface operations {
                     customer_phone?: string;
                     /** @description the payer’s full name; required for bank_slip */
                     customer_name?: string;
-                    /** @description CPF (11 digits) or CNPJ (14 characters, letters allowed before the check digits) with valid check digits, at most 14 characters as sent. `.`, `-`, `/` and spaces within them are stripped: a formatted CPF fits, a CNPJ is sent as its 14 bare characters. With `foreign: true`, any text up to 14 characters */
+                    /** @description the payer’s CPF (11 digits) or CNPJ (14 characters, letters allowed before the check digits), checked as POST /customers checks `identification` (`.`, `-`, `/` and spaces stripped); required for bank_slip unless the customer has one */
                     customer_identification?: string;
                     customer_address?: {
                         city?: string;
@@ -3248,7 +3248,7 @@ export interface operations {
                     customer_phone?: string;
                     /** @description the payer’s full name; required for bank_slip */
                     customer_name?: string;
-                    /** @description CPF (11 digits) or CNPJ (14 characters, letters allowed before the check digits) with valid check digits, at most 14 characters as sent. `.`, `-`, `/` and spaces within them are stripped: a formatted CPF fits, a CNPJ is sent as its 14 bare characters. With `foreign: true`, any text up to 14 characters */
+                    /** @description the payer’s CPF (11 digits) or CNPJ (14 characters, letters allowed before the check digits), checked as POST /customers checks `identification` (`.`, `-`, `/` and spaces stripped); required for bank_slip unless the customer has one */
                     customer_identification?: string;
                     gateway?: "gateway_a" | "gateway_b" | "gateway_c";
                     tags?: string[];
@@ -3405,7 +3405,7 @@ export interface operations {
                     credit_card_1_amount?: number;
                     /** @description the payer’s full name; required for bank_slip */
                     customer_name?: string;
-                    /** @description CPF (11 digits) or CNPJ (14 characters, letters allowed before the check digits) with valid check digits, at most 14 characters as sent. `.`, `-`, `/` and spaces within them are stripped: a formatted CPF fits, a CNPJ is sent as its 14 bare characters. With `foreign: true`, any text up to 14 characters */
+                    /** @description the payer’s CPF (11 digits) or CNPJ (14 characters, letters allowed before the check digits), checked as POST /customers checks `identification` (`.`, `-`, `/` and spaces stripped); required for bank_slip unless the customer has one */
                     customer_identification?: string;
                     observation?: string;
                     meta?: {

@@ -1,68 +1,34 @@
 /** A one-page printable boleto (A4): "Recibo do Pagador" on top, "Ficha de Compensação" with the barcode below. */
 
 import PDFDocument from 'pdfkit';
-import {
-  bankCodeCheckDigit,
-  boletoDueFactor,
-  digitableLineToBarcode,
-  formatDigitableLine,
-  readBoletoBarcode,
-} from '../boleto.ts';
+import { boletoDueFactor, digitableLineToBarcode, readBoletoBarcode } from '../boleto.ts';
 import { boletoBarcodePng } from './boleto-barcode.ts';
+import type { BoletoPdfInput } from './boleto-pdf-input.ts';
+import {
+  dateOf,
+  documentValue,
+  drawCutLine,
+  drawHeader,
+  field,
+  LEFT,
+  MM,
+  partyLine,
+  ROW,
+  surchargeOf,
+  WIDTH,
+  type Doc,
+} from './boleto-pdf-layout.ts';
 import { pixQrPng } from './pix-qr.ts';
-import { formatBrDate, formatBrl, formatTaxId } from './boleto-pdf-text.ts';
+import { formatBrDate, formatBrl } from './boleto-pdf-text.ts';
 
-export interface BoletoParty {
-  name: string;
-  /** CPF or CNPJ, digits (or alphanumeric CNPJ) without punctuation. */
-  taxId?: string;
-  address?: string;
-}
-
-export interface BoletoPdfInput {
-  bankName?: string;
-  beneficiary: BoletoParty;
-  payer: BoletoParty;
-  /** What the buyer pays, the barcode's value: the document's value plus `surchargeCents`. */
-  amountCents: number;
-  /** Fine and late interest added to the document's value ("(+) Juros/Multa"); 0 when none. */
-  surchargeCents?: number;
-  /** 'YYYY-MM-DD'. */
-  dueDate: string;
-  digitableLine: string;
-  barcode: string;
-  documentNumber?: string;
-  /** As the bank prints it (for Banco do Brasil: agreement + sequence, 17 digits). */
-  ourNumber?: string;
-  /** Data do documento, 'YYYY-MM-DD'. */
-  issueDate?: string;
-  /** Data de processamento, 'YYYY-MM-DD'. */
-  processingDate?: string;
-  /** Agência/Código do beneficiário, as the bank prints it. */
-  beneficiaryCode?: string;
-  carteira?: string;
-  /** Espécie do documento (DM: duplicata mercantil). */
-  documentKind?: string;
-  /** Aceite: 'N' or 'S'. */
-  acceptance?: string;
-  instructions?: string[];
-  paymentPlace?: string;
-  /** Boleto híbrido: the Pix BR Code that pays the same charge, printed as a QR code beside the slip. */
-  pixCode?: string;
-}
+export type { BoletoPdfInput } from './boleto-pdf-input.ts';
 
 export interface BoletoPdfOptions {
   /** false leaves the content streams readable (tests search them for the digitable line). */
   compress?: boolean;
 }
 
-type Doc = PDFKit.PDFDocument;
-
-const LEFT = 36;
-const WIDTH = 523;
 const RIGHT_COLUMN = 150;
-const ROW = 26;
-const MM = 72 / 25.4;
 // FEBRABAN barcode size: 103 mm × 13 mm.
 const BARCODE_WIDTH = 103 * MM;
 const BARCODE_HEIGHT = 13 * MM;
@@ -119,7 +85,7 @@ function drawPayerReceipt(doc: Doc, input: BoletoPdfInput, top: number): void {
   const wide = WIDTH - RIGHT_COLUMN - middle;
   const right = LEFT + wide + middle;
   const half = wide / 2;
-  const beneficiary = [input.beneficiary.name, taxIdOf(input.beneficiary)].filter(Boolean).join(' — ');
+  const beneficiary = partyLine(input.beneficiary);
   field(doc, LEFT, y, wide, ROW, 'Beneficiário', beneficiary);
   field(doc, LEFT + wide, y, middle, ROW, 'Agência/Código do beneficiário', input.beneficiaryCode ?? '');
   field(doc, right, y, RIGHT_COLUMN, ROW, 'Vencimento', formatBrDate(input.dueDate), { bold: true, align: 'right' });
@@ -142,21 +108,6 @@ function drawPayerReceipt(doc: Doc, input: BoletoPdfInput, top: number): void {
     .text('Autenticação mecânica', LEFT, y + 3 * ROW + 4, { width: wide + middle });
 }
 
-function drawCutLine(doc: Doc, y: number): void {
-  doc
-    .save()
-    .moveTo(LEFT, y)
-    .lineTo(LEFT + WIDTH, y)
-    .lineWidth(0.5)
-    .dash(3, { space: 3 })
-    .stroke()
-    .restore();
-  doc
-    .font('Helvetica')
-    .fontSize(6)
-    .text('Corte na linha pontilhada', LEFT, y - 9, { width: WIDTH, align: 'right' });
-}
-
 function drawCompensationSlip(doc: Doc, input: BoletoPdfInput, top: number, barcodePng: Buffer): void {
   drawHeader(doc, input, top);
   const left = WIDTH - RIGHT_COLUMN;
@@ -166,7 +117,7 @@ function drawCompensationSlip(doc: Doc, input: BoletoPdfInput, top: number, barc
   field(doc, LEFT, y, left, ROW, 'Local de pagamento', place);
   field(doc, right, y, RIGHT_COLUMN, ROW, 'Vencimento', formatBrDate(input.dueDate), { bold: true, align: 'right' });
   y += ROW;
-  const beneficiary = [input.beneficiary.name, taxIdOf(input.beneficiary)].filter(Boolean).join(' — ');
+  const beneficiary = partyLine(input.beneficiary);
   field(doc, LEFT, y, left, ROW, 'Beneficiário', beneficiary);
   field(doc, right, y, RIGHT_COLUMN, ROW, 'Agência/Código do beneficiário', input.beneficiaryCode ?? '', {
     align: 'right',
@@ -234,78 +185,4 @@ function drawPixQr(doc: Doc, png: Buffer): void {
       top + 28,
       { width: WIDTH - size - 12 },
     );
-}
-
-/** Bank name | bank code with its check digit | digitable line, the first line of each part. */
-function drawHeader(doc: Doc, input: BoletoPdfInput, top: number): void {
-  const bankCode = input.barcode.slice(0, 3);
-  const bankName = input.bankName ?? `Banco ${bankCode}`;
-  doc
-    .font('Helvetica-Bold')
-    .fontSize(11)
-    .text(bankName, LEFT, top + 9, { width: 150, height: 14, ellipsis: true, lineBreak: false });
-  doc
-    .moveTo(LEFT + 152, top + 4)
-    .lineTo(LEFT + 152, top + ROW)
-    .moveTo(LEFT + 212, top + 4)
-    .lineTo(LEFT + 212, top + ROW)
-    .lineWidth(1)
-    .stroke();
-  doc
-    .fontSize(14)
-    .text(`${bankCode}-${bankCodeCheckDigit(bankCode)}`, LEFT + 152, top + 8, { width: 60, align: 'center' });
-  doc
-    .font('Helvetica')
-    .fontSize(6.5)
-    .fillColor('#444444')
-    .text('Linha digitável', LEFT + 220, top, { width: WIDTH - 220, align: 'right' });
-  doc
-    .font('Helvetica-Bold')
-    .fontSize(10.5)
-    .fillColor('black')
-    .text(formatDigitableLine(input.digitableLine), LEFT + 220, top + 9.5, { width: WIDTH - 220, align: 'right' });
-  doc
-    .moveTo(LEFT, top + ROW)
-    .lineTo(LEFT + WIDTH, top + ROW)
-    .lineWidth(1)
-    .stroke();
-}
-
-/** A labelled box: small grey label on top, value below, cut with an ellipsis when it does not fit. */
-function field(
-  doc: Doc,
-  x: number,
-  y: number,
-  width: number,
-  height: number,
-  label: string,
-  value: string,
-  style: { bold?: boolean; align?: 'left' | 'right' } = {},
-): void {
-  doc.rect(x, y, width, height).lineWidth(0.5).stroke();
-  doc
-    .font('Helvetica')
-    .fontSize(6.5)
-    .fillColor('#444444')
-    .text(label, x + 3, y + 2.5, { width: width - 6, lineBreak: false });
-  if (value === '') return;
-  doc
-    .font(style.bold ? 'Helvetica-Bold' : 'Helvetica')
-    .fontSize(9)
-    .fillColor('black');
-  doc.text(value, x + 3, y + 11, {
-    width: width - 6,
-    height: height - 12,
-    align: style.align ?? 'left',
-    ellipsis: true,
-  });
-}
-
-const documentValue = (input: BoletoPdfInput) => input.amountCents - (input.surchargeCents ?? 0);
-const surchargeOf = (input: BoletoPdfInput) => (input.surchargeCents ? formatBrl(input.surchargeCents) : '');
-const dateOf = (isoDate: string | undefined) => (isoDate ? formatBrDate(isoDate) : '');
-const partyLine = (party: BoletoParty) => [party.name, taxIdOf(party)].filter(Boolean).join(' — ');
-
-function taxIdOf(party: BoletoParty): string {
-  return party.taxId ? formatTaxId(party.taxId) : '';
 }

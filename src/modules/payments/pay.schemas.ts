@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
 import { IntegerId, KeyValue, Money, Nullable, Uuid } from '../../http/schemas.ts';
 import { Instant } from '../../http/date-range.ts';
-import { CustomerField } from '../customers/customers.schemas.ts';
 
 const OptionId = () =>
   Type.String({ minLength: 3, maxLength: 40, description: '`{plan_id}-{installments}`, the payment plan option id' });
@@ -45,7 +44,14 @@ const identityFields = {
   customer_name: Type.Optional(
     Type.String({ minLength: 1, maxLength: 255, description: 'the payer’s full name; required for bank_slip' }),
   ),
-  customer_identification: Type.Optional(CustomerField.identification),
+  customer_identification: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 14,
+      description:
+        'the payer’s CPF (11 digits) or CNPJ (14 characters, letters allowed before the check digits), checked as POST /customers checks `identification` (`.`, `-`, `/` and spaces stripped); required for bank_slip unless the customer has one',
+    }),
+  ),
 };
 
 const Email = () => Type.String({ format: 'email', maxLength: 254 });
