@@ -142,7 +142,21 @@ for (const engine of engines()) {
     test('checkout page, Pix: no payer asked; the QR read from a 1x screenshot is the copy-and-paste code', async () => {
       const { page } = await openForm(checkoutUrl(), 'Pix');
       assert.equal(await page.locator('#identity').isHidden(), true);
+      // The order summary: above the form at 390 px, beside it at 1280 px; its total is the one charged.
+      const summary = page.locator('#order-summary');
+      const methods = page.locator('#methods');
+      await page.locator('#total', { hasText: '49,90' }).waitFor();
+      assert.equal(await page.locator('#summary-total').innerText(), await page.locator('#total').innerText());
+      assert.ok((await summary.boundingBox())!.y < (await methods.boundingBox())!.y, 'above at 390 px');
+      await page.setViewportSize({ width: 1280, height: 900 });
+      const [wide, form] = [(await summary.boundingBox())!, (await methods.boundingBox())!];
+      assert.ok(wide.x >= form.x + form.width, 'beside the form at 1280 px');
+      assert.deepEqual(await seriousViolations(page), []);
+      await shoot(page, `${engine.name}-checkout-summary-1280`);
+      await page.setViewportSize({ width: 390, height: 844 });
+      const shownTotal = await page.locator('#summary-total').innerText();
       await pay(page);
+      await page.locator('#pix-amount', { hasText: shownTotal }).waitFor();
       await page.locator('#pix-code').waitFor();
       const code = await page.locator('#pix-code').inputValue();
       assert.equal(readQrCode(await shotOf(page, page.locator('#pix-qr'))), code);

@@ -59,12 +59,15 @@ export function checkoutBody(checkout: HostedCheckout, gatewayUrl: string | unde
   return html`<noscript><p class="alert">Ative o JavaScript para pagar: os dados do cartão são protegidos no seu navegador antes do envio.</p></noscript>
 <form id="checkout-form" novalidate ${dataAttributes(checkout, gatewayUrl)}>
 <div id="form-errors" class="alert" role="alert" tabindex="-1" hidden></div>
-${checkout.customerDataAt === 'start' ? customer : ''}
-<section aria-labelledby="products-heading">
-<h2 id="products-heading">Resumo do pedido</h2>
+<section id="order-summary" aria-labelledby="products-heading">
+<details open>
+<summary><h2 id="products-heading">Resumo do pedido</h2></summary>
 <ul class="products">${checkout.products.map(productItem)}</ul>
 ${checkout.notes.map((note) => html`<p class="muted">${note}</p>`)}
+<p class="summary-total">Total: <span id="summary-total">${formatBrl(totalCents ?? itemsCents)}</span></p>
+</details>
 </section>
+${checkout.customerDataAt === 'start' ? customer : ''}
 ${checkout.enableCoupons ? couponFields() : ''}
 ${checkout.requireScheduling ? scheduleFields() : ''}
 <fieldset id="methods" tabindex="-1" aria-describedby="methods-error">

@@ -105,11 +105,11 @@ function start(form: HTMLFormElement): void {
     if (second) second.hidden = !twoCards();
     const [first, last] = [shareOption(0), shareOption(1)];
     if (method === 'credit_card' && twoCards() && shares && first && last) {
-      byId('total')!.textContent = brl(optionTotalCents(first) + optionTotalCents(last));
+      showTotal(brl(optionTotalCents(first) + optionTotalCents(last)));
       return;
     }
     const option = method ? optionFor(method, method === 'credit_card' ? 'card0-installments' : undefined) : undefined;
-    if (option) byId('total')!.textContent = brl(optionTotalCents(option));
+    if (option) showTotal(brl(optionTotalCents(option)));
   };
 
   /** Quotes both shares with the page's own query and `amount` = the share, the way the service prices each card. */
@@ -393,4 +393,9 @@ function start(form: HTMLFormElement): void {
       statusUid,
     );
   }
+}
+
+/** The total beside the pay button and at the foot of the order summary: one figure, the chosen option's. */
+function showTotal(text: string): void {
+  for (const id of ['total', 'summary-total']) byId(id)!.textContent = text;
 }
