@@ -3376,6 +3376,10 @@ export interface operations {
                     customer_email?: string;
                     /** @description digits only, with area code */
                     customer_phone?: string;
+                    /** @description the payer’s full name; required for bank_slip */
+                    customer_name?: string;
+                    /** @description the payer’s CPF (11 digits) or CNPJ (14 characters, letters allowed before the check digits), checked as POST /customers checks `identification` (`.`, `-`, `/` and spaces stripped); required for bank_slip unless the customer has one */
+                    customer_identification?: string;
                     customer_address?: {
                         city?: string;
                         neighborhood?: string;
@@ -3546,6 +3550,10 @@ export interface operations {
                     customer_email?: string;
                     /** @description digits only, with area code */
                     customer_phone?: string;
+                    /** @description the payer’s full name; required for bank_slip */
+                    customer_name?: string;
+                    /** @description the payer’s CPF (11 digits) or CNPJ (14 characters, letters allowed before the check digits), checked as POST /customers checks `identification` (`.`, `-`, `/` and spaces stripped); required for bank_slip unless the customer has one */
+                    customer_identification?: string;
                     gateway?: "gateway_a" | "gateway_b" | "gateway_c";
                     tags?: string[];
                     /**
@@ -3699,6 +3707,10 @@ export interface operations {
                     /** @description `{plan_id}-{installments}`, the payment plan option id */
                     credit_card_1_payment_plan?: string;
                     credit_card_1_amount?: number;
+                    /** @description the payer’s full name; required for bank_slip */
+                    customer_name?: string;
+                    /** @description the payer’s CPF (11 digits) or CNPJ (14 characters, letters allowed before the check digits), checked as POST /customers checks `identification` (`.`, `-`, `/` and spaces stripped); required for bank_slip unless the customer has one */
+                    customer_identification?: string;
                     observation?: string;
                     meta?: {
                         [key: string]: unknown;

@@ -20,3 +20,16 @@ export function boletoFreeField({ agreement, ourNumber, carteira }: BancoDoBrasi
   if (!/^\d{2}$/.test(carteira)) throw new RangeError(`carteira must be 2 digits, got ${JSON.stringify(carteira)}`);
   return `000000${agreement}${ourNumber.padStart(10, '0')}${carteira}`;
 }
+
+/**
+ * The bank fields a printed boleto shows, read back from a barcode of the layout above (Banco do Brasil,
+ * 7-digit agreement); undefined for any other bank or layout.
+ */
+export function readBancoDoBrasilFreeField(
+  barcode: string,
+): { agreement: string; ourNumber: string; carteira: string } | undefined {
+  if (!/^\d{44}$/.test(barcode) || !barcode.startsWith('001')) return undefined;
+  const freeField = barcode.slice(19);
+  if (!freeField.startsWith('000000')) return undefined;
+  return { agreement: freeField.slice(6, 13), ourNumber: freeField.slice(6, 23), carteira: freeField.slice(23, 25) };
+}

@@ -68,7 +68,14 @@ export type BoletoCharge = {
   metadata: PaymentMetadata;
   idempotencyKey: string;
 };
-export type BoletoIssued = { gatewayId: string; barcode: string; digitableLine: string; dueDate: string };
+/** `pixCode`: a boleto híbrido's BR Code, when the gateway issues one, that pays the same boleto by Pix. */
+export type BoletoIssued = {
+  gatewayId: string;
+  barcode: string;
+  digitableLine: string;
+  dueDate: string;
+  pixCode?: string;
+};
 
 export type RemoteStatus =
   'pending' | 'waiting_payment' | 'paid' | 'failed' | 'cancelled' | 'refunded' | 'partially_refunded' | 'charged_back';

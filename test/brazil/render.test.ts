@@ -204,6 +204,55 @@ describe('boleto PDF', () => {
     }
   });
 
+  test('every field of the ficha de compensação; an overdue charge shows its fine and interest apart', async () => {
+    const overdue = { ...input, surchargeCents: 2_056, processingDate: '2026-06-02', beneficiaryCode: '1149718' };
+    const shown = pdfShownText(
+      await boletoPdf({ ...overdue, carteira: '17', documentKind: 'DM', acceptance: 'N' }, { compress: false }),
+    );
+    for (const label of [
+      'Local de pagamento',
+      'Agência/Código do beneficiário',
+      'Nosso número',
+      'Nº do documento',
+      'Data do documento',
+      'Data processamento',
+      'Espécie doc.',
+      'Aceite',
+      'Carteira',
+      'Espécie',
+      '(=) Valor do documento',
+      '(+) Juros / Multa',
+      '(=) Valor cobrado',
+      'Instruções (texto de responsabilidade do beneficiário)',
+    ])
+      assert.ok(shown.includes(label), `missing the label ${label}`);
+    for (const value of [
+      '11497180000000042',
+      'PED-42',
+      '01/06/2026',
+      '02/06/2026',
+      '1149718',
+      'DM',
+      'N',
+      '17',
+      'R$ 1.006,00',
+      'R$ 20,56',
+      'R$ 1.026,56',
+      'Não receber após 30 dias do vencimento.',
+    ])
+      assert.ok(shown.includes(value), `missing ${value}`);
+    await assert.rejects(boletoPdf({ ...input, surchargeCents: 102_657 }), /surchargeCents/);
+  });
+
+  test('a boleto híbrido prints the Pix QR code of the same charge', async () => {
+    const plain = (await boletoPdf(input, { compress: false })).toString('latin1');
+    const hybrid = (await boletoPdf({ ...input, pixCode: PIX_CODE }, { compress: false })).toString('latin1');
+    const images = (pdf: string) => pdf.match(/\/Subtype \/Image/g)?.length ?? 0;
+    assert.equal(images(hybrid), images(plain) + 1);
+    assert.ok(pdfShownText(Buffer.from(hybrid, 'latin1')).includes('Pague com Pix'));
+    await assert.rejects(boletoPdf({ ...input, pixCode: 'not a BR Code' }));
+  });
+
   test('embeds the barcode image', async () => {
     const pdf = (await boletoPdf(input, { compress: false })).toString('latin1');
     assert.match(pdf, /\/Subtype \/Image/);

@@ -3,7 +3,14 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { after, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { launchChromium, openTab, screenshot, useCheckoutServer, type CheckoutServer } from '../support/browser.ts';
+import {
+  fillPayer,
+  launchChromium,
+  openTab,
+  screenshot,
+  useCheckoutServer,
+  type CheckoutServer,
+} from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 
 const browser = await launchChromium();
@@ -54,6 +61,7 @@ for (const engine of engines()) {
       await page.goto(pageUrl('ebook'));
       await page.getByLabel('E-mail').fill('a11y@example.com');
       await page.getByLabel(method).check();
+      if (method === 'Boleto bancário') await fillPayer(page);
       const answer = page.waitForResponse((response) => response.url().endsWith('/api/v1/payments'));
       await page.getByRole('button', { name: 'Pagar' }).click();
       return (await answer).json();

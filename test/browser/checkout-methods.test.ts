@@ -4,6 +4,7 @@ import type { Database } from '../../src/db/database.ts';
 import {
   assertNoCardNumbers,
   fillCard,
+  fillPayer,
   payWithCard,
   launchChromium,
   openTab,
@@ -68,6 +69,7 @@ for (const engine of engines()) {
       await page.goto(pageUrl('ebook'));
       await page.getByLabel('E-mail').fill('boleto@example.com');
       await page.getByLabel('Boleto bancário').check();
+      await fillPayer(page);
       await page.getByRole('button', { name: 'Pagar' }).click();
       await page.getByRole('heading', { name: 'Boleto gerado' }).waitFor();
       const href = await page.getByRole('link', { name: 'Abrir o boleto para imprimir' }).getAttribute('href');

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { Database } from '../../src/db/database.ts';
-import { launchChromium, openTab, screenshot, useCheckoutServer, type CheckoutServer } from '../support/browser.ts';
+import {
+  fillPayer,
+  launchChromium,
+  openTab,
+  screenshot,
+  useCheckoutServer,
+  type CheckoutServer,
+} from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 
 const browser = await launchChromium();
@@ -14,6 +21,7 @@ async function payOnUpsellPage(page: Page, server: CheckoutServer, email: string
   await page.goto(`${server.origin}/pay/${server.merchant.checkout_pages['course-upsell']}`);
   await page.getByLabel('E-mail').fill(email);
   await page.getByLabel(method).check();
+  if (method === 'Boleto bancário') await fillPayer(page);
   const answer = page.waitForResponse((response) => response.url().endsWith('/api/v1/payments'));
   await page.getByRole('button', { name: 'Pagar' }).click();
   return (await answer).json();

@@ -190,6 +190,7 @@ describe('the sandbox server', { timeout: 30_000 }, () => {
         due_date: '2030-01-15',
         amount: 1_234,
         status: 'waiting_payment',
+        payer: { name: BUYER.name, document: BUYER.document },
       },
     );
     const badDate = await postJson(`${harness.sandboxes.baseUrlFor('gateway_c')}/transactions`, {

@@ -252,6 +252,12 @@ export async function payWithCard(page: Page, url: string, email: string, number
   await page.getByRole('button', { name: 'Pagar' }).click();
 }
 
+/** The payer's name and CPF a boleto asks for (the CPF typed bare; the page masks it). */
+export async function fillPayer(page: Page, document = '52998224725'): Promise<void> {
+  await page.getByLabel('Nome completo').fill('Maria da Silva');
+  await page.getByLabel('CPF ou CNPJ').fill(document);
+}
+
 export async function fillCard(page: Page, number: string, index: 0 | 1 = 0): Promise<void> {
   const card = page.locator(`#card${index}`);
   await card.getByLabel('Número do cartão').fill(number);

@@ -431,7 +431,9 @@ export async function insertCart(
       cart_page_id: cartPageId,
       payment_method: 'credit_card',
       freight_cents: 1_500,
-      customer: JSON.stringify(options.customer ?? { email: 'cart@example.com', name: 'Cart Buyer' }),
+      customer: JSON.stringify(
+        options.customer ?? { email: 'cart@example.com', name: 'Cart Buyer', identification: '52998224725' },
+      ),
     })
     .execute();
   await db
@@ -463,6 +465,7 @@ export async function insertCharge(
       company_id: merchant.companyId,
       email: `charge-${randomUUID().slice(0, 8)}@example.com`,
       name: 'Charge Buyer',
+      identification: '52998224725',
     })
     .returning('id')
     .executeTakeFirstOrThrow();
@@ -546,3 +549,6 @@ export async function payChargeWithTwoCards(
     },
   });
 }
+
+/** The payer's identity a boleto needs (name and a CPF with valid check digits), as pay bodies send it. */
+export const BOLETO_PAYER = { customer_name: 'Maria da Silva', customer_identification: '529.982.247-25' };

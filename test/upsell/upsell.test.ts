@@ -6,6 +6,7 @@ import { applyPaymentAction } from '../../src/modules/payments/attempts/gateway-
 import { createUpsellOffer } from '../../src/modules/payments/settlement/upsell-offer-token.ts';
 import { engines } from '../support/engines.ts';
 import {
+  BOLETO_PAYER,
   insertPage,
   insertProduct,
   tokenA,
@@ -234,7 +235,10 @@ for (const engine of engines()) {
         [merchant.pixPlanId, 'pix'],
         [merchant.boletoPlanId, 'boleto'],
       ] as const) {
-        const original = await payOnPage(pay, database, merchant, upsellPage, { payment_plan_id: `${planId}-1` });
+        const original = await payOnPage(pay, database, merchant, upsellPage, {
+          payment_plan_id: `${planId}-1`,
+          ...BOLETO_PAYER,
+        });
         assert.equal(original.json.order_status, 'waiting_payment');
         const order = await orderByUid(original.orderUid);
         // The pay flow issues offers for paid orders only; a pix or boleto original gets its offer once paid.

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { formatDigitableLine } from '../../src/brazil/boleto.ts';
-import { pixQrPngBase64 } from '../../src/brazil/render/index.ts';
+import { pixQrForScreen } from '../../src/brazil/render/index.ts';
 import type { Database } from '../../src/db/database.ts';
 import { createTenant, type Tenant } from '../support/app.ts';
 import { insertCompany, insertOrder, insertPayment, startAppAt } from '../support/catalog-fixtures.ts';
@@ -101,7 +101,7 @@ for (const engine of engines()) {
         assert.match(res.body, /<dt>Pedido<\/dt><dd>nº [0-9A-F]{8}<\/dd>/);
         const qr = dataImage(res.body, 'image/png');
         assert.ok(qr, 'a data: PNG QR code with alt text');
-        assert.equal(qr[1], await pixQrPngBase64(code));
+        assert.equal(qr[1], (await pixQrForScreen(code)).base64);
         assert.match(qr[2]!, /^QR Code Pix para pagar R\$\u00a01\.234,56 a /);
         assert.match(
           res.body,
@@ -195,8 +195,26 @@ for (const engine of engines()) {
           assert.match(Buffer.from(barcode[1]!, 'base64').toString('utf8'), /<svg[\s\S]*<\/svg>/);
           assert.ok(res.body.includes('R$\u00a01.026,56'));
           assert.ok(res.body.includes('<dd>05/03/2030</dd>'));
-          assert.ok(res.body.includes('<dd>Exemplo Comércio &lt;Ltda&gt; (11.222.333/0001-81)</dd>'));
-          assert.ok(res.body.includes('<dd>Zé &lt;b&gt;Pagador&lt;/b&gt;</dd>'));
+          assert.ok(res.body.includes('<dd>Exemplo Comércio &lt;Ltda&gt; — 11.222.333/0001-81</dd>'));
+          assert.ok(res.body.includes('<dd>Zé &lt;b&gt;Pagador&lt;/b&gt; — 529.982.247-25</dd>'));
+          // The ficha de compensação's fields, read back from the Banco do Brasil free field where they live.
+          const ourNumber = `3000003${payment.barcode.slice(32, 42)}`;
+          const slip = Object.fromEntries(
+            [...res.body.matchAll(/<dt>([^<]+)<\/dt><dd>([^<]*)<\/dd>/g)].map((match) => [match[1], match[2]]),
+          );
+          assert.equal(slip['Nosso número'], ourNumber);
+          assert.equal(slip['Agência/Código do beneficiário'], '3000003');
+          assert.equal(slip['Carteira'], '17');
+          assert.equal(slip['Espécie'], 'R$');
+          assert.equal(slip['Espécie doc.'], 'DM');
+          assert.equal(slip['Aceite'], 'N');
+          assert.match(slip['Nº do documento']!, /^[0-9A-F]{8}$/);
+          assert.match(slip['Data do documento']!, /^\d{2}\/\d{2}\/\d{4}$/);
+          assert.equal(slip['Data de processamento'], slip['Data do documento']);
+          assert.equal(slip['(=) Valor do documento'], 'R$\u00a01.026,56');
+          assert.equal(slip['(=) Valor cobrado'], 'R$\u00a01.026,56');
+          assert.equal('(+) Juros/Multa' in slip, false);
+          assert.match(res.body, /<ul class="instructions"><li>(Após o vencimento|Não cobrar)/);
           assert.ok(res.body.includes(`href="${payment.uid}.pdf"`));
           assert.ok(res.body.includes('Situação: Aguardando pagamento'));
         } finally {
@@ -212,7 +230,7 @@ for (const engine of engines()) {
         const payment = await insertBoletoPayment(database, shop, 5_000, '2030-03-05');
         const res = await app.inject({ url: `/pay/boleto/${payment.uid}` });
         assert.equal(res.statusCode, 200);
-        assert.ok(res.body.includes(`<dd>${ESCAPED_NAME} (11.222.333/0001-81)</dd>`));
+        assert.ok(res.body.includes(`<dd>${ESCAPED_NAME} — 11.222.333/0001-81</dd>`));
         assert.ok(!res.body.includes('<script>alert'));
         assert.ok(res.body.includes('<dd>Pagador não identificado</dd>'));
       });

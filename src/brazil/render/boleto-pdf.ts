@@ -1,53 +1,34 @@
 /** A one-page printable boleto (A4): "Recibo do Pagador" on top, "Ficha de Compensação" with the barcode below. */
 
 import PDFDocument from 'pdfkit';
-import {
-  bankCodeCheckDigit,
-  boletoDueFactor,
-  digitableLineToBarcode,
-  formatDigitableLine,
-  readBoletoBarcode,
-} from '../boleto.ts';
+import { boletoDueFactor, digitableLineToBarcode, readBoletoBarcode } from '../boleto.ts';
 import { boletoBarcodePng } from './boleto-barcode.ts';
-import { formatBrDate, formatBrl, formatTaxId } from './boleto-pdf-text.ts';
+import type { BoletoPdfInput } from './boleto-pdf-input.ts';
+import {
+  dateOf,
+  documentValue,
+  drawCutLine,
+  drawHeader,
+  field,
+  LEFT,
+  MM,
+  partyLine,
+  ROW,
+  surchargeOf,
+  WIDTH,
+  type Doc,
+} from './boleto-pdf-layout.ts';
+import { pixQrPng } from './pix-qr.ts';
+import { formatBrDate, formatBrl } from './boleto-pdf-text.ts';
 
-export interface BoletoParty {
-  name: string;
-  /** CPF or CNPJ, digits (or alphanumeric CNPJ) without punctuation. */
-  taxId?: string;
-  address?: string;
-}
-
-export interface BoletoPdfInput {
-  bankName?: string;
-  beneficiary: BoletoParty;
-  payer: BoletoParty;
-  amountCents: number;
-  /** 'YYYY-MM-DD'. */
-  dueDate: string;
-  digitableLine: string;
-  barcode: string;
-  documentNumber?: string;
-  /** As the bank prints it (for Banco do Brasil: agreement + sequence, 17 digits). */
-  ourNumber?: string;
-  /** 'YYYY-MM-DD'. */
-  issueDate?: string;
-  instructions?: string[];
-  paymentPlace?: string;
-}
+export type { BoletoPdfInput } from './boleto-pdf-input.ts';
 
 export interface BoletoPdfOptions {
   /** false leaves the content streams readable (tests search them for the digitable line). */
   compress?: boolean;
 }
 
-type Doc = PDFKit.PDFDocument;
-
-const LEFT = 36;
-const WIDTH = 523;
 const RIGHT_COLUMN = 150;
-const ROW = 26;
-const MM = 72 / 25.4;
 // FEBRABAN barcode size: 103 mm × 13 mm.
 const BARCODE_WIDTH = 103 * MM;
 const BARCODE_HEIGHT = 13 * MM;
@@ -55,6 +36,7 @@ const BARCODE_HEIGHT = 13 * MM;
 export async function boletoPdf(input: BoletoPdfInput, options: BoletoPdfOptions = {}): Promise<Buffer> {
   assertConsistent(input);
   const barcodePng = await boletoBarcodePng(input.barcode);
+  const pixPng = input.pixCode ? await pixQrPng(input.pixCode) : undefined;
   // Margin 0 so pdfkit never flows text onto a second page; every position below is explicit.
   const doc = new PDFDocument({
     size: 'A4',
@@ -72,6 +54,7 @@ export async function boletoPdf(input: BoletoPdfInput, options: BoletoPdfOptions
   drawPayerReceipt(doc, input, 36);
   drawCutLine(doc, 190);
   drawCompensationSlip(doc, input, 206, barcodePng);
+  if (pixPng) drawPixQr(doc, pixPng);
   doc.end();
   return finished;
 }
@@ -82,6 +65,9 @@ function assertConsistent(input: BoletoPdfInput): void {
     throw new RangeError('digitableLine and barcode describe different boletos');
   }
   const fields = readBoletoBarcode(input.barcode);
+  const surcharge = input.surchargeCents ?? 0;
+  if (!Number.isInteger(surcharge) || surcharge < 0 || surcharge > input.amountCents)
+    throw new RangeError(`surchargeCents ${surcharge} is not part of amountCents ${input.amountCents}`);
   if (fields.amountCents !== input.amountCents)
     throw new RangeError(`amountCents ${input.amountCents} differs from the barcode's ${fields.amountCents}`);
   if (fields.dueFactor !== boletoDueFactor(input.dueDate))
@@ -97,48 +83,29 @@ function drawPayerReceipt(doc: Doc, input: BoletoPdfInput, top: number): void {
   const y = top + ROW + 16;
   const middle = 130;
   const wide = WIDTH - RIGHT_COLUMN - middle;
-  field(doc, LEFT, y, wide, ROW, 'Beneficiário', input.beneficiary.name);
-  field(doc, LEFT + wide, y, middle, ROW, 'CPF/CNPJ do beneficiário', taxIdOf(input.beneficiary));
-  field(doc, LEFT + wide + middle, y, RIGHT_COLUMN, ROW, 'Vencimento', formatBrDate(input.dueDate), {
-    bold: true,
-    align: 'right',
-  });
-  field(doc, LEFT, y + ROW, wide, ROW, 'Pagador', input.payer.name);
+  const right = LEFT + wide + middle;
+  const half = wide / 2;
+  const beneficiary = partyLine(input.beneficiary);
+  field(doc, LEFT, y, wide, ROW, 'Beneficiário', beneficiary);
+  field(doc, LEFT + wide, y, middle, ROW, 'Agência/Código do beneficiário', input.beneficiaryCode ?? '');
+  field(doc, right, y, RIGHT_COLUMN, ROW, 'Vencimento', formatBrDate(input.dueDate), { bold: true, align: 'right' });
+  field(doc, LEFT, y + ROW, wide, ROW, 'Pagador', partyLine(input.payer));
   field(doc, LEFT + wide, y + ROW, middle, ROW, 'Nosso número', input.ourNumber ?? '');
-  field(doc, LEFT + wide + middle, y + ROW, RIGHT_COLUMN, ROW, 'Valor do documento', formatBrl(input.amountCents), {
+  field(doc, right, y + ROW, RIGHT_COLUMN, ROW, '(=) Valor do documento', formatBrl(documentValue(input)), {
+    align: 'right',
+  });
+  field(doc, LEFT, y + 2 * ROW, half, ROW, 'Nº do documento', input.documentNumber ?? '');
+  field(doc, LEFT + half, y + 2 * ROW, half, ROW, 'Data do documento', dateOf(input.issueDate));
+  field(doc, LEFT + wide, y + 2 * ROW, middle, ROW, 'Carteira / Espécie', `${input.carteira ?? ''} / R$`);
+  field(doc, right, y + 2 * ROW, RIGHT_COLUMN, ROW, '(+) Juros / Multa', surchargeOf(input), { align: 'right' });
+  field(doc, right, y + 3 * ROW, RIGHT_COLUMN, ROW, '(=) Valor cobrado', formatBrl(input.amountCents), {
     bold: true,
     align: 'right',
   });
-  field(doc, LEFT, y + 2 * ROW, wide, ROW, 'Nº do documento', input.documentNumber ?? '');
-  field(
-    doc,
-    LEFT + wide,
-    y + 2 * ROW,
-    middle,
-    ROW,
-    'Data do documento',
-    input.issueDate ? formatBrDate(input.issueDate) : '',
-  );
-  field(doc, LEFT + wide + middle, y + 2 * ROW, RIGHT_COLUMN, ROW, 'Espécie', 'R$', { align: 'right' });
   doc
     .font('Helvetica')
     .fontSize(6.5)
-    .text('Autenticação mecânica', LEFT, y + 3 * ROW + 4, { width: WIDTH, align: 'right' });
-}
-
-function drawCutLine(doc: Doc, y: number): void {
-  doc
-    .save()
-    .moveTo(LEFT, y)
-    .lineTo(LEFT + WIDTH, y)
-    .lineWidth(0.5)
-    .dash(3, { space: 3 })
-    .stroke()
-    .restore();
-  doc
-    .font('Helvetica')
-    .fontSize(6)
-    .text('Corte na linha pontilhada', LEFT, y - 9, { width: WIDTH, align: 'right' });
+    .text('Autenticação mecânica', LEFT, y + 3 * ROW + 4, { width: wide + middle });
 }
 
 function drawCompensationSlip(doc: Doc, input: BoletoPdfInput, top: number, barcodePng: Buffer): void {
@@ -146,26 +113,37 @@ function drawCompensationSlip(doc: Doc, input: BoletoPdfInput, top: number, barc
   const left = WIDTH - RIGHT_COLUMN;
   const right = LEFT + left;
   let y = top + ROW;
-  field(
-    doc,
-    LEFT,
-    y,
-    left,
-    ROW,
-    'Local de pagamento',
-    input.paymentPlace ?? 'Pagável em qualquer banco ou app de banco até o vencimento',
-  );
+  const place = input.paymentPlace ?? 'Pagável em qualquer banco ou app de banco até o vencimento';
+  field(doc, LEFT, y, left, ROW, 'Local de pagamento', place);
   field(doc, right, y, RIGHT_COLUMN, ROW, 'Vencimento', formatBrDate(input.dueDate), { bold: true, align: 'right' });
   y += ROW;
-  const beneficiary = [input.beneficiary.name, taxIdOf(input.beneficiary)].filter(Boolean).join(' — ');
+  const beneficiary = partyLine(input.beneficiary);
   field(doc, LEFT, y, left, ROW, 'Beneficiário', beneficiary);
+  field(doc, right, y, RIGHT_COLUMN, ROW, 'Agência/Código do beneficiário', input.beneficiaryCode ?? '', {
+    align: 'right',
+  });
+  y += ROW;
+  const cells = (labels: Array<[string, string]>) => {
+    const width = left / labels.length;
+    labels.forEach(([label, value], index) => field(doc, LEFT + index * width, y, width, ROW, label, value));
+  };
+  cells([
+    ['Data do documento', dateOf(input.issueDate)],
+    ['Nº do documento', input.documentNumber ?? ''],
+    ['Espécie doc.', input.documentKind ?? ''],
+    ['Aceite', input.acceptance ?? ''],
+    ['Data processamento', dateOf(input.processingDate)],
+  ]);
   field(doc, right, y, RIGHT_COLUMN, ROW, 'Nosso número', input.ourNumber ?? '', { align: 'right' });
   y += ROW;
-  const third = left / 3;
-  field(doc, LEFT, y, third, ROW, 'Data do documento', input.issueDate ? formatBrDate(input.issueDate) : '');
-  field(doc, LEFT + third, y, third, ROW, 'Nº do documento', input.documentNumber ?? '');
-  field(doc, LEFT + 2 * third, y, third, ROW, 'Espécie', 'R$');
-  field(doc, right, y, RIGHT_COLUMN, ROW, '(=) Valor do documento', formatBrl(input.amountCents), {
+  cells([
+    ['Uso do banco', ''],
+    ['Carteira', input.carteira ?? ''],
+    ['Espécie', 'R$'],
+    ['Quantidade', ''],
+    ['Valor', ''],
+  ]);
+  field(doc, right, y, RIGHT_COLUMN, ROW, '(=) Valor do documento', formatBrl(documentValue(input)), {
     bold: true,
     align: 'right',
   });
@@ -173,13 +151,13 @@ function drawCompensationSlip(doc: Doc, input: BoletoPdfInput, top: number, barc
   const instructions = (input.instructions ?? []).join('\n');
   field(doc, LEFT, y, left, 3 * ROW, 'Instruções (texto de responsabilidade do beneficiário)', instructions);
   field(doc, right, y, RIGHT_COLUMN, ROW, '(-) Desconto / Abatimento', '');
-  field(doc, right, y + ROW, RIGHT_COLUMN, ROW, '(+) Juros / Multa', '');
-  field(doc, right, y + 2 * ROW, RIGHT_COLUMN, ROW, '(=) Valor cobrado', '');
+  field(doc, right, y + ROW, RIGHT_COLUMN, ROW, '(+) Juros / Multa', surchargeOf(input), { align: 'right' });
+  field(doc, right, y + 2 * ROW, RIGHT_COLUMN, ROW, '(=) Valor cobrado', formatBrl(input.amountCents), {
+    bold: true,
+    align: 'right',
+  });
   y += 3 * ROW;
-  const payer = [[input.payer.name, taxIdOf(input.payer)].filter(Boolean).join(' — '), input.payer.address ?? ''].join(
-    '\n',
-  );
-  field(doc, LEFT, y, WIDTH, 1.6 * ROW, 'Pagador', payer);
+  field(doc, LEFT, y, WIDTH, 1.6 * ROW, 'Pagador', [partyLine(input.payer), input.payer.address ?? ''].join('\n'));
   y += 1.6 * ROW;
   doc
     .font('Helvetica')
@@ -188,71 +166,23 @@ function drawCompensationSlip(doc: Doc, input: BoletoPdfInput, top: number, barc
   doc.image(barcodePng, LEFT, y + 14, { width: BARCODE_WIDTH, height: BARCODE_HEIGHT });
 }
 
-/** Bank name | bank code with its check digit | digitable line, the first line of each part. */
-function drawHeader(doc: Doc, input: BoletoPdfInput, top: number): void {
-  const bankCode = input.barcode.slice(0, 3);
-  const bankName = input.bankName ?? `Banco ${bankCode}`;
+/** Boleto híbrido: the charge's Pix QR code below the slip, with how to use it. */
+function drawPixQr(doc: Doc, png: Buffer): void {
+  const top = 560;
+  const size = 40 * MM;
+  doc.image(png, LEFT, top, { width: size, height: size });
   doc
     .font('Helvetica-Bold')
-    .fontSize(11)
-    .text(bankName, LEFT, top + 9, { width: 150, height: 14, ellipsis: true, lineBreak: false });
-  doc
-    .moveTo(LEFT + 152, top + 4)
-    .lineTo(LEFT + 152, top + ROW)
-    .moveTo(LEFT + 212, top + 4)
-    .lineTo(LEFT + 212, top + ROW)
-    .lineWidth(1)
-    .stroke();
-  doc
-    .fontSize(14)
-    .text(`${bankCode}-${bankCodeCheckDigit(bankCode)}`, LEFT + 152, top + 8, { width: 60, align: 'center' });
-  doc
-    .font('Helvetica')
-    .fontSize(6.5)
-    .fillColor('#444444')
-    .text('Linha digitável', LEFT + 220, top, { width: WIDTH - 220, align: 'right' });
-  doc
-    .font('Helvetica-Bold')
-    .fontSize(10.5)
+    .fontSize(10)
     .fillColor('black')
-    .text(formatDigitableLine(input.digitableLine), LEFT + 220, top + 9.5, { width: WIDTH - 220, align: 'right' });
-  doc
-    .moveTo(LEFT, top + ROW)
-    .lineTo(LEFT + WIDTH, top + ROW)
-    .lineWidth(1)
-    .stroke();
-}
-
-/** A labelled box: small grey label on top, value below, cut with an ellipsis when it does not fit. */
-function field(
-  doc: Doc,
-  x: number,
-  y: number,
-  width: number,
-  height: number,
-  label: string,
-  value: string,
-  style: { bold?: boolean; align?: 'left' | 'right' } = {},
-): void {
-  doc.rect(x, y, width, height).lineWidth(0.5).stroke();
+    .text('Pague com Pix', LEFT + size + 12, top + 12);
   doc
     .font('Helvetica')
-    .fontSize(6.5)
-    .fillColor('#444444')
-    .text(label, x + 3, y + 2.5, { width: width - 6, lineBreak: false });
-  if (value === '') return;
-  doc
-    .font(style.bold ? 'Helvetica-Bold' : 'Helvetica')
-    .fontSize(9)
-    .fillColor('black');
-  doc.text(value, x + 3, y + 11, {
-    width: width - 6,
-    height: height - 12,
-    align: style.align ?? 'left',
-    ellipsis: true,
-  });
-}
-
-function taxIdOf(party: BoletoParty): string {
-  return party.taxId ? formatTaxId(party.taxId) : '';
+    .fontSize(8.5)
+    .text(
+      'Este boleto também pode ser pago com o Pix: escaneie o QR Code no aplicativo do seu banco. O valor é o mesmo do código de barras.',
+      LEFT + size + 12,
+      top + 28,
+      { width: WIDTH - size - 12 },
+    );
 }

@@ -1,5 +1,5 @@
 /** Images and documents for Pix and boleto payments. */
 
-export { boletoBarcodePng, boletoBarcodeSvg } from './boleto-barcode.ts';
+export { boletoBarcodePng, boletoBarcodeScreenSvg, boletoBarcodeSvg } from './boleto-barcode.ts';
 export { boletoPdf, type BoletoPdfInput } from './boleto-pdf.ts';
-export { pixQrPngBase64, pixQrSvg } from './pix-qr.ts';
+export { pixQrForScreen, pixQrPngBase64, pixQrSvg } from './pix-qr.ts';

@@ -182,7 +182,10 @@ async function createOrder(context: SandboxContext, request: SandboxRequest, own
     const dueAt = stringAt(objectAt(payment, 'boleto'), 'due_at') ?? '';
     if (!/^\d{4}-\d{2}-\d{2}/.test(dueAt))
       throw new SandboxError(422, 'invalid_field', 'due_at must be an ISO 8601 date', 'payments[0].boleto.due_at');
-    charge.boleto = issueBoleto(context, amount, dueAt.slice(0, 10));
+    charge.boleto = issueBoleto(context, charge.id, amount, dueAt.slice(0, 10), {
+      name: stringAt(customer, 'name') ?? null,
+      document: stringAt(customer, 'document') ?? null,
+    });
   } else {
     throw new SandboxError(
       422,

@@ -40,7 +40,7 @@ export function metadataToWire(metadata: PaymentMetadata): Record<string, string
 }
 
 function customerToWire(buyer: Buyer): GatewayACustomer {
-  const document = buyer.document?.replace(/\D/g, '') || undefined;
+  const document = buyer.document?.replace(/[^0-9A-Za-z]/g, '').toUpperCase() || undefined;
   const customer: GatewayACustomer = {
     name: buyer.name,
     email: buyer.email,
@@ -145,9 +145,15 @@ export function pixIssuedFrom(order: GatewayAOrder): PixIssued {
 
 export function boletoIssuedFrom(order: GatewayAOrder): BoletoIssued {
   const charge = firstCharge(order);
-  const { barcode, line, due_at: dueAt } = charge.last_transaction;
+  const { barcode, line, due_at: dueAt, qr_code: pixCode } = charge.last_transaction;
   if (!barcode || !line || !dueAt) throw new TypeError('gateway_a answered a boleto order without its barcode');
-  return { gatewayId: charge.id, barcode, digitableLine: line, dueDate: dueAt.slice(0, 10) };
+  return {
+    gatewayId: charge.id,
+    barcode,
+    digitableLine: line,
+    dueDate: dueAt.slice(0, 10),
+    ...(pixCode ? { pixCode } : {}),
+  };
 }
 
 export function remoteStatusFrom(charge: GatewayACharge): RemoteStatus {

@@ -75,6 +75,7 @@ function transactionOf(charge: SandboxCharge): GatewayATransaction {
       barcode: charge.boleto.barcode,
       due_at: `${charge.boleto.dueDate}T00:00:00Z`,
       pdf: charge.boleto.url,
+      qr_code: charge.boleto.pix.brCode,
     });
   if (charge.failure?.code === 'expired') transaction.acquirer_message = charge.failure.message;
   return transaction;

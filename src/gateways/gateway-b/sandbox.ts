@@ -240,17 +240,21 @@ async function createIntent(sandbox: GatewaySandbox, request: SandboxRequest, ow
     charge.pix = issuePix(context, charge.id, new Date(expiresAt * 1000));
   } else {
     const taxId = stringAt(objectAt(objectAt(body, 'payment_method_data'), 'boleto'), 'tax_id');
-    if (taxId !== undefined && !/^(\d{11}|\d{14})$/.test(taxId))
+    if (taxId !== undefined && !/^(\d{11}|[0-9A-Z]{12}\d{2})$/.test(taxId))
       throw new SandboxError(
         400,
         'parameter_invalid_string',
-        'tax_id must be a CPF or CNPJ (digits).',
+        'tax_id must be a CPF (11 digits) or a CNPJ (14 characters).',
         'payment_method_data[boleto][tax_id]',
       );
     const dueDate =
       stringAt(objectAt(options, 'boleto'), 'due_date') ??
       new Date(now + 3 * DAY_SECONDS * 1000).toISOString().slice(0, 10);
-    charge.boleto = issueBoleto(context, amount, dueDate);
+    const billing = objectAt(objectAt(body, 'payment_method_data'), 'billing_details');
+    charge.boleto = issueBoleto(context, charge.id, amount, dueDate, {
+      name: stringAt(billing, 'name') ?? null,
+      document: taxId ?? null,
+    });
   }
   context.store.charges.set(charge.id, charge);
   return { status: 200, body: intentView(charge, expansions(body)) };

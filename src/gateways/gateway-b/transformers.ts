@@ -91,7 +91,7 @@ export function pixIntentForm(charge: PixCharge): IntentForm {
 }
 
 export function boletoIntentForm(charge: BoletoCharge): IntentForm {
-  const taxId = charge.buyer.document?.replace(/\D/g, '');
+  const taxId = charge.buyer.document?.replace(/[^0-9A-Za-z]/g, '').toUpperCase();
   return {
     ...intentBase(charge),
     payment_method_types: ['boleto'],
@@ -166,7 +166,13 @@ export function boletoIssuedFrom(intent: GatewayBPaymentIntent): BoletoIssued {
   if (action?.type !== 'boleto_display_details')
     throw new TypeError('gateway_b answered a boleto intent without its details');
   const details = action.boleto_display_details;
-  return { gatewayId: intent.id, barcode: details.barcode, digitableLine: details.number, dueDate: details.due_date };
+  return {
+    gatewayId: intent.id,
+    barcode: details.barcode,
+    digitableLine: details.number,
+    dueDate: details.due_date,
+    ...(details.pix_qr_code ? { pixCode: details.pix_qr_code } : {}),
+  };
 }
 
 export function remoteStatusFrom(intent: GatewayBPaymentIntent): RemoteStatus {

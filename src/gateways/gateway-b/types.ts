@@ -76,6 +76,8 @@ export type GatewayBNextAction =
         expires_at: number;
         due_date: string;
         hosted_voucher_url: string;
+        /** Boleto híbrido: the BR Code that pays the same boleto by Pix. */
+        pix_qr_code?: string;
       };
     };
 

@@ -69,6 +69,7 @@ function nextActionOf(charge: SandboxCharge): GatewayBNextAction | null {
         expires_at: expiresAt,
         due_date: boleto.dueDate,
         hosted_voucher_url: boleto.url,
+        pix_qr_code: boleto.pix.brCode,
       },
     };
   }

@@ -158,7 +158,11 @@ async function createTransaction(
       );
     charge.pix = issuePix(context, charge.id, expiresAt);
   } else {
-    charge.boleto = issueBoleto(context, amount, stringAt(body, 'boleto_expiration_date') ?? '');
+    const customer = objectAt(body, 'customer');
+    charge.boleto = issueBoleto(context, charge.id, amount, stringAt(body, 'boleto_expiration_date') ?? '', {
+      name: stringAt(customer, 'name') ?? null,
+      document: stringAt(customer, 'document_number') ?? null,
+    });
   }
   context.store.charges.set(charge.id, charge);
   return charge;

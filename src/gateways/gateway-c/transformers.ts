@@ -37,7 +37,7 @@ type Base = {
 };
 
 function customerToWire(buyer: Buyer): GatewayCCustomer {
-  const document = buyer.document?.replace(/\D/g, '') || undefined;
+  const document = buyer.document?.replace(/[^0-9A-Za-z]/g, '').toUpperCase() || undefined;
   const customer: GatewayCCustomer = {
     name: buyer.name,
     email: buyer.email,
@@ -146,7 +146,14 @@ export function boletoIssuedFrom(transaction: GatewayCTransaction): BoletoIssued
   } = transaction;
   if (!barcode || !digitableLine || !dueDate)
     throw new TypeError('gateway_c answered a boleto transaction without its barcode');
-  return { gatewayId: String(transaction.id), barcode, digitableLine, dueDate: dueDate.slice(0, 10) };
+  const pixCode = transaction.boleto_pix_qr_code;
+  return {
+    gatewayId: String(transaction.id),
+    barcode,
+    digitableLine,
+    dueDate: dueDate.slice(0, 10),
+    ...(pixCode ? { pixCode } : {}),
+  };
 }
 
 const REMOTE_STATUSES: Record<GatewayCTransaction['status'], RemoteStatus> = {

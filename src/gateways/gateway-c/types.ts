@@ -64,6 +64,8 @@ export type GatewayCTransaction = {
   boleto_digitable_line: string | null;
   boleto_url: string | null;
   boleto_expiration_date: string | null;
+  /** Boleto híbrido: the BR Code that pays the same boleto by Pix. */
+  boleto_pix_qr_code?: string | null;
   metadata: Record<string, string>;
   refunds: GatewayCRefund[];
   chargeback: { id: string; amount: number; date_created: string } | null;

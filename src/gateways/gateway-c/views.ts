@@ -58,6 +58,7 @@ export function transactionView(charge: SandboxCharge): GatewayCTransaction {
     boleto_digitable_line: boleto?.digitableLine ?? null,
     boleto_url: boleto?.url ?? null,
     boleto_expiration_date: boleto?.dueDate ?? null,
+    boleto_pix_qr_code: boleto?.pix.brCode ?? null,
     metadata: charge.metadata,
     refunds: charge.refunds.map((refund) => ({
       object: 'refund',

@@ -66,6 +66,7 @@ function ledgerEntry(charge: SandboxCharge) {
     amount_cents: charge.amountCents,
     installments: charge.installments,
     refunded_cents: refundedCents(charge),
+    ...(charge.boleto ? { payer: charge.boleto.payer } : {}),
     refunds: charge.refunds.map((refund) => ({
       id: refund.id,
       amount_cents: refund.amountCents,

@@ -2,7 +2,7 @@ import { buildBoleto, boletoFreeField } from '../../brazil/boleto.ts';
 import { buildPixBrCode, pixTxid } from '../../brazil/pix.ts';
 import type { SandboxContext } from './context.ts';
 import { SandboxError, type SandboxRouter } from './router.ts';
-import type { SandboxBoleto, SandboxPix } from './store.ts';
+import type { SandboxBoleto, SandboxPayer, SandboxPix } from './store.ts';
 
 export const SANDBOX_MERCHANT = { name: 'Loja Sandbox', city: 'SAO PAULO' };
 export const SANDBOX_BOLETO_BANK = '001';
@@ -26,7 +26,13 @@ export function issuePix(context: SandboxContext, chargeId: string, expiresAt: D
 }
 
 /** A Banco do Brasil boleto (bank 001) with the sandbox's own agreement and the next our-number. */
-export function issueBoleto(context: SandboxContext, amountCents: number, dueDate: string): SandboxBoleto {
+export function issueBoleto(
+  context: SandboxContext,
+  chargeId: string,
+  amountCents: number,
+  dueDate: string,
+  payer: SandboxPayer,
+): SandboxBoleto {
   const ourNumber = String(context.store.nextSequence());
   const freeField = boletoFreeField({
     agreement: AGREEMENTS[context.gateway],
@@ -35,7 +41,8 @@ export function issueBoleto(context: SandboxContext, amountCents: number, dueDat
   });
   try {
     const { barcode, digitableLine } = buildBoleto({ bankCode: SANDBOX_BOLETO_BANK, dueDate, amountCents, freeField });
-    return { barcode, digitableLine, dueDate, ourNumber, url: `${context.baseUrl()}/boletos/${ourNumber}` };
+    const pix = issuePix(context, chargeId, new Date(`${dueDate}T23:59:59-03:00`));
+    return { barcode, digitableLine, dueDate, ourNumber, url: `${context.baseUrl()}/boletos/${ourNumber}`, payer, pix };
   } catch (error) {
     throw new SandboxError(
       400,
@@ -49,15 +56,18 @@ export function issueBoleto(context: SandboxContext, amountCents: number, dueDat
 /** The documents a buyer opens: the Pix location payload and the boleto voucher, both as JSON. */
 export function addPaymentSlipRoutes(router: SandboxRouter, context: SandboxContext): void {
   router.add('GET', '/qr/:txid', ({ params }) => {
-    const charge = [...context.store.charges.values()].find((candidate) => candidate.pix?.txid === params.txid);
-    if (!charge?.pix) throw new SandboxError(404, 'not_found', 'No pix charge has this location');
+    const charge = [...context.store.charges.values()].find(
+      (candidate) => (candidate.pix ?? candidate.boleto?.pix)?.txid === params.txid,
+    );
+    const pix = charge?.pix ?? charge?.boleto?.pix;
+    if (!charge || !pix) throw new SandboxError(404, 'not_found', 'No pix charge has this location');
     const status =
       charge.state === 'waiting_payment' ? 'ATIVA' : charge.state === 'paid' ? 'CONCLUIDA' : 'REMOVIDA_PELO_PSP';
-    const expiration = Math.max(0, Math.round((charge.pix.expiresAt.getTime() - charge.createdAt.getTime()) / 1000));
+    const expiration = Math.max(0, Math.round((pix.expiresAt.getTime() - charge.createdAt.getTime()) / 1000));
     return {
       status: 200,
       body: {
-        txid: charge.pix.txid,
+        txid: pix.txid,
         revisao: 0,
         status,
         calendario: {
@@ -75,7 +85,7 @@ export function addPaymentSlipRoutes(router: SandboxRouter, context: SandboxCont
       (candidate) => candidate.boleto?.ourNumber === params.ourNumber,
     );
     if (!charge?.boleto) throw new SandboxError(404, 'not_found', 'No boleto has this number');
-    const { barcode, digitableLine, dueDate } = charge.boleto;
+    const { barcode, digitableLine, dueDate, payer } = charge.boleto;
     return {
       status: 200,
       body: {
@@ -85,6 +95,7 @@ export function addPaymentSlipRoutes(router: SandboxRouter, context: SandboxCont
         due_date: dueDate,
         amount: charge.amountCents,
         status: charge.state,
+        payer,
       },
     };
   });

@@ -9,7 +9,18 @@ export type ChargeState = 'waiting_payment' | 'paid' | 'failed' | 'cancelled' | 
 /** `reference`: the merchant's own reference of the refund, by which it can look the refund up later. */
 export type SandboxRefund = { id: string; amountCents: number; createdAt: Date; reference: string | null };
 export type SandboxPix = { txid: string; brCode: string; expiresAt: Date; locationUrl: string };
-export type SandboxBoleto = { barcode: string; digitableLine: string; dueDate: string; ourNumber: string; url: string };
+/** The payer a boleto is registered for, as the merchant sent it. */
+export type SandboxPayer = { name: string | null; document: string | null };
+export type SandboxBoleto = {
+  barcode: string;
+  digitableLine: string;
+  dueDate: string;
+  ourNumber: string;
+  url: string;
+  payer: SandboxPayer;
+  /** Boleto híbrido: a Pix charge of the same amount that pays it too, valid until the end of the due date. */
+  pix: SandboxPix;
+};
 export type SandboxFailure = { code: 'declined' | 'insufficient_funds' | 'expired'; message: string };
 
 export type SandboxCharge = {

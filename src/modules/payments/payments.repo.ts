@@ -216,6 +216,21 @@ export function findCustomerById(db: Kysely<DB>, accountId: string, companyId: n
     .executeTakeFirst();
 }
 
+/** The name and document a customer already has, by the email a payment upserts it with. */
+export function findCustomerIdentityByEmail(
+  db: Kysely<DB>,
+  scope: { accountId: string; companyId: number },
+  email: string,
+) {
+  return db
+    .selectFrom('customers')
+    .select(['name', 'identification'])
+    .where('account_id', '=', scope.accountId)
+    .where('company_id', '=', scope.companyId)
+    .where('email', '=', email)
+    .executeTakeFirst();
+}
+
 export function findSavedMethod(db: Kysely<DB>, accountId: string, customerId: number, id: string) {
   return db
     .selectFrom('saved_payment_methods')

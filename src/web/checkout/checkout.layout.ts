@@ -29,6 +29,10 @@ button,.button{display:inline-block;margin-top:.75rem;padding:.75rem 1.25rem;fon
 button.secondary{background:#fff;color:#1b1f24;border:1px solid #5f6773}
 button[disabled]{opacity:.6;cursor:progress}
 a:focus-visible,button:focus-visible,.button:focus-visible,input:focus-visible,select:focus-visible,[tabindex]:focus-visible{outline:3px solid #1b1f24;outline-offset:2px}
+#order-summary summary{cursor:pointer}
+#order-summary summary h2{display:inline}
+.summary-total{font-weight:700;margin:.75rem 0 0}
+@media (min-width:64rem){main,header.brand .inner{max-width:64rem}#checkout-form{display:grid;grid-template-columns:minmax(0,1fr) 22rem;column-gap:2rem;align-items:start}#checkout-form>*{grid-column:1}#checkout-form>button{justify-self:start}#checkout-form>#order-summary{grid-column:2;grid-row:1/span 40;position:sticky;top:1rem;border:1px solid #e3e6ea;border-radius:.5rem;padding:1rem}}
 ul.products{list-style:none;padding:0;margin:0}
 ul.products li{display:flex;gap:.75rem;align-items:flex-start;padding:.75rem 0;border-bottom:1px solid #e3e6ea}
 ul.products img,.image-placeholder{width:4rem;height:4rem;object-fit:cover;border-radius:.25rem;flex:none}
@@ -42,7 +46,7 @@ ul.products input{width:5rem}
 .success{background:#e6f4ea;color:#0d5224}
 .muted{color:#454c58;font-size:.875rem}
 .total{font-size:1.25rem;font-weight:700}
-.qr{width:16rem;max-width:100%;margin:1rem auto;display:block}
+.qr{max-width:none;margin:1rem auto;display:block;image-rendering:pixelated;image-rendering:crisp-edges}
 .custom-code{width:100%;height:0;border:0}
 .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 textarea{width:100%;font:1rem ui-monospace,monospace;padding:.5rem;border:1px solid #5f6773;border-radius:.25rem;resize:none;color:#1b1f24;background:#f8f9fa}

@@ -57,6 +57,10 @@ export type HostedCheckout = {
   /** Whether the page asks for a delivery address (`customer_address`): a checkout page selling a physical product. */
   asksAddress: boolean;
   prefill: { email?: string; phone?: string };
+  /** Which methods ask for the payer's name and CPF/CNPJ: a boleto always; every method when the page says so. */
+  asksIdentity: 'bank_slip' | 'all';
+  /** What of the payer's identity the buyer is not asked again (a cart's or a charge's customer already has it). */
+  identityKnown: { name: boolean; identification: boolean };
   indexOnSearchEngines: boolean;
   customCode: string;
   upsell?: { id: number; name: string };
@@ -111,6 +115,8 @@ export async function loadCheckoutPage(db: Kysely<DB>, id: string): Promise<Host
     asksCustomer: true,
     asksAddress: page.products.some((product) => product.product_type === 'physical'),
     prefill: {},
+    asksIdentity: 'bank_slip',
+    identityKnown: { name: false, identification: false },
     indexOnSearchEngines: page.index_on_search_engines,
     customCode: page.custom_code,
     ...(page.upsell_product ? { upsell: page.upsell_product } : {}),
@@ -164,6 +170,11 @@ export async function loadCart(db: Kysely<DB>, uid: string): Promise<HostedCheck
     asksCustomer: true,
     asksAddress: false,
     prefill: { ...(email ? { email } : {}), ...(phone ? { phone } : {}) },
+    asksIdentity: 'bank_slip',
+    identityKnown: {
+      name: text(customer.name) !== undefined,
+      identification: text(customer.identification) !== undefined,
+    },
     indexOnSearchEngines: false,
     customCode: branding.custom_code,
     ...(settings.redirect_url ? { redirectUrl: settings.redirect_url } : {}),
@@ -219,6 +230,11 @@ export async function loadCharge(db: Kysely<DB>, uid: string, now: Date): Promis
     asksCustomer: false,
     asksAddress: false,
     prefill: {},
+    asksIdentity: 'bank_slip',
+    identityKnown: {
+      name: Boolean(charge.name) && charge.name !== charge.email,
+      identification: Boolean(charge.identification),
+    },
     indexOnSearchEngines: false,
     customCode: show.custom_code,
     products: show.products.map((product) => ({

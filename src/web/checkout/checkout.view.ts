@@ -1,12 +1,19 @@
 import { formatBrl, html, type SafeHtml } from '../payment-pages/html.ts';
-import { addressFields, cardFields, couponFields, customerFields, scheduleFields } from './checkout.fields.ts';
+import {
+  addressFields,
+  cardFields,
+  couponFields,
+  customerFields,
+  identityFields,
+  scheduleFields,
+} from './checkout.fields.ts';
 import type { Closed, HostedCheckout, HostedProduct } from './checkout.model.ts';
 
 /** What the client bundle reads from the form: where to pay and how to tokenize (never secrets). */
 function dataAttributes(checkout: HostedCheckout, gatewayUrl: string | undefined): SafeHtml {
   return html`data-kind="${checkout.kind}" data-id="${checkout.id}" data-company-id="${checkout.companyId}" data-time-zone="${checkout.timeZone}"
  data-gateway="${checkout.gateway}" data-public-key="${checkout.publicKey}" data-gateway-url="${gatewayUrl ?? ''}"
- data-two-cards="${checkout.enableTwoCards}" data-scheduling="${checkout.requireScheduling}" data-asks-customer="${checkout.asksCustomer}" data-asks-address="${checkout.asksAddress}"
+ data-two-cards="${checkout.enableTwoCards}" data-scheduling="${checkout.requireScheduling}" data-asks-customer="${checkout.asksCustomer}" data-asks-address="${checkout.asksAddress}" data-asks-identity="${checkout.asksIdentity}"
  data-redirect-url="${checkout.redirectUrl ?? ''}" data-upsell-name="${checkout.upsell?.name ?? ''}"`;
 }
 
@@ -52,12 +59,15 @@ export function checkoutBody(checkout: HostedCheckout, gatewayUrl: string | unde
   return html`<noscript><p class="alert">Ative o JavaScript para pagar: os dados do cartão são protegidos no seu navegador antes do envio.</p></noscript>
 <form id="checkout-form" novalidate ${dataAttributes(checkout, gatewayUrl)}>
 <div id="form-errors" class="alert" role="alert" tabindex="-1" hidden></div>
-${checkout.customerDataAt === 'start' ? customer : ''}
-<section aria-labelledby="products-heading">
-<h2 id="products-heading">Resumo do pedido</h2>
+<section id="order-summary" aria-labelledby="products-heading">
+<details open>
+<summary><h2 id="products-heading">Resumo do pedido</h2></summary>
 <ul class="products">${checkout.products.map(productItem)}</ul>
 ${checkout.notes.map((note) => html`<p class="muted">${note}</p>`)}
+<p class="summary-total">Total: <span id="summary-total">${formatBrl(totalCents ?? itemsCents)}</span></p>
+</details>
 </section>
+${checkout.customerDataAt === 'start' ? customer : ''}
 ${checkout.enableCoupons ? couponFields() : ''}
 ${checkout.requireScheduling ? scheduleFields() : ''}
 <fieldset id="methods" tabindex="-1" aria-describedby="methods-error">
@@ -65,6 +75,7 @@ ${checkout.requireScheduling ? scheduleFields() : ''}
 <div id="method-options"><p class="muted">Carregando formas de pagamento…</p></div>
 <p id="methods-error" class="error" hidden></p>
 </fieldset>
+${identityFields(checkout.identityKnown)}
 <div id="card-section" hidden>
 ${cardFields(0)}
 ${checkout.enableTwoCards ? html`<div class="choice"><input type="checkbox" id="two-cards"><label for="two-cards">Pagar com dois cartões</label></div><div id="card1-section" hidden>${cardFields(1)}</div>` : ''}

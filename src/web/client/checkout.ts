@@ -2,6 +2,7 @@ import { couponMessage, getJson, payError, postJson, type ApiAnswer } from './ap
 import { announce, byId, clearErrors, clearFieldErrors, showErrors, valueOf, type FieldError } from './dom.ts';
 import { cardErrors, readExpiry, wireCardInputs } from './card-form.ts';
 import { replaceBrokenImages } from './images.ts';
+import { readIdentity, showIdentity, wireIdentityInputs } from './identity.ts';
 import { brl, digits, parseAmount, toCents } from './format.ts';
 import {
   baseOfOneTimeOption,
@@ -99,15 +100,16 @@ function start(form: HTMLFormElement): void {
   const updateView = () => {
     const method = selectedMethod();
     byId('card-section')!.hidden = method !== 'credit_card';
+    showIdentity(form, method);
     const second = byId('card1-section');
     if (second) second.hidden = !twoCards();
     const [first, last] = [shareOption(0), shareOption(1)];
     if (method === 'credit_card' && twoCards() && shares && first && last) {
-      byId('total')!.textContent = brl(optionTotalCents(first) + optionTotalCents(last));
+      showTotal(brl(optionTotalCents(first) + optionTotalCents(last)));
       return;
     }
     const option = method ? optionFor(method, method === 'credit_card' ? 'card0-installments' : undefined) : undefined;
-    if (option) byId('total')!.textContent = brl(optionTotalCents(option));
+    if (option) showTotal(brl(optionTotalCents(option)));
   };
 
   /** Quotes both shares with the page's own query and `amount` = the share, the way the service prices each card. */
@@ -160,6 +162,7 @@ function start(form: HTMLFormElement): void {
   for (const input of quantityInputs()) input.addEventListener('change', () => void refreshPlans());
   wireCardInputs(0);
   wireCardInputs(1);
+  wireIdentityInputs();
   byId('card0-installments')?.addEventListener('change', updateView);
   byId('card1-installments')?.addEventListener('change', updateView);
   byId('two-cards')?.addEventListener('change', () => {
@@ -284,6 +287,7 @@ function start(form: HTMLFormElement): void {
     errors.push(...quantityErrors());
     const method = selectedMethod();
     if (!method) errors.push({ field: 'methods', message: 'Escolha a forma de pagamento.' });
+    Object.assign(body, readIdentity(form, method, errors));
     const cards: Card[] = [];
     if (method === 'credit_card') {
       cards.push(readCard(0, errors));
@@ -389,4 +393,9 @@ function start(form: HTMLFormElement): void {
       statusUid,
     );
   }
+}
+
+/** The total beside the pay button and at the foot of the order summary: one figure, the chosen option's. */
+function showTotal(text: string): void {
+  for (const id of ['total', 'summary-total']) byId(id)!.textContent = text;
 }

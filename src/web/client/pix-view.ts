@@ -31,10 +31,9 @@ export function showPixView(
     class: 'qr',
     id: 'pix-qr',
     alt: 'QR Code Pix do pagamento',
-    width: '256',
-    height: '256',
     src: `data:image/png;base64,${result.pix_qr_code ?? ''}`,
   });
+  qr.addEventListener('load', () => fitPixelExact(qr as HTMLImageElement));
   const code = element('div', { id: 'pix-code-box' });
   const timer = element('p', { id: 'pix-countdown', 'aria-live': 'off' });
   const status = element(
@@ -65,4 +64,18 @@ export function showPixView(
     },
     gaveUp: () => stopCountdown(),
   };
+}
+
+/** The largest size the QR code takes on the page, in CSS pixels. */
+const QR_MAX_PIXELS = 288;
+
+/**
+ * The API's QR PNG draws each module on 8 pixels: shown at its size divided by a power of two it keeps a whole
+ * number of pixels a module (no resampling, so a camera or a screenshot reads it), as large as fits.
+ */
+function fitPixelExact(image: HTMLImageElement): void {
+  let size = image.naturalWidth;
+  while (size > QR_MAX_PIXELS && size % 2 === 0) size /= 2;
+  image.width = size;
+  image.height = size;
 }

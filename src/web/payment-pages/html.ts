@@ -51,6 +51,10 @@ dd{margin:0;font-weight:600;overflow-wrap:anywhere}
 img{display:block;max-width:100%;height:auto}
 .qr{width:16rem;margin:1rem auto}
 .barcode{width:100%;margin:1rem 0}
+.pixel-exact{max-width:none;image-rendering:pixelated;image-rendering:crisp-edges}
+.qr-exact{margin:1rem auto}
+.barcode-box{overflow-x:auto;margin:1rem 0}
+dl.slip{font-size:.875rem}
 label{display:block;font-weight:600;margin-bottom:.25rem}
 textarea{width:100%;font:1rem ui-monospace,monospace;padding:.5rem;border:1px solid #5f6773;border-radius:.25rem;resize:none;color:#1b1f24}
 button,.button{display:inline-block;margin-top:.5rem;padding:.625rem 1rem;font:inherit;font-weight:600;color:#fff;background:#0b57d0;border:0;border-radius:.25rem;text-decoration:none;cursor:pointer}

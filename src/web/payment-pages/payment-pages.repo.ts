@@ -14,6 +14,9 @@ export function findHostedPayment(db: Kysely<DB>, uid: string, method: 'pix' | '
     .innerJoin('orders as o', (join) =>
       join.onRef('o.id', '=', 'p.order_id').onRef('o.account_id', '=', 'p.account_id'),
     )
+    .leftJoin('payment_plans as pp', (join) =>
+      join.onRef('pp.id', '=', 'p.payment_plan_id').onRef('pp.account_id', '=', 'p.account_id'),
+    )
     .leftJoin('customers as cu', (join) =>
       join.onRef('cu.id', '=', 'o.customer_id').onRef('cu.account_id', '=', 'o.account_id'),
     )
@@ -29,6 +32,12 @@ export function findHostedPayment(db: Kysely<DB>, uid: string, method: 'pix' | '
       'p.boleto_due_date',
       'p.created_at',
       'p.installments',
+      'p.interest_cents',
+      'pp.fine_type',
+      'pp.fine_cents',
+      'pp.fine_tax',
+      'pp.late_interest_cents as plan_late_interest_cents',
+      'pp.late_interest_tax',
       'o.id as order_id',
       'o.uid as order_uid',
       'co.name as company_name',

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../../http/app-context.ts';
 import { boletoPdf } from '../../brazil/render/index.ts';
-import { boletoPdfInput, renderBoletoPage, type IssuedBoleto } from './boleto-page.ts';
+import { renderBoletoPage } from './boleto-page.ts';
+import { boletoSheet, type IssuedBoleto } from './boleto-sheet.ts';
 import { html, page, privateDocumentHeaders, sendHtml } from './html.ts';
 import { findHostedPayment, findOrderLines, type HostedPayment } from './payment-pages.repo.ts';
 import { renderPixPage } from './pix-page.ts';
@@ -38,14 +39,14 @@ export function registerHostedPaymentPages(app: FastifyInstance, { database, clo
   app.get<UidRoute>('/pay/boleto/:uid', options, async (request, reply) => {
     const payment = issued(await find(request.params.uid, 'bank_slip'));
     if (!payment) return notFoundPage(reply);
-    const rendered = renderBoletoPage(payment, clock(), newNonce());
+    const rendered = await renderBoletoPage(payment, clock(), newNonce());
     return sendHtml(reply, 200, rendered.document, rendered.nonce);
   });
 
   app.get<UidRoute>('/pay/boleto/:uid.pdf', options, async (request, reply) => {
     const payment = issued(await find(request.params.uid, 'bank_slip'));
     if (!payment) return notFoundPage(reply);
-    const pdf = await boletoPdf(boletoPdfInput(payment));
+    const pdf = await boletoPdf(boletoSheet(payment));
     return privateDocumentHeaders(reply)
       .type('application/pdf')
       .header('content-disposition', `inline; filename="boleto-${payment.uid}.pdf"`)

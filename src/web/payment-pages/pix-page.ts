@@ -1,4 +1,4 @@
-import { pixQrPngBase64 } from '../../brazil/render/index.ts';
+import { pixQrForScreen } from '../../brazil/render/index.ts';
 import { orderNumber } from '../checkout/payment-receipt.ts';
 import { COPY_SCRIPT, copyField } from './copy-field.ts';
 import { formatBrl, html, page, type SafeHtml } from './html.ts';
@@ -74,13 +74,13 @@ ${facts}`;
   if (status !== 'Aguardando pagamento')
     return { document: page(`Pix: ${status}`, html`${header}<p class="status" role="status">Situação: ${status}</p>`) };
 
-  const qr = await pixQrPngBase64(payment.pix_code).catch((error: unknown) => {
+  const qr = await pixQrForScreen(payment.pix_code).catch((error: unknown) => {
     qrFailed(error);
     return undefined;
   });
   const body = html`${header}
 <p class="muted">Abra o aplicativo do seu banco, escolha pagar com Pix e escaneie o QR Code ou cole o código.</p>
-${qr ? html`<img class="qr" id="pix-qr" src="data:image/png;base64,${qr}" width="256" height="256" alt="QR Code Pix para pagar ${amount} a ${payment.company_name}">` : html`<p>Use o código abaixo no aplicativo do seu banco.</p>`}
+${qr ? html`<img class="pixel-exact qr-exact" id="pix-qr" src="data:image/png;base64,${qr.base64}" width="${qr.size}" height="${qr.size}" alt="QR Code Pix para pagar ${amount} a ${payment.company_name}">` : html`<p>Use o código abaixo no aplicativo do seu banco.</p>`}
 ${copyField('pix-code', 'Código Pix copia e cola', payment.pix_code, 4, { text: 'Copiar código Pix', copied: 'Código Pix copiado. Cole no aplicativo do seu banco, na opção Pix copia e cola.' })}
 <p id="pix-countdown" data-expires-at="${payment.pix_expires_at?.toISOString() ?? now.toISOString()}" aria-live="off"></p>
 <p id="pix-status" class="status" role="status" aria-live="polite" data-uid="${payment.uid}">Aguardando pagamento</p>`;

@@ -3,7 +3,14 @@ import { describe, test } from 'node:test';
 import type { Database } from '../../../src/db/database.ts';
 import { dateInDaysAfter } from '../../../src/modules/orders/company-calendar.ts';
 import { engines } from '../../support/engines.ts';
-import { ORIGIN, paymentsOfOrderUid, type Merchant, type PayApp, usePayMerchant } from '../../support/pay-fixtures.ts';
+import {
+  BOLETO_PAYER,
+  ORIGIN,
+  paymentsOfOrderUid,
+  type Merchant,
+  type PayApp,
+  usePayMerchant,
+} from '../../support/pay-fixtures.ts';
 
 /** A boleto is due `boleto_due_days` calendar days after the day of the sale in the company's zone, across DST changes. */
 describe('dateInDaysAfter', () => {
@@ -40,6 +47,7 @@ for (const engine of engines()) {
             checkout_page_id: merchant.pageId,
             products: [{ id: merchant.productId, quantity: 1 }],
             customer_email: 'slip-dst@example.com',
+            ...BOLETO_PAYER,
             payment_plan_id: `${merchant.boletoPlanId}-1`,
           },
         });

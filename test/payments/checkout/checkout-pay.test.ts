@@ -5,7 +5,15 @@ import { hasError, parsePix } from 'pix-utils';
 import type { Database } from '../../../src/db/database.ts';
 import { documentedJson } from '../../support/documented-response.ts';
 import { engines } from '../../support/engines.ts';
-import { CARDS, ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../../support/pay-fixtures.ts';
+import {
+  BOLETO_PAYER,
+  CARDS,
+  ORIGIN,
+  tokenA,
+  type Merchant,
+  type PayApp,
+  usePayMerchant,
+} from '../../support/pay-fixtures.ts';
 
 function paymentByGatewayId(database: Database, gatewayId: string) {
   return database.db.selectFrom('payments').selectAll().where('gateway_id', '=', gatewayId).executeTakeFirstOrThrow();
@@ -114,7 +122,7 @@ for (const engine of engines()) {
     });
 
     test('boleto: waiting_payment, bank_slip_url only, barcode and digitable line valid for an independent checker', async () => {
-      const res = await post({ ...base(), payment_plan_id: `${merchant.boletoPlanId}-1` });
+      const res = await post({ ...base(), ...BOLETO_PAYER, payment_plan_id: `${merchant.boletoPlanId}-1` });
       assert.equal(res.statusCode, 200, res.body);
       const body = documentedJson(pay.app, res);
       assert.equal(body.order_status, 'waiting_payment');
@@ -124,6 +132,12 @@ for (const engine of engines()) {
       assert.equal(isValidBoleto(payment.boleto_digitable_line!), true);
       assert.match(payment.boleto_barcode!, /^[0-9]{44}$/);
       assert.ok(payment.boleto_due_date);
+      // A boleto híbrido: the gateway's Pix code of the same boleto is kept with it.
+      assert.equal(payment.method, 'bank_slip');
+      assert.equal(hasError(parsePix(payment.pix_code!)), false);
+      const page = await pay.app.inject({ url: `/pay/boleto/${payment.uid}` });
+      assert.ok(page.body.includes(`>${payment.pix_code}</textarea>`));
+      assert.match(page.body, /id="boleto-pix-qr"/);
     });
 
     test('no product named: 422 on the products field and nothing written; an unknown page stays a 404', async () => {

@@ -5,6 +5,7 @@ import type { Database } from '../../../src/db/database.ts';
 import { bearer, createTenant } from '../../support/app.ts';
 import { engines } from '../../support/engines.ts';
 import {
+  BOLETO_PAYER,
   CARDS,
   cardHashC,
   confirmationTokenB,
@@ -199,7 +200,7 @@ for (const engine of engines()) {
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(res.json().order_status, 'paid');
       assert.match(res.json().payments[0], /^pi_/);
-      const slip = await post('/payments', { ...base, payment_plan_id: `${merchant.boletoPlanId}-1` });
+      const slip = await post('/payments', { ...base, ...BOLETO_PAYER, payment_plan_id: `${merchant.boletoPlanId}-1` });
       assert.equal(slip.statusCode, 200, slip.body);
       const row = await database.db
         .selectFrom('payments')

@@ -9,7 +9,15 @@ import { applyPaymentAction } from '../../../src/modules/payments/attempts/gatew
 import { scheduleDueRenewals } from '../../../src/modules/payments/subscriptions/subscription-renewal.ts';
 import { engines } from '../../support/engines.ts';
 import { sandboxChargeState } from '../../support/pay-jobs.ts';
-import { insertPage, ORIGIN, tokenA, type Merchant, type PayApp, usePayMerchant } from '../../support/pay-fixtures.ts';
+import {
+  BOLETO_PAYER,
+  insertPage,
+  ORIGIN,
+  tokenA,
+  type Merchant,
+  type PayApp,
+  usePayMerchant,
+} from '../../support/pay-fixtures.ts';
 import { insertCoupon } from '../../support/pricing-fixtures.ts';
 
 const DAY = 86_400_000;
@@ -275,6 +283,7 @@ for (const engine of engines()) {
           checkout_page_id: merchant.pageId,
           products: [{ id: merchant.productId, quantity: 1 }],
           customer_email: 'slip@example.com',
+          ...BOLETO_PAYER,
           payment_plan_id: `${merchant.boletoPlanId}-1`,
           coupon: 'later5',
         });

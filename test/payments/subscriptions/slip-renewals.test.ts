@@ -14,7 +14,7 @@ import { createWorker } from '../../../src/runtime.ts';
 import { testClock, type TestClock } from '../../notifications/fixtures.ts';
 import { Receiver } from '../../notifications/receiver.ts';
 import { engines } from '../../support/engines.ts';
-import { insertPage, ORIGIN } from '../../support/pay-fixtures.ts';
+import { BOLETO_PAYER, insertPage, ORIGIN } from '../../support/pay-fixtures.ts';
 import { runWebhookJobs, startWebhookApp, waitFor, type WebhookApp } from '../../support/webhooks-fixtures.ts';
 
 const DAY = 86_400_000;
@@ -143,6 +143,7 @@ for (const engine of engines()) {
           checkout_page_id: pageId,
           products: [{ id: hooks.merchant.subscriptionProductId, quantity: 1 }],
           customer_email: email,
+          ...BOLETO_PAYER,
           payment_plan_id: `${planId}-1`,
         },
       });

@@ -20,7 +20,7 @@ export type GatewayAnswer =
   | { kind: 'paid'; gatewayId: string; savedMethod?: SavedMethod }
   | { kind: 'declined'; gatewayId: string | null; code: string; message: string }
   | { kind: 'pix'; gatewayId: string; brCode: string; expiresAt: Date }
-  | { kind: 'boleto'; gatewayId: string; barcode: string; digitableLine: string; dueDate: string }
+  | { kind: 'boleto'; gatewayId: string; barcode: string; digitableLine: string; dueDate: string; pixCode?: string }
   | { kind: 'refused'; code: string; message: string }
   | { kind: 'unavailable'; reason: 'timeout' | 'error'; message: string };
 

@@ -148,6 +148,8 @@ export async function recordGatewayAnswer(
           boleto_barcode: answer.barcode,
           boleto_digitable_line: answer.digitableLine,
           boleto_due_date: answer.dueDate,
+          // A boleto híbrido's Pix pays the same payment; the method stays bank_slip.
+          ...(answer.pixCode ? { pix_code: answer.pixCode } : {}),
         },
       });
       break;

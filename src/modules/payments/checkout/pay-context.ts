@@ -178,7 +178,11 @@ export async function assertCartUnpaid(
 }
 
 /** POST /charges/{id}/pay: the charge's own order, payable while it is not paid, cancelled or refunded. */
-export async function chargeContext(db: Kysely<DB>, uid: string): Promise<PayContext & { orderStatus: string }> {
+export async function chargeContext(
+  db: Kysely<DB>,
+  uid: string,
+  identity: Pick<CustomerInput, 'name' | 'identification'> = {},
+): Promise<PayContext & { orderStatus: string }> {
   const charge = await findPayCharge(db, uid);
   if (!charge) throw notFound('Charge');
   const defaultGateway =
@@ -200,7 +204,7 @@ export async function chargeContext(db: Kysely<DB>, uid: string): Promise<PayCon
     lines: [],
     freightCents: 0,
     orderLinks: {},
-    customer: charge.customer_id === null ? {} : { customerId: charge.customer_id },
+    customer: charge.customer_id === null ? {} : { customerId: charge.customer_id, ...identity },
     orderStatus: charge.status,
   };
 }

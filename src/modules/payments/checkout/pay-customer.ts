@@ -9,6 +9,9 @@ import { findCustomerById } from '../payments.repo.ts';
 export type CustomerInput = {
   customerId?: number;
   email?: string;
+  /** The buyer's identity sent with the payment (`customer_name`, `customer_identification`): it updates the customer. */
+  name?: string;
+  identification?: string;
   phone?: string;
   address?: {
     city?: string;
@@ -21,6 +24,8 @@ export type CustomerInput = {
   /** A cart's prefilled customer (identification, email, phone, name, state, street, zipcode, city). */
   prefill?: Record<string, unknown>;
 };
+
+const IDENTIFICATION_FIELD = 'body/customer_identification';
 
 const text = (value: unknown): string | undefined =>
   typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
@@ -40,7 +45,15 @@ export async function payCustomerSource(
       throw businessRule('customer_id does not name a customer of this company', [
         { field: 'body/customer_id', message: 'unknown customer' },
       ]);
-    return { row: found };
+    if (input.name === undefined && input.identification === undefined) return { row: found };
+    // The customer's own email is the upsert key, so the new identity lands on this same customer.
+    return {
+      upsert: {
+        email: found.email,
+        name: input.name,
+        identification: checkedIdentification(input.identification, found.foreign, IDENTIFICATION_FIELD),
+      },
+    };
   }
   const prefill = input.prefill ?? {};
   const email = text(input.email) ?? text(prefill.email);
@@ -49,14 +62,17 @@ export async function payCustomerSource(
       { field: 'body/customer_email', message: 'is required without customer_id' },
     ]);
   const phone = input.phone ?? text(prefill.phone)?.replace(/\D/g, '').slice(0, 11);
-  const identification = text(prefill.identification);
+  const prefilled = text(prefill.identification);
   const columns: CustomerColumns = {
     email: email.toLowerCase(),
-    name: text(prefill.name),
+    name: text(input.name) ?? text(prefill.name),
     phone: phone || undefined,
-    identification: identification
-      ? checkedIdentification(identification, false, 'cart/customer/identification')
-      : undefined,
+    identification:
+      input.identification !== undefined
+        ? checkedIdentification(input.identification, false, IDENTIFICATION_FIELD)
+        : prefilled
+          ? checkedIdentification(prefilled, false, 'cart/customer/identification')
+          : undefined,
     street: input.address?.street ?? text(prefill.street),
     neighborhood: input.address?.neighborhood,
     number: input.address?.number,

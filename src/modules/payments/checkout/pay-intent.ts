@@ -11,10 +11,10 @@ import { claimCouponForOrder } from '../../coupons/index.ts';
 import type { PlannedCard } from './pay-cards.ts';
 import type { PayContext } from './pay-context.ts';
 import { attemptSubject, claimAttempt } from '../attempts/attempt-claim.service.ts';
-import { insertIntent, type IntentOrder } from './intent-statement.ts';
+import { insertIntent, type IntentCustomer, type IntentOrder } from './intent-statement.ts';
 import { payCustomerSource } from './pay-customer.ts';
 import { orderCreatedEvent, payOrderItems, payOrderRow } from './pay-order.ts';
-import { findCustomerById, findCustomerSavedMethod } from '../payments.repo.ts';
+import { findCustomerSavedMethod } from '../payments.repo.ts';
 import { RECONCILE_DELAY_MS } from '../attempts/payment-record.ts';
 
 export type IntentPayment = {
@@ -38,6 +38,8 @@ export type IntentInput = {
   scheduledAt?: Date;
   extras: { observation?: string; tags?: string; meta?: Record<string, unknown> };
   now: Date;
+  /** The paying customer when the caller has already resolved it (`intentCustomer`). */
+  customer?: IntentCustomer;
 };
 
 /**
@@ -53,9 +55,7 @@ export type IntentInput = {
 export async function recordIntent(db: Kysely<DB>, input: IntentInput): Promise<Intent> {
   const { context, quote, now } = input;
   const scope = { accountId: context.accountId, companyId: context.companyId };
-  const customer = context.existingOrder
-    ? { row: await chargeCustomer(db, scope, context.existingOrder.customerId) }
-    : await payCustomerSource(db, scope, context.customer);
+  const customer = input.customer ?? (await intentCustomer(db, context));
   const planned = (input.cards.length ? input.cards : [undefined]).map((card) => plannedPayment(input, card));
   const savedReferences = await savedCardReferences(
     db,
@@ -205,13 +205,11 @@ function attemptNotes(extras: IntentInput['extras']): { observation?: string; me
   };
 }
 
-async function chargeCustomer(
-  trx: Kysely<DB>,
-  scope: { accountId: string; companyId: number },
-  customerId: number | null,
-): Promise<CustomerRow> {
-  const customer =
-    customerId === null ? undefined : await findCustomerById(trx, scope.accountId, scope.companyId, customerId);
-  if (!customer) throw businessRule('This charge has no customer to bill');
-  return customer;
+/**
+ * Who pays: a charge's own customer (with the identity the body sent), `customer_id`, or the contact fields
+ * to upsert by email. A read only; the intent writes it.
+ */
+export async function intentCustomer(db: Kysely<DB>, context: PayContext): Promise<IntentCustomer> {
+  if (context.existingOrder?.customerId === null) throw businessRule('This charge has no customer to bill');
+  return payCustomerSource(db, { accountId: context.accountId, companyId: context.companyId }, context.customer);
 }

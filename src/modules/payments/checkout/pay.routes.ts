@@ -22,6 +22,14 @@ const PAY_ERRORS = errorResponses(403, 404, 409, 422, 502, 503, 504);
 /** A 502 leaves the payment pending and reconciled: kept under its Idempotency-Key like the 504. */
 const PENDING_PAYMENT_ERRORS = [502] as const;
 
+/** The buyer's identity fields of a pay body, as the customer input takes them. */
+function identityOf(body: { customer_name?: string; customer_identification?: string }) {
+  return {
+    ...(body.customer_name !== undefined ? { name: body.customer_name } : {}),
+    ...(body.customer_identification !== undefined ? { identification: body.customer_identification } : {}),
+  };
+}
+
 /** A declined card is a 422 where the result cannot say so (PaymentResult, CartPayResult). */
 function refuseDeclined(outcome: PayOutcome): void {
   if (outcome.declined)
@@ -64,6 +72,7 @@ export function registerPayRoutes(parent: FastifyInstance, context: AppContext):
         ...(body.customer_email !== undefined ? { email: body.customer_email } : {}),
         ...(body.customer_phone !== undefined ? { phone: body.customer_phone } : {}),
         ...(body.customer_address ? { address: body.customer_address } : {}),
+        ...identityOf(body),
       });
       await assertPublicAccess(db, request, pay.accountId);
       const outcome = await takePayment(db, deps, pay, body, context.clock());
@@ -84,11 +93,13 @@ export function registerPayRoutes(parent: FastifyInstance, context: AppContext):
       },
     },
     async (request) => {
-      const { tags, customer_id, customer_email, customer_phone, ...body } = request.body;
+      const { tags, customer_id, customer_email, customer_phone, customer_name, customer_identification, ...body } =
+        request.body;
       const pay = await cartContext(db, request.params.id, body.coupon, {
         ...(customer_id !== undefined ? { customerId: Number(customer_id) } : {}),
         ...(customer_email !== undefined ? { email: customer_email } : {}),
         ...(customer_phone !== undefined ? { phone: customer_phone } : {}),
+        ...identityOf({ customer_name, customer_identification }),
       });
       await assertPublicAccess(db, request, pay.accountId);
       const outcome = await takePayment(
@@ -115,10 +126,11 @@ export function registerPayRoutes(parent: FastifyInstance, context: AppContext):
       },
     },
     async (request) => {
-      const pay = await chargeContext(db, request.params.id);
+      const { customer_name, customer_identification, ...body } = request.body;
+      const pay = await chargeContext(db, request.params.id, identityOf({ customer_name, customer_identification }));
       await assertPublicAccess(db, request, pay.accountId);
       assertChargePayable(pay.orderStatus);
-      const outcome = await takePayment(db, deps, pay, request.body, context.clock());
+      const outcome = await takePayment(db, deps, pay, body, context.clock());
       return chargePayResult(outcome, `${deps.publicUrl}/pay/charges/${pay.existingOrder!.uid}/done`);
     },
   );

@@ -39,6 +39,21 @@ const Address = Type.Object(
   { additionalProperties: false },
 );
 
+/** The buyer's identity, asked by the page when the method needs it (always for a boleto); updates the customer. */
+const identityFields = {
+  customer_name: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 255, description: 'the payer’s full name; required for bank_slip' }),
+  ),
+  customer_identification: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 14,
+      description:
+        'the payer’s CPF (11 digits) or CNPJ (14 characters, letters allowed before the check digits), checked as POST /customers checks `identification` (`.`, `-`, `/` and spaces stripped); required for bank_slip unless the customer has one',
+    }),
+  ),
+};
+
 const Email = () => Type.String({ format: 'email', maxLength: 254 });
 const Phone = () => Type.String({ pattern: '^[0-9]{1,11}$', description: 'digits only, with area code' });
 const ScheduledAt = () =>
@@ -51,6 +66,7 @@ export const CheckoutPayBody = Type.Object(
     customer_id: Type.Optional(IntegerId()),
     customer_email: Type.Optional(Email()),
     customer_phone: Type.Optional(Phone()),
+    ...identityFields,
     customer_address: Type.Optional(Address),
     main_product_id: Type.Optional(IntegerId()),
     products: Type.Optional(
@@ -83,6 +99,7 @@ export const CartPayBody = Type.Object(
     ),
     customer_email: Type.Optional(Email()),
     customer_phone: Type.Optional(Phone()),
+    ...identityFields,
     gateway: Type.Optional(AnyGateway()),
     tags: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 })),
     scheduled_at: Type.Optional(ScheduledAt()),
@@ -93,7 +110,12 @@ export const CartPayBody = Type.Object(
 );
 
 export const ChargePayBody = Type.Object(
-  { ...cardFields, observation: Type.Optional(Type.String({ maxLength: 2000 })), meta: Type.Optional(Meta()) },
+  {
+    ...cardFields,
+    ...identityFields,
+    observation: Type.Optional(Type.String({ maxLength: 2000 })),
+    meta: Type.Optional(Meta()),
+  },
   { additionalProperties: false },
 );
 

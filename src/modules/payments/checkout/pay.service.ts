@@ -10,7 +10,8 @@ import { assertNoCardFields, planCards, type CardFields } from './pay-cards.ts';
 import type { PayContext } from './pay-context.ts';
 import { submitToGateway, type GatewayAnswer } from '../attempts/pay-gateway-call.ts';
 import { resolveGateway, type GatewayDeps } from '../attempts/pay-gateways.ts';
-import { recordIntent, type IntentPayment } from './pay-intent.ts';
+import { intentCustomer, recordIntent, type IntentPayment } from './pay-intent.ts';
+import { assertBoletoPayer } from './boleto-payer.ts';
 import { findOrderItems, findOrderRow, findPayCompany, findPaymentsWithOrderStatus } from '../payments.repo.ts';
 import { compensateSplit, finishPaidOrder } from './pay-finish.ts';
 import { asksToKeepCard } from '../attempts/late-card.ts';
@@ -198,6 +199,9 @@ export async function takePayment(
       assertFitsOnePayment(card.quote.totalCents, `body/credit_card_${card.index}_payment_plan`);
   else assertFitsOnePayment(quote.totalCents, 'body/payment_plan_id');
   const scheduledAt = await checkedSchedule(db, context, body.scheduled_at, now);
+  const customer = await intentCustomer(db, context);
+  if (method === 'bank_slip')
+    await assertBoletoPayer(db, { accountId: context.accountId, companyId: context.companyId }, customer);
   const company = context.company ?? (await findPayCompany(db, context.accountId, context.companyId));
   const lines = context.existingOrder
     ? await findOrderItems(db, context.accountId, context.existingOrder.id)
@@ -216,6 +220,7 @@ export async function takePayment(
     quote,
     cards,
     gateway: gatewayName,
+    customer,
     masterKey: deps.masterKey,
     timeZone: company.time_zone,
     now,

@@ -45,7 +45,9 @@ async function attemptFields(
 ): Promise<Record<string, unknown> | undefined> {
   const installments = method === 'card' ? work.random.int(1, 3) : 1;
   const base = { payment_plan_id: planOf(merchant, method, installments), meta: { chaos_op: op } };
-  if (method === 'pix' || method === 'boleto') return base;
+  if (method === 'pix') return base;
+  // A boleto names its payer (name and CPF), whichever entry point pays it.
+  if (method === 'boleto') return { ...base, customer_name: 'Cliente Caos', customer_identification: '52998224725' };
   const number = method === 'declined' ? CARDS.declined : CARDS.approved;
   const card = await cardFields(work.traffic, work.fleet.gateways, gateway, contextPath, op, number);
   return card && { ...base, ...card };

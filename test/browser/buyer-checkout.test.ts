@@ -1,0 +1,228 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import type { Locator, Page } from 'playwright-core';
+import { digitableLineToBarcode } from '../../src/brazil/boleto.ts';
+import { readBoletoBarcode, readQrCode } from '../support/barcode-reader.ts';
+import { launchChromium, openTab, useCheckoutServer, type CheckoutServer } from '../support/browser.ts';
+import { engines } from '../support/engines.ts';
+
+const browser = await launchChromium();
+after(() => browser.close());
+
+const SHOTS = join(process.cwd(), 'test-results', 'buyer');
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const PAY_PATH = /\/api\/v1\/(payments|carts\/[^/]+\/pay|charges\/[^/]+\/pay)$/;
+
+async function shoot(page: Page, name: string): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+/** The serious and critical axe-core violations of the page as it stands, as readable lines. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = (await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } }).axe;
+    return (await axe.run()).violations;
+  })) as Array<{ id: string; impact: string | null; nodes: { target: string[] }[] }>;
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+/**
+ * A screenshot of an image as the page draws it at 1x, with 16 px of the white page around it: what a phone
+ * camera or a bank app's screen reader gets, no bytes of the image itself.
+ */
+async function shotOf(page: Page, image: Locator): Promise<Buffer> {
+  await image.scrollIntoViewIfNeeded();
+  await image.evaluate((element: HTMLImageElement) => element.decode());
+  const box = (await image.boundingBox())!;
+  const margin = 16;
+  return page.screenshot({
+    clip: { x: box.x - margin, y: box.y - margin, width: box.width + 2 * margin, height: box.height + 2 * margin },
+  });
+}
+
+for (const engine of engines()) {
+  describe(`the buyer's checkout: identity, boleto híbrido, Pix (${engine.name})`, () => {
+    let server: CheckoutServer;
+    useCheckoutServer(engine, (setup) => ({ server } = setup));
+
+    const checkoutUrl = () => `${server.origin}/pay/${server.merchant.checkout_pages.ebook}`;
+    async function cartUrl(customer: Record<string, string>): Promise<string> {
+      const created = await fetch(`${server.origin}/api/v1/carts/${server.merchant.cart_pages.carrinho}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.merchant.api_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          payment_method: 'bank_slip',
+          customer,
+          items: [{ name: 'Consultoria', value: 150, quantity: 1 }],
+        }),
+      });
+      assert.equal(created.status, 201);
+      return ((await created.json()) as { link: string }).link;
+    }
+
+    /** Opens a form at 390 px, picks the method; on a checkout page, types the e-mail. */
+    async function openForm(url: string, method: 'Pix' | 'Boleto bancário') {
+      const tab = await openTab(browser.context, server.origin);
+      await tab.page.setViewportSize({ width: 390, height: 844 });
+      await tab.page.goto(url);
+      const email = tab.page.getByLabel('E-mail');
+      if ((await email.count()) && !(await email.inputValue())) await email.fill('comprador@example.com');
+      await tab.page.getByLabel(method).check();
+      return tab;
+    }
+
+    async function pay(page: Page): Promise<Record<string, string>> {
+      const answer = page.waitForResponse((response) => PAY_PATH.test(new URL(response.url()).pathname));
+      await page.getByRole('button', { name: 'Pagar' }).click();
+      const response = await answer;
+      assert.equal(response.status(), 200, await response.text());
+      return response.json();
+    }
+
+    /** The boleto page at 390 px, 1x: its barcode and its Pix QR read from screenshots, its slip fields. */
+    async function readBoletoPage(page: Page, url: string, name: string) {
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(url);
+      const line = (await page.locator('#boleto-line').inputValue()).replace(/\D/g, '');
+      const barcode = readBoletoBarcode(await shotOf(page, page.locator('#boleto-barcode')));
+      assert.equal(barcode, digitableLineToBarcode(line), 'the barcode on the screen is the digitable line');
+      const pixCode = await page.locator('#boleto-pix').inputValue();
+      assert.equal(readQrCode(await shotOf(page, page.locator('#boleto-pix-qr'))), pixCode, 'boleto híbrido QR');
+      const slip = Object.fromEntries(
+        await page
+          .locator('dl.slip dt')
+          .evaluateAll((terms) => terms.map((term) => [term.textContent, term.nextElementSibling?.textContent])),
+      ) as Record<string, string>;
+      assert.deepEqual(await seriousViolations(page), []);
+      await shoot(page, `${engine.name}-${name}-boleto-page-390`);
+      await page.setViewportSize({ width: 1280, height: 900 });
+      assert.deepEqual(await seriousViolations(page), []);
+      await shoot(page, `${engine.name}-${name}-boleto-page-1280`);
+      return { line, barcode, slip };
+    }
+
+    test('checkout page, boleto: the payer is asked, a bad CPF is refused on the page with no request, the boleto names the payer', async () => {
+      const { page, requests } = await openForm(checkoutUrl(), 'Boleto bancário');
+      const identity = page.locator('#identity');
+      await identity.waitFor();
+      await page.getByLabel('Nome completo').fill('Maria da Silva');
+      await page.getByLabel('CPF ou CNPJ').fill('52998224724');
+      assert.equal(await page.getByLabel('CPF ou CNPJ').inputValue(), '529.982.247-24', 'the CPF mask');
+      await page.getByRole('button', { name: 'Pagar' }).click();
+      await page.locator('#customer-document-error').waitFor();
+      assert.match(await page.locator('#customer-document-error').innerText(), /CPF ou CNPJ inválido/);
+      assert.equal(requests.filter((request) => PAY_PATH.test(new URL(request.url).pathname)).length, 0);
+      assert.deepEqual(await seriousViolations(page), []);
+      await shoot(page, `${engine.name}-checkout-boleto-bad-cpf-390`);
+      await page.getByLabel('CPF ou CNPJ').fill('52998224725');
+      const result = await pay(page);
+      const sent = requests.find((request) => PAY_PATH.test(new URL(request.url).pathname))!;
+      assert.deepEqual(
+        { name: JSON.parse(sent.body).customer_name, document: JSON.parse(sent.body).customer_identification },
+        { name: 'Maria da Silva', document: '52998224725' },
+      );
+      await page.getByRole('heading', { name: 'Boleto gerado' }).waitFor();
+      await shoot(page, `${engine.name}-checkout-boleto-result-390`);
+      const { slip } = await readBoletoPage(page, result.bank_slip_url!, 'checkout');
+      assert.equal(slip['Pagador'], 'Maria da Silva — 529.982.247-25');
+      assert.match(slip['Nosso número']!, /^\d{17}$/);
+      assert.equal(slip['(=) Valor cobrado'], slip['(=) Valor do documento']);
+      const pdf = await fetch(`${result.bank_slip_url}.pdf`);
+      assert.equal(pdf.status, 200);
+      await page.close();
+    });
+
+    test('checkout page, Pix: no payer asked; the QR read from a 1x screenshot is the copy-and-paste code', async () => {
+      const { page } = await openForm(checkoutUrl(), 'Pix');
+      assert.equal(await page.locator('#identity').isHidden(), true);
+      // The order summary: above the form at 390 px, beside it at 1280 px; its total is the one charged.
+      const summary = page.locator('#order-summary');
+      const methods = page.locator('#methods');
+      await page.locator('#total', { hasText: '49,90' }).waitFor();
+      assert.equal(await page.locator('#summary-total').innerText(), await page.locator('#total').innerText());
+      assert.ok((await summary.boundingBox())!.y < (await methods.boundingBox())!.y, 'above at 390 px');
+      await page.setViewportSize({ width: 1280, height: 900 });
+      const [wide, form] = [(await summary.boundingBox())!, (await methods.boundingBox())!];
+      assert.ok(wide.x >= form.x + form.width, 'beside the form at 1280 px');
+      assert.deepEqual(await seriousViolations(page), []);
+      await shoot(page, `${engine.name}-checkout-summary-1280`);
+      await page.setViewportSize({ width: 390, height: 844 });
+      const shownTotal = await page.locator('#summary-total').innerText();
+      await pay(page);
+      await page.locator('#pix-amount', { hasText: shownTotal }).waitFor();
+      await page.locator('#pix-code').waitFor();
+      const code = await page.locator('#pix-code').inputValue();
+      assert.equal(readQrCode(await shotOf(page, page.locator('#pix-qr'))), code);
+      assert.deepEqual(await seriousViolations(page), []);
+      await shoot(page, `${engine.name}-checkout-pix-390`);
+      await page.close();
+    });
+
+    test('cart: only the missing CPF/CNPJ is asked (an alphanumeric CNPJ is taken); its Pix QR reads from the screen', async () => {
+      const url = await cartUrl({ email: 'carrinho-boleto@example.com', name: 'Empresa Alfa' });
+      const { page } = await openForm(url, 'Boleto bancário');
+      await page.locator('#identity').waitFor();
+      assert.equal(await page.getByLabel('Nome completo').count(), 0, 'the cart already names the payer');
+      await page.getByLabel('CPF ou CNPJ').fill('12abc34501de35');
+      assert.equal(await page.getByLabel('CPF ou CNPJ').inputValue(), '12.ABC.345/01DE-35');
+      assert.deepEqual(await seriousViolations(page), []);
+      await shoot(page, `${engine.name}-cart-boleto-form-390`);
+      const result = await pay(page);
+      const { slip } = await readBoletoPage(page, result.bank_slip_url!, 'cart');
+      assert.equal(slip['Pagador'], 'Empresa Alfa — 12.ABC.345/01DE-35');
+      await page.close();
+
+      const pix = await openForm(await cartUrl({ email: 'carrinho-pix@example.com' }), 'Pix');
+      await pay(pix.page);
+      await pix.page.locator('#pix-code').waitFor();
+      const code = await pix.page.locator('#pix-code').inputValue();
+      assert.equal(readQrCode(await shotOf(pix.page, pix.page.locator('#pix-qr'))), code);
+      await shoot(pix.page, `${engine.name}-cart-pix-390`);
+      await pix.page.close();
+    });
+
+    test('charge and overdue charge: the customer’s identity is not asked again; overdue, fine and interest apart', async () => {
+      const values: Record<string, Record<string, string>> = {};
+      for (const [name, uid] of [
+        ['charge', server.charges.open],
+        ['overdue', server.charges.overdue],
+      ] as const) {
+        const { page } = await openForm(`${server.origin}/pay/charges/${uid}`, 'Boleto bancário');
+        assert.equal(await page.locator('#identity').count(), 0, 'the charge’s customer has a name and a CPF');
+        await shoot(page, `${engine.name}-${name}-boleto-form-390`);
+        const result = await pay(page);
+        const read = await readBoletoPage(page, result.bank_slip_url!, name);
+        values[name] = read.slip;
+        // The barcode carries what the buyer pays: the "(=) Valor cobrado".
+        const barcodeCents = Number(read.barcode.slice(9, 19));
+        assert.equal(read.slip['(=) Valor cobrado'], brl(barcodeCents));
+        await page.close();
+      }
+      assert.equal('(+) Juros/Multa' in values.charge!, false);
+      const surcharge = cents(values.overdue!['(+) Juros/Multa']!);
+      assert.ok(surcharge > 0, 'an overdue charge adds its fine and interest');
+      assert.equal(
+        cents(values.overdue!['(=) Valor do documento']!) + surcharge,
+        cents(values.overdue!['(=) Valor cobrado']!),
+      );
+    });
+  });
+}
+
+function brl(amountCents: number): string {
+  const reais = Math.floor(amountCents / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+  return `R$\u00a0${reais},${String(amountCents % 100).padStart(2, '0')}`;
+}
+
+function cents(text: string): number {
+  return Number(text.replace(/[^\d]/g, ''));
+}
