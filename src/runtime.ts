@@ -5,14 +5,18 @@ import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { maintenanceHandlers, scheduleMaintenance } from './jobs/maintenance.ts';
-import { paymentJobHandlers, type PaymentJobDeps } from './jobs/payment-jobs.ts';
+import {
+  type PaymentJobDeps,
+  paymentJobHandlers,
+  scheduleDueRenewals,
+  sweepPendingRefunds,
+} from './modules/payments/index.ts';
 import {
   deliverySettings,
   type DeliverySettings,
   notificationDeadJobHandlers,
   notificationJobHandlers,
 } from './modules/notifications/index.ts';
-import { scheduleDueRenewals, sweepPendingRefunds } from './modules/payments/index.ts';
 import { webhookDeadJobHandlers, webhookJobHandlers } from './modules/webhooks/index.ts';
 import { Worker } from './jobs/worker.ts';
 import { type JobHandler } from './queue/job-handler.ts';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../../src/db/database.ts';
-import { paymentJobHandlers } from '../../src/jobs/payment-jobs.ts';
+import { paymentJobHandlers } from '../../src/modules/payments/payments.jobs.ts';
 import type { Job } from '../../src/queue/job-handler.ts';
 import type { PayApp } from './pay-fixtures.ts';
 

@@ -127,7 +127,6 @@ export function findPayCharge(db: Kysely<DB>, uid: string) {
 }
 
 /** The account's live products among `ids`, with what an order item and a subscription need. */
-export { findProducts as findOrderProducts } from '../orders/index.ts';
 
 export function findOrderItems(db: Kysely<DB>, accountId: string, orderId: number) {
   return db

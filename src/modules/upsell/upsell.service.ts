@@ -1,3 +1,4 @@
+import { appendOrderEvent, dateInDaysAfter, findProducts, transitionOrder } from '../orders/index.ts';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
@@ -5,11 +6,9 @@ import { pixQrPngBase64 } from '../../brazil/render/index.ts';
 import type { GatewayName } from '../../gateways/port.ts';
 import { AppError, businessRule } from '../../http/errors.ts';
 import { unseal } from '../../lib/crypto.ts';
-import { appendOrderEvent, dateInDaysAfter, transitionOrder } from '../orders/index.ts';
 import {
   createPayOrder,
   enqueueIntentRecovery,
-  findOrderProducts,
   findPayCompany,
   findSavedMethod,
   type GatewayAnswer,
@@ -69,7 +68,7 @@ export async function redeemOffer(
       throw businessRule('The original order is being refunded: its offer can no longer be redeemed', [
         { field: 'body/offer', message: 'the original order is being refunded' },
       ]);
-    const [product] = await findOrderProducts(trx, offer.account_id, [offer.product_id]);
+    const [product] = await findProducts(trx, offer.account_id, [offer.product_id]);
     // Refused inside the spending transaction, so the offer stays redeemable should the product get a price.
     if (product && product.value_cents <= 0)
       throw businessRule('The offered product is free: there is nothing to charge', [

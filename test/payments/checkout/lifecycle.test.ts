@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { Database } from '../../../src/db/database.ts';
-import { paymentJobHandlers } from '../../../src/jobs/payment-jobs.ts';
+import { paymentJobHandlers } from '../../../src/modules/payments/payments.jobs.ts';
 import type { Job } from '../../../src/queue/job-handler.ts';
 import { dateIn } from '../../../src/modules/orders/company-calendar.ts';
 import { applyPaymentAction } from '../../../src/modules/payments/attempts/gateway-actions.ts';

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import type { Database } from '../../../src/db/database.ts';
 import type { GatewayName } from '../../../src/gateways/port.ts';
 import { sandboxGatewayUrls } from '../../../src/gateways/sandbox/server.ts';
-import { paymentJobHandlers } from '../../../src/jobs/payment-jobs.ts';
+import { paymentJobHandlers } from '../../../src/modules/payments/payments.jobs.ts';
 import {
   RECONCILE_REFUND_JOB,
   reconcileRefundKey,

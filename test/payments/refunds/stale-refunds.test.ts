@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Database } from '../../../src/db/database.ts';
 import type { GatewayName } from '../../../src/gateways/port.ts';
-import { paymentJobHandlers } from '../../../src/jobs/payment-jobs.ts';
+import { paymentJobHandlers } from '../../../src/modules/payments/payments.jobs.ts';
 import {
   RECONCILE_REFUND_JOB,
   reconcileStaleRefund,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Database } from '../../../src/db/database.ts';
-import { paymentJobHandlers } from '../../../src/jobs/payment-jobs.ts';
+import { paymentJobHandlers } from '../../../src/modules/payments/payments.jobs.ts';
 import {
   PAYMENT_STATUSES,
   PAYMENT_TRANSITIONS,

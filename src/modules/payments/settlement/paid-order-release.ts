@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import { enqueueJob } from '../../../queue/outbox.ts';
-import { appendOrderEvent } from '../../orders/index.ts';
-import { findOrderItems, findOrderProducts, findPaymentsOfOrder } from '../payments.repo.ts';
+import { appendOrderEvent, findProducts } from '../../orders/index.ts';
+import { findOrderItems, findPaymentsOfOrder } from '../payments.repo.ts';
 import { completeRenewalOfOrder } from '../subscriptions/subscription-periods.ts';
 import { periodOf, startSubscription, type RenewalMethod } from '../subscriptions/subscriptions.ts';
 import { ensureUpsellOffer, type OfferRow } from './upsell-offer-token.ts';
@@ -66,7 +66,7 @@ export async function releasePaidOrder(
   }
   if (input.upsellProductId === null) return { subscriptionStarted };
   // No offer that could only be refused: the product must still be sold, and have a price to charge.
-  const [product] = await findOrderProducts(trx, input.accountId, [input.upsellProductId]);
+  const [product] = await findProducts(trx, input.accountId, [input.upsellProductId]);
   if (!product || product.value_cents <= 0) return { subscriptionStarted };
   const offer = await ensureUpsellOffer(trx, {
     accountId: input.accountId,

@@ -1,23 +1,18 @@
+import { VOID_ORPHAN_JOB, VOID_SUPERSEDED_JOB } from './attempts/orphan-capture.ts';
+import { type GatewayDeps } from './attempts/pay-gateways.ts';
 import {
-  EXPIRE_PIX_JOB,
   expirePix,
-  type GatewayDeps,
-  RECONCILE_JOB,
-  RECONCILE_REFUND_JOB,
   reconcilePayment,
-  reconcileStaleRefund,
-  RECOVER_INTENT_JOB,
   recoverIntent,
-  RELEASE_PAID_ORDER_JOB,
-  releaseConfirmedOrder,
-  RENEW_JOB,
-  renewSubscription,
-  VOID_ORPHAN_JOB,
-  VOID_SUPERSEDED_JOB,
   voidOrphanCapture,
   voidSupersededAttempt,
-} from '../modules/payments/index.ts';
-import type { JobHandler } from '../queue/job-handler.ts';
+} from './attempts/payment-jobs.service.ts';
+import { EXPIRE_PIX_JOB, RECONCILE_JOB, RECOVER_INTENT_JOB } from './attempts/payment-record.ts';
+import { RECONCILE_REFUND_JOB, reconcileStaleRefund } from './refunds/refund-reconciliation.ts';
+import { RELEASE_PAID_ORDER_JOB, releaseConfirmedOrder } from './settlement/paid-order-release.ts';
+import { renewSubscription } from './subscriptions/subscription-renewal.ts';
+import { RENEW_JOB } from './subscriptions/subscriptions.ts';
+import type { JobHandler } from '../../queue/job-handler.ts';
 
 export type PaymentJobDeps = GatewayDeps & { clock: () => Date };
 
