@@ -12,6 +12,7 @@ import {
 import { createEndpoint, type EndpointInput } from '../../src/modules/notifications/endpoints.service.ts';
 import { DELIVER_JOB } from '../../src/modules/notifications/notify.ts';
 import { transitionOrder, type OrderStatus } from '../../src/modules/orders/order-status.ts';
+import { registerOrderTransitionHooks } from '../../src/order-hooks.ts';
 import type { Tenant } from '../support/app.ts';
 
 export const PUBLIC_URL = 'http://pay.test';
@@ -137,7 +138,7 @@ export async function insertOrder(
   return { id: order.id, uid };
 }
 
-/** Moves the order through `transitionOrder` in its own transaction, as every flow does. */
+/** Moves the order through `transitionOrder` in its own transaction, as every flow does, with the hooks every process registers. */
 export async function moveOrder(
   database: Database,
   tenant: Tenant,
@@ -145,6 +146,7 @@ export async function moveOrder(
   to: OrderStatus,
   at = new Date(),
 ): Promise<void> {
+  registerOrderTransitionHooks();
   await database.db
     .transaction()
     .execute((trx) => transitionOrder(trx, { accountId: tenant.accountId, orderId, to, cause: 'test', at }));
