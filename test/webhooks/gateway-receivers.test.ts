@@ -4,7 +4,7 @@ import Stripe from 'stripe';
 import type { Database } from '../../src/db/database.ts';
 import { signatureHeader } from '../../src/gateways/gateway-b/index.ts';
 import { engines } from '../support/engines.ts';
-import { insertPage, ORIGIN } from '../support/pay-fixtures.ts';
+import { BOLETO_PAYER, insertPage, ORIGIN } from '../support/pay-fixtures.ts';
 import { basic, runWebhookJobs, startWebhookApp, waitFor, type WebhookApp } from '../support/webhooks-fixtures.ts';
 
 for (const engine of engines()) {
@@ -36,6 +36,8 @@ for (const engine of engines()) {
           checkout_page_id: pageId,
           products: [{ id: hooks.merchant.productId, quantity: 1 }],
           customer_email: 'hook@example.com',
+          // A boleto is registered in the payer's name and CPF/CNPJ; the same payer pays the Pix.
+          ...BOLETO_PAYER,
           payment_plan_id: `${planId}-1`,
         },
       });
