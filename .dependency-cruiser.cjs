@@ -1,7 +1,7 @@
 // Import boundaries of src/ (ARCHITECTURE.md): a module is entered through its index.ts, no import cycles,
 // and no import up the layers lib/brazil/db/config ← http/gateways/queue ← modules ← jobs/web/app/runtime.
 // `npm run lint:deps` fails on any violation.
-const ENTRY_POINTS = '^src/(main|runtime|cluster|sandbox-runtime|app|order-hooks)[.]ts$';
+const ENTRY_POINTS = '^src/(main|runtime|cluster|sandbox-runtime|app|order-hooks)[.]ts$|^src/cli/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

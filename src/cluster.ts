@@ -2,7 +2,7 @@ import cluster, { type Worker as ClusterWorker } from 'node:cluster';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from './config.ts';
 import { migrate } from './db/migrate.ts';
-import { openConfiguredDatabase } from './runtime.ts';
+import { openConfiguredDatabase } from './db/database.ts';
 import { startLocalSandboxes, type LocalSandboxes } from './sandbox-runtime.ts';
 
 export type ClusterOptions = { processes: number };

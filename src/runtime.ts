@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
-import { openDatabase, type Database } from './db/database.ts';
+import { openConfiguredDatabase, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { maintenanceHandlers, scheduleMaintenance } from './jobs/maintenance.ts';
 import {
@@ -22,12 +22,6 @@ import { Worker } from './jobs/worker.ts';
 import { type JobHandler } from './queue/job-handler.ts';
 import { startLocalSandboxes } from './sandbox-runtime.ts';
 import { registerOrderTransitionHooks } from './order-hooks.ts';
-
-export async function openConfiguredDatabase(config: Config): Promise<Database> {
-  return config.databaseUrl
-    ? openDatabase({ engine: 'postgres', url: config.databaseUrl, poolSize: config.dbPoolSize })
-    : openDatabase({ engine: 'pglite', dataDir: config.dataDir });
-}
 
 export type WorkerDeps = PaymentJobDeps & { notifications: DeliverySettings };
 

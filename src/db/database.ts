@@ -7,6 +7,7 @@ import pg from 'pg';
 import { Mutex } from '../lib/mutex.ts';
 import { serializedPGliteDialect } from './pglite-dialect.ts';
 import type { DB } from './schema.ts';
+import type { Config } from '../config.ts';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -116,4 +117,13 @@ async function openPGlite(dataDir?: string, loadDataDir?: Blob): Promise<Databas
       if (!client.closed) await client.close();
     },
   };
+}
+
+/** The database the configuration names: PostgreSQL at DATABASE_URL, else the embedded PGlite in DATA_DIR. */
+export async function openConfiguredDatabase(
+  config: Pick<Config, 'databaseUrl' | 'dbPoolSize' | 'dataDir'>,
+): Promise<Database> {
+  return config.databaseUrl
+    ? openDatabase({ engine: 'postgres', url: config.databaseUrl, poolSize: config.dbPoolSize })
+    : openDatabase({ engine: 'pglite', dataDir: config.dataDir });
 }

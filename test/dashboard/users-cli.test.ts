@@ -17,7 +17,7 @@ const env = {
 };
 const checkout = (...args: string[]) => run(process.execPath, ['bin/checkout.js', ...args], { env });
 
-describe('checkout users add', { timeout: 240_000 }, () => {
+describe('checkout users add', { timeout: 600_000 }, () => {
   after(() => rmSync(dataDir, { recursive: true, force: true }));
 
   test('prints a one-time sign-in link for a new owner; a bad role is a usage error (exit 64)', async () => {

@@ -40,7 +40,7 @@ async function targets(): Promise<Target[]> {
 }
 
 for (const target of await targets()) {
-  describe(`checkout notifications on ${target.name}`, { timeout: 240_000 }, () => {
+  describe(`checkout notifications on ${target.name}`, { timeout: 900_000 }, () => {
     const slug = `cli-notify-${randomBytes(3).toString('hex')}`;
     const clock = testClock();
     const merchant = new Receiver({ secrets: [], now: () => clock.now(), alwaysAnswer: 500 });
