@@ -6,7 +6,7 @@ import { after, describe, test } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { digitableLineToBarcode } from '../../src/brazil/boleto.ts';
 import { readBoletoBarcode, readQrCode } from '../support/barcode-reader.ts';
-import { launchChromium, openTab, useCheckoutServer, type CheckoutServer } from '../support/browser.ts';
+import { fillPayer, launchChromium, openTab, useCheckoutServer, type CheckoutServer } from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 
 const browser = await launchChromium();
@@ -162,6 +162,33 @@ for (const engine of engines()) {
       assert.equal(readQrCode(await shotOf(page, page.locator('#pix-qr'))), code);
       assert.deepEqual(await seriousViolations(page), []);
       await shoot(page, `${engine.name}-checkout-pix-390`);
+      await page.close();
+    });
+
+    test('a page that asks the payer for every method (customer data at the end): Pix needs name and CPF too', async () => {
+      const { page, requests } = await openForm(
+        `${server.origin}/pay/${server.merchant.checkout_pages['asks-payer']}`,
+        'Pix',
+      );
+      const identity = page.locator('#identity');
+      assert.equal(await identity.isVisible(), true, 'asked whatever the method');
+      assert.equal(await page.locator('#customer + #identity').count(), 1, 'right after the buyer’s data');
+      const [card, payer] = [
+        await page.locator('#card-section').evaluate((node) => node.getBoundingClientRect().y),
+        await identity.evaluate((node) => node.getBoundingClientRect().y),
+      ];
+      assert.ok(payer > card, 'at the end, where customer_data_at puts the buyer’s data');
+      await page.getByRole('button', { name: 'Pagar' }).click();
+      await page.locator('#customer-name-error').waitFor();
+      assert.equal(requests.filter((request) => PAY_PATH.test(new URL(request.url).pathname)).length, 0);
+      assert.deepEqual(await seriousViolations(page), []);
+      await shoot(page, `${engine.name}-asks-payer-pix-missing-390`);
+      await fillPayer(page);
+      await pay(page);
+      const sent = JSON.parse(requests.find((request) => PAY_PATH.test(new URL(request.url).pathname))!.body);
+      assert.deepEqual([sent.customer_name, sent.customer_identification], ['Maria da Silva', '52998224725']);
+      await page.locator('#pix-code').waitFor();
+      await shoot(page, `${engine.name}-asks-payer-pix-390`);
       await page.close();
     });
 

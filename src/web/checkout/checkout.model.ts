@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { GatewayName } from '../../gateways/port.ts';
+import type { GatewayName, PayMethod } from '../../gateways/port.ts';
+import { gatewayFor, isGatewayName } from '../../gateways/registry.ts';
 import { toCents } from '../../lib/money.ts';
 import { findCart, findCartItems, pageBranding } from '../../modules/carts/index.ts';
 import { showCheckoutPage } from '../../modules/catalog/index.ts';
 import { findCharge, showCharge } from '../../modules/charges/index.ts';
-import { assertChargePayable, purchasedOrderOfCart } from '../../modules/payments/index.ts';
+import { assertChargePayable, payerIdentityMethods, purchasedOrderOfCart } from '../../modules/payments/index.ts';
 import {
   contextTotal,
   databaseReads,
@@ -57,8 +58,8 @@ export type HostedCheckout = {
   /** Whether the page asks for a delivery address (`customer_address`): a checkout page selling a physical product. */
   asksAddress: boolean;
   prefill: { email?: string; phone?: string };
-  /** Which methods ask for the payer's name and CPF/CNPJ: a boleto always; every method when the page says so. */
-  asksIdentity: 'bank_slip' | 'all';
+  /** The methods that ask for the payer's name and CPF/CNPJ (`payerIdentityMethods`: a boleto always). */
+  asksIdentity: PayMethod[];
   /** What of the payer's identity the buyer is not asked again (a cart's or a charge's customer already has it). */
   identityKnown: { name: boolean; identification: boolean };
   indexOnSearchEngines: boolean;
@@ -88,6 +89,10 @@ export function menuLinks(menus: unknown[]): MenuLink[] {
   });
 }
 
+/** The methods a page on `gateway` asks the payer's identity for, by the rule the pay endpoints apply. */
+const identityMethods = (gateway: string, pageAsks = false) =>
+  payerIdentityMethods(isGatewayName(gateway) ? gatewayFor(gateway) : undefined, pageAsks);
+
 export const safeColor = (color: string) => (HEX_COLOR.test(color) ? color : '#1a73e8');
 
 export async function loadCheckoutPage(db: Kysely<DB>, id: string): Promise<HostedCheckout | undefined> {
@@ -115,7 +120,7 @@ export async function loadCheckoutPage(db: Kysely<DB>, id: string): Promise<Host
     asksCustomer: true,
     asksAddress: page.products.some((product) => product.product_type === 'physical'),
     prefill: {},
-    asksIdentity: 'bank_slip',
+    asksIdentity: identityMethods(page.gateway, row.asks_payer_identity),
     identityKnown: { name: false, identification: false },
     indexOnSearchEngines: page.index_on_search_engines,
     customCode: page.custom_code,
@@ -170,7 +175,7 @@ export async function loadCart(db: Kysely<DB>, uid: string): Promise<HostedCheck
     asksCustomer: true,
     asksAddress: false,
     prefill: { ...(email ? { email } : {}), ...(phone ? { phone } : {}) },
-    asksIdentity: 'bank_slip',
+    asksIdentity: identityMethods(branding.gateway),
     identityKnown: {
       name: text(customer.name) !== undefined,
       identification: text(customer.identification) !== undefined,
@@ -230,7 +235,7 @@ export async function loadCharge(db: Kysely<DB>, uid: string, now: Date): Promis
     asksCustomer: false,
     asksAddress: false,
     prefill: {},
-    asksIdentity: 'bank_slip',
+    asksIdentity: identityMethods(show.gateway),
     identityKnown: {
       name: Boolean(charge.name) && charge.name !== charge.email,
       identification: Boolean(charge.identification),

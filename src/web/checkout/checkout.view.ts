@@ -9,11 +9,14 @@ import {
 } from './checkout.fields.ts';
 import type { Closed, HostedCheckout, HostedProduct } from './checkout.model.ts';
 
+/** Credit card, Pix and boleto. */
+const PAY_METHODS = 3;
+
 /** What the client bundle reads from the form: where to pay and how to tokenize (never secrets). */
 function dataAttributes(checkout: HostedCheckout, gatewayUrl: string | undefined): SafeHtml {
   return html`data-kind="${checkout.kind}" data-id="${checkout.id}" data-company-id="${checkout.companyId}" data-time-zone="${checkout.timeZone}"
  data-gateway="${checkout.gateway}" data-public-key="${checkout.publicKey}" data-gateway-url="${gatewayUrl ?? ''}"
- data-two-cards="${checkout.enableTwoCards}" data-scheduling="${checkout.requireScheduling}" data-asks-customer="${checkout.asksCustomer}" data-asks-address="${checkout.asksAddress}" data-asks-identity="${checkout.asksIdentity}"
+ data-two-cards="${checkout.enableTwoCards}" data-scheduling="${checkout.requireScheduling}" data-asks-customer="${checkout.asksCustomer}" data-asks-address="${checkout.asksAddress}" data-asks-identity="${checkout.asksIdentity.join(' ')}"
  data-redirect-url="${checkout.redirectUrl ?? ''}" data-upsell-name="${checkout.upsell?.name ?? ''}"`;
 }
 
@@ -53,8 +56,11 @@ ${
  */
 export function checkoutBody(checkout: HostedCheckout, gatewayUrl: string | undefined, totalCents?: number): SafeHtml {
   const itemsCents = checkout.products.reduce((sum, product) => sum + product.valueCents * product.quantity, 0);
+  // Asked for every method, the payer's identity is part of the buyer's data, wherever customer_data_at puts them.
+  const identityAlways = checkout.asksIdentity.length === PAY_METHODS && checkout.asksCustomer;
+  const identity = identityFields(checkout.identityKnown, identityAlways);
   const customer = checkout.asksCustomer
-    ? html`${customerFields(checkout.prefill)}${checkout.asksAddress ? addressFields() : ''}`
+    ? html`${customerFields(checkout.prefill)}${identityAlways ? identity : ''}${checkout.asksAddress ? addressFields() : ''}`
     : '';
   return html`<noscript><p class="alert">Ative o JavaScript para pagar: os dados do cartão são protegidos no seu navegador antes do envio.</p></noscript>
 <form id="checkout-form" novalidate ${dataAttributes(checkout, gatewayUrl)}>
@@ -75,7 +81,7 @@ ${checkout.requireScheduling ? scheduleFields() : ''}
 <div id="method-options"><p class="muted">Carregando formas de pagamento…</p></div>
 <p id="methods-error" class="error" hidden></p>
 </fieldset>
-${identityFields(checkout.identityKnown)}
+${identityAlways ? '' : identity}
 <div id="card-section" hidden>
 ${cardFields(0)}
 ${checkout.enableTwoCards ? html`<div class="choice"><input type="checkbox" id="two-cards"><label for="two-cards">Pagar com dois cartões</label></div><div id="card1-section" hidden>${cardFields(1)}</div>` : ''}
