@@ -1,51 +1,23 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { digitableLineToBarcode } from '../../src/brazil/boleto.ts';
 import { readBoletoBarcode, readQrCode } from '../support/barcode-reader.ts';
-import { fillPayer, launchChromium, openTab, useCheckoutServer, type CheckoutServer } from '../support/browser.ts';
+import { fillPayer, launchChromium, useCheckoutServer, type CheckoutServer } from '../support/browser.ts';
+import {
+  brl,
+  cents,
+  openForm as openFormAt,
+  PAY_PATH,
+  pay,
+  seriousViolations,
+  shoot,
+  shotOf,
+} from '../support/buyer-pages.ts';
 import { engines } from '../support/engines.ts';
 
 const browser = await launchChromium();
 after(() => browser.close());
-
-const SHOTS = join(process.cwd(), 'test-results', 'buyer');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const PAY_PATH = /\/api\/v1\/(payments|carts\/[^/]+\/pay|charges\/[^/]+\/pay)$/;
-
-async function shoot(page: Page, name: string): Promise<void> {
-  mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-}
-
-/** The serious and critical axe-core violations of the page as it stands, as readable lines. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const violations = (await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } }).axe;
-    return (await axe.run()).violations;
-  })) as Array<{ id: string; impact: string | null; nodes: { target: string[] }[] }>;
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
-
-/**
- * A screenshot of an image as the page draws it at 1x, with 16 px of the white page around it: what a phone
- * camera or a bank app's screen reader gets, no bytes of the image itself.
- */
-async function shotOf(page: Page, image: Locator): Promise<Buffer> {
-  await image.scrollIntoViewIfNeeded();
-  await image.evaluate((element: HTMLImageElement) => element.decode());
-  const box = (await image.boundingBox())!;
-  const margin = 16;
-  return page.screenshot({
-    clip: { x: box.x - margin, y: box.y - margin, width: box.width + 2 * margin, height: box.height + 2 * margin },
-  });
-}
 
 for (const engine of engines()) {
   describe(`the buyer's checkout: identity, boleto híbrido, Pix (${engine.name})`, () => {
@@ -67,24 +39,8 @@ for (const engine of engines()) {
       return ((await created.json()) as { link: string }).link;
     }
 
-    /** Opens a form at 390 px, picks the method; on a checkout page, types the e-mail. */
-    async function openForm(url: string, method: 'Pix' | 'Boleto bancário') {
-      const tab = await openTab(browser.context, server.origin);
-      await tab.page.setViewportSize({ width: 390, height: 844 });
-      await tab.page.goto(url);
-      const email = tab.page.getByLabel('E-mail');
-      if ((await email.count()) && !(await email.inputValue())) await email.fill('comprador@example.com');
-      await tab.page.getByLabel(method).check();
-      return tab;
-    }
-
-    async function pay(page: Page): Promise<Record<string, string>> {
-      const answer = page.waitForResponse((response) => PAY_PATH.test(new URL(response.url()).pathname));
-      await page.getByRole('button', { name: 'Pagar' }).click();
-      const response = await answer;
-      assert.equal(response.status(), 200, await response.text());
-      return response.json();
-    }
+    const openForm = (url: string, method: 'Pix' | 'Boleto bancário') =>
+      openFormAt(browser.context, server.origin, url, method);
 
     /** The boleto page at 390 px, 1x: its barcode and its Pix QR read from screenshots, its slip fields. */
     async function readBoletoPage(page: Page, url: string, name: string) {
@@ -241,15 +197,4 @@ for (const engine of engines()) {
       );
     });
   });
-}
-
-function brl(amountCents: number): string {
-  const reais = Math.floor(amountCents / 100)
-    .toString()
-    .replace(/\B(?=(\d{3})+(?!\d))/g, '.');
-  return `R$\u00a0${reais},${String(amountCents % 100).padStart(2, '0')}`;
-}
-
-function cents(text: string): number {
-  return Number(text.replace(/[^\d]/g, ''));
 }

@@ -13,8 +13,8 @@ import {
   type PricingQuery,
   resolvePricingContext,
 } from '../../modules/payment-plans/index.ts';
-import { formatBrl } from '../payment-pages/html.ts';
 import { chargeNotes } from './charge-notes.ts';
+import type { SummaryLine } from './order-summary.ts';
 import { findCartPageSettings, findCompanyTimeZone, findHostedCheckoutPage } from './checkout.repo.ts';
 
 export type CheckoutKind = 'page' | 'cart' | 'charge';
@@ -67,6 +67,8 @@ export type HostedCheckout = {
   upsell?: { id: number; name: string };
   redirectUrl?: string;
   products: HostedProduct[];
+  /** The order summary's lines between the items and the total (subtotal, discount, freight, fine…). */
+  lines: SummaryLine[];
   notes: string[];
   closed?: Closed;
   /** The quote's total before interest when loading the page already computed it (a charge's notes do). */
@@ -137,6 +139,10 @@ export async function loadCheckoutPage(db: Kysely<DB>, id: string): Promise<Host
       ...(product.max_quantity ? { maxQuantity: product.max_quantity } : {}),
       recommended: product.recommended,
     })),
+    // The bundle keeps the subtotal to the quantities chosen.
+    lines: [
+      { kind: 'subtotal', label: 'Subtotal', cents: page.products.reduce((sum, p) => sum + toCents(p.value), 0) },
+    ],
     notes: [],
   };
 }
@@ -192,7 +198,15 @@ export async function loadCart(db: Kysely<DB>, uid: string): Promise<HostedCheck
       allowQuantity: false,
       recommended: false,
     })),
-    notes: cart.freight_cents > 0 ? [`Frete: ${formatBrl(cart.freight_cents)}`] : [],
+    lines: [
+      {
+        kind: 'subtotal',
+        label: 'Subtotal',
+        cents: cart.total_override_cents ?? items.reduce((sum, item) => sum + item.unit_value_cents * item.quantity, 0),
+      },
+      ...(cart.freight_cents > 0 ? [{ kind: 'freight' as const, label: 'Frete', cents: cart.freight_cents }] : []),
+    ],
+    notes: [],
     ...(bought ? { closed: 'cart_bought' as const } : {}),
   };
 }
@@ -216,7 +230,7 @@ export async function loadCharge(db: Kysely<DB>, uid: string, now: Date): Promis
     findCompanyTimeZone(db, charge.account_id, charge.company_id),
   ]);
   const closed = chargeClosed(charge.status);
-  const priced = closed ? { notes: [] } : await chargeNotes(db, charge, now);
+  const priced = closed ? { notes: [], lines: [] } : await chargeNotes(db, charge, now);
   return {
     kind: 'charge',
     id: show.id,
@@ -257,6 +271,7 @@ export async function loadCharge(db: Kysely<DB>, uid: string, now: Date): Promis
       ...(show.observation ? [show.observation] : []),
       ...priced.notes,
     ],
+    lines: priced.lines,
     ...(closed ? { closed } : {}),
     ...(priced.baseCents !== undefined ? { quotedBaseCents: priced.baseCents } : {}),
   };

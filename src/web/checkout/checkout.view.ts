@@ -8,6 +8,7 @@ import {
   scheduleFields,
 } from './checkout.fields.ts';
 import type { Closed, HostedCheckout, HostedProduct } from './checkout.model.ts';
+import { summaryLines } from './order-summary.ts';
 
 /** Credit card, Pix and boleto. */
 const PAY_METHODS = 3;
@@ -70,7 +71,9 @@ export function checkoutBody(checkout: HostedCheckout, gatewayUrl: string | unde
 <summary><h2 id="products-heading">Resumo do pedido</h2></summary>
 <ul class="products">${checkout.products.map(productItem)}</ul>
 ${checkout.notes.map((note) => html`<p class="muted">${note}</p>`)}
+${summaryLines(checkout.lines, checkout.kind !== 'charge')}
 <p class="summary-total">Total: <span id="summary-total">${formatBrl(totalCents ?? itemsCents)}</span></p>
+${checkout.enableTwoCards ? html`<ul id="summary-cards" class="summary-cards" aria-label="Valor de cada cartão" hidden></ul>` : ''}
 </details>
 </section>
 ${checkout.customerDataAt === 'start' ? customer : ''}
