@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { openTab } from './browser.ts';
 
-const SHOTS = join(process.cwd(), 'test-results', 'buyer');
+export const SHOTS = join(process.cwd(), 'test-results', 'buyer');
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 export const PAY_PATH = /\/api\/v1\/(payments|carts\/[^/]+\/pay|charges\/[^/]+\/pay)$/;
 
