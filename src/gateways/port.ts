@@ -71,13 +71,17 @@ export type BoletoCharge = {
   metadata: PaymentMetadata;
   idempotencyKey: string;
 };
-/** `pixCode`: a boleto híbrido's BR Code, when the gateway issues one, that pays the same boleto by Pix. */
+/**
+ * `pixCode`: a boleto híbrido's BR Code, when the gateway issues one, that pays the same boleto by Pix.
+ * `beneficiaryCode`: the agência/código do beneficiário the bank prints on the slip, when the gateway tells it.
+ */
 export type BoletoIssued = {
   gatewayId: string;
   barcode: string;
   digitableLine: string;
   dueDate: string;
   pixCode?: string;
+  beneficiaryCode?: string;
 };
 
 export type RemoteStatus =

@@ -18,7 +18,7 @@ import {
   shotOf,
 } from '../support/buyer-pages.ts';
 import { engines } from '../support/engines.ts';
-import { renderPdfPage } from '../support/pdf-render.ts';
+import { pdfText, renderPdfPage } from '../support/pdf-render.ts';
 
 const browser = await launchChromium();
 after(() => browser.close());
@@ -56,7 +56,8 @@ for (const engine of engines()) {
       // The PDF drawn by another renderer (poppler) at 150 dpi, its barcode read by ZXing: the digitable line's too.
       const pdf = await fetch(`${url}.pdf`);
       assert.equal(pdf.status, 200);
-      const scan = renderPdfPage(Buffer.from(await pdf.arrayBuffer()));
+      const pdfBytes = Buffer.from(await pdf.arrayBuffer());
+      const scan = renderPdfPage(pdfBytes);
       mkdirSync(SHOTS, { recursive: true });
       writeFileSync(join(SHOTS, `${engine.name}-${name}-boleto-pdf-150dpi.png`), scan);
       assert.equal(readBoletoBarcode(scan), digitableLineToBarcode(line), 'the printed barcode is the digitable line');
@@ -67,6 +68,10 @@ for (const engine of engines()) {
           .locator('dl.slip dt')
           .evaluateAll((terms) => terms.map((term) => [term.textContent, term.nextElementSibling?.textContent])),
       ) as Record<string, string>;
+      // The agency and account of the gateway's bank, on the page and in the PDF (twice: recibo and ficha).
+      const agency = slip['Agência/Código do beneficiário']!;
+      assert.match(agency, /^\d{4}-[\dX] \/ \d{8}-[\dX]$/);
+      assert.equal(pdfText(pdfBytes).split(agency).length - 1, 2, 'the PDF prints the agency and account');
       assert.deepEqual(await seriousViolations(page), []);
       await shoot(page, `${engine.name}-${name}-boleto-page-390`);
       await page.setViewportSize({ width: 1280, height: 900 });
