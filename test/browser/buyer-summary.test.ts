@@ -144,6 +144,84 @@ for (const engine of engines()) {
       await page.close();
     });
 
+    test('cards and Pix on the cart and the charges: the summary’s total and interest are each payment’s', async () => {
+      /** Pays the open form by card in `count` installments and returns what the summary showed. */
+      async function payByCard(page: Page, count: number): Promise<Record<string, number>> {
+        const select = page.locator('#card0-installments');
+        const option = select.locator('option', { hasText: count === 1 ? /^À vista/ : new RegExp(`^${count}x`) });
+        await option.waitFor({ state: 'attached' });
+        await select.selectOption((await option.getAttribute('value'))!);
+        if (count > 1) await page.locator('#summary-interest-line:not([hidden])').waitFor();
+        const shown = await summaryOf(page);
+        await fillCard(page, TEST_CARDS.approved);
+        await page.getByRole('button', { name: 'Pagar' }).click();
+        await page.locator('#receipt, h2:has-text("Pagamento confirmado")').first().waitFor();
+        return shown;
+      }
+
+      const created = await fetch(`${server.origin}/api/v1/carts/${server.merchant.cart_pages.carrinho}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.merchant.api_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          payment_method: 'credit_card',
+          customer: { email: 'carrinho-cartao@example.com' },
+          freight: 20,
+          items: [{ name: 'Consultoria', value: 90, quantity: 1 }],
+        }),
+      });
+      const cartUid = ((await created.json()) as { link: string }).link.split('/').at(-1)!;
+      const cart = await openForm(
+        browser.context,
+        server.origin,
+        `${server.origin}/pay/carts/${cartUid}`,
+        'Cartão de crédito',
+      );
+      const cartShown = await payByCard(cart.page, 2);
+      const cartOrder = await database.db
+        .selectFrom('orders')
+        .select('uid')
+        .where('cart_id', '=', cartUid)
+        .executeTakeFirstOrThrow();
+      const [cartCard] = await stored({ orderUid: cartOrder.uid });
+      assert.deepEqual(
+        [cartShown.subtotal, cartShown.freight, cartShown.interest, cartShown.total],
+        [cartCard!.subtotal_cents, cartCard!.freight_cents, cartCard!.interest_cents, cartCard!.amount_cents],
+      );
+      await shoot(cart.page, `${engine.name}-cart-card-receipt-390`);
+      await cart.page.close();
+
+      const open = `${server.origin}/pay/charges/${server.charges.open}`;
+      const pix = await openForm(browser.context, server.origin, open, 'Pix');
+      const pixShown = await summaryOf(pix.page);
+      await pay(pix.page);
+      await pix.page.locator('#pix-code').waitFor();
+      assert.equal((await stored({ orderUid: server.charges.open })).at(-1)!.amount_cents, pixShown.total);
+      await pix.page.close();
+
+      for (const [name, uid] of [
+        ['charge', server.charges.open],
+        ['overdue', server.charges.overdue],
+      ] as const) {
+        const { page } = await openForm(
+          browser.context,
+          server.origin,
+          `${server.origin}/pay/charges/${uid}`,
+          'Cartão de crédito',
+        );
+        const shown = await payByCard(page, 3);
+        const card = (await stored({ orderUid: uid })).at(-1)!;
+        // A card carries the overdue fine and late interest in its interest with the installments' own.
+        const overdue = (shown.fine ?? 0) + (shown['late-interest'] ?? 0);
+        assert.deepEqual(
+          [shown.subtotal, shown.interest! + overdue, shown['late-interest'] ?? 0, shown.total, card.installments],
+          [card.subtotal_cents, card.interest_cents, card.late_interest_cents, card.amount_cents, 3],
+        );
+        assert.equal(overdue > 0, name === 'overdue');
+        await shoot(page, `${engine.name}-${name}-card-done-390`);
+        await page.close();
+      }
+    });
+
     test('two cards on the hosted page: each card’s amount and installments shown, charged and confirmed', async () => {
       const { page } = await openForm(
         browser.context,
