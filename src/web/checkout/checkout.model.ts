@@ -202,7 +202,8 @@ export async function loadCart(db: Kysely<DB>, uid: string): Promise<HostedCheck
       {
         kind: 'subtotal',
         label: 'Subtotal',
-        cents: cart.total_override_cents ?? items.reduce((sum, item) => sum + item.unit_value_cents * item.quantity, 0),
+        // What the cart's pricing takes as its items: their totals, or the cart's override.
+        cents: cart.total_override_cents ?? items.reduce((sum, item) => sum + item.total_cents, 0),
       },
       ...(cart.freight_cents > 0 ? [{ kind: 'freight' as const, label: 'Frete', cents: cart.freight_cents }] : []),
     ],
