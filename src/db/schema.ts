@@ -157,6 +157,7 @@ export interface CheckoutPages {
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   numeric_id: Generated<number>;
+  asks_payer_identity: Generated<boolean>;
 }
 
 export interface Companies {
@@ -585,6 +586,7 @@ export interface Payments {
   observation: string | null;
   meta: Json | null;
   late_interest_cents: Generated<number>;
+  boleto_beneficiary_code: string | null;
 }
 
 export interface Products {

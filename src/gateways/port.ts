@@ -6,6 +6,9 @@
 
 export type GatewayName = 'gateway_a' | 'gateway_b' | 'gateway_c';
 
+/** A payment method, as the pay bodies and payment plans name it. */
+export type PayMethod = 'credit_card' | 'pix' | 'bank_slip';
+
 /** Where and how to reach one company's account at a gateway. */
 export type GatewayAccount = { baseUrl: string; publicKey: string | null; secretKey: string };
 
@@ -68,13 +71,17 @@ export type BoletoCharge = {
   metadata: PaymentMetadata;
   idempotencyKey: string;
 };
-/** `pixCode`: a boleto híbrido's BR Code, when the gateway issues one, that pays the same boleto by Pix. */
+/**
+ * `pixCode`: a boleto híbrido's BR Code, when the gateway issues one, that pays the same boleto by Pix.
+ * `beneficiaryCode`: the agência/código do beneficiário the bank prints on the slip, when the gateway tells it.
+ */
 export type BoletoIssued = {
   gatewayId: string;
   barcode: string;
   digitableLine: string;
   dueDate: string;
   pixCode?: string;
+  beneficiaryCode?: string;
 };
 
 export type RemoteStatus =
@@ -129,6 +136,8 @@ export class GatewayUnavailableError extends Error {
 
 export interface PaymentGateway {
   readonly name: GatewayName;
+  /** The methods the gateway refuses to charge without the payer's name and CPF/CNPJ (`Buyer.name`, `document`). */
+  readonly payerIdentityRequired: readonly PayMethod[];
   chargeCard(account: GatewayAccount, charge: CardCharge): Promise<CardOutcome>;
   chargeSavedMethod(account: GatewayAccount, charge: SavedMethodCharge): Promise<CardOutcome>;
   createPix(account: GatewayAccount, charge: PixCharge): Promise<PixIssued>;

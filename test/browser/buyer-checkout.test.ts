@@ -1,51 +1,27 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { digitableLineToBarcode } from '../../src/brazil/boleto.ts';
 import { readBoletoBarcode, readQrCode } from '../support/barcode-reader.ts';
-import { launchChromium, openTab, useCheckoutServer, type CheckoutServer } from '../support/browser.ts';
+import { fillPayer, launchChromium, useCheckoutServer, type CheckoutServer } from '../support/browser.ts';
+import {
+  brl,
+  cents,
+  openForm as openFormAt,
+  PAY_PATH,
+  pay,
+  seriousViolations,
+  shoot,
+  SHOTS,
+  shotOf,
+} from '../support/buyer-pages.ts';
 import { engines } from '../support/engines.ts';
+import { pdfText, renderPdfPage } from '../support/pdf-render.ts';
 
 const browser = await launchChromium();
 after(() => browser.close());
-
-const SHOTS = join(process.cwd(), 'test-results', 'buyer');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const PAY_PATH = /\/api\/v1\/(payments|carts\/[^/]+\/pay|charges\/[^/]+\/pay)$/;
-
-async function shoot(page: Page, name: string): Promise<void> {
-  mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-}
-
-/** The serious and critical axe-core violations of the page as it stands, as readable lines. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const violations = (await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } }).axe;
-    return (await axe.run()).violations;
-  })) as Array<{ id: string; impact: string | null; nodes: { target: string[] }[] }>;
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
-
-/**
- * A screenshot of an image as the page draws it at 1x, with 16 px of the white page around it: what a phone
- * camera or a bank app's screen reader gets, no bytes of the image itself.
- */
-async function shotOf(page: Page, image: Locator): Promise<Buffer> {
-  await image.scrollIntoViewIfNeeded();
-  await image.evaluate((element: HTMLImageElement) => element.decode());
-  const box = (await image.boundingBox())!;
-  const margin = 16;
-  return page.screenshot({
-    clip: { x: box.x - margin, y: box.y - margin, width: box.width + 2 * margin, height: box.height + 2 * margin },
-  });
-}
 
 for (const engine of engines()) {
   describe(`the buyer's checkout: identity, boleto híbrido, Pix (${engine.name})`, () => {
@@ -67,24 +43,8 @@ for (const engine of engines()) {
       return ((await created.json()) as { link: string }).link;
     }
 
-    /** Opens a form at 390 px, picks the method; on a checkout page, types the e-mail. */
-    async function openForm(url: string, method: 'Pix' | 'Boleto bancário') {
-      const tab = await openTab(browser.context, server.origin);
-      await tab.page.setViewportSize({ width: 390, height: 844 });
-      await tab.page.goto(url);
-      const email = tab.page.getByLabel('E-mail');
-      if ((await email.count()) && !(await email.inputValue())) await email.fill('comprador@example.com');
-      await tab.page.getByLabel(method).check();
-      return tab;
-    }
-
-    async function pay(page: Page): Promise<Record<string, string>> {
-      const answer = page.waitForResponse((response) => PAY_PATH.test(new URL(response.url()).pathname));
-      await page.getByRole('button', { name: 'Pagar' }).click();
-      const response = await answer;
-      assert.equal(response.status(), 200, await response.text());
-      return response.json();
-    }
+    const openForm = (url: string, method: 'Pix' | 'Boleto bancário') =>
+      openFormAt(browser.context, server.origin, url, method);
 
     /** The boleto page at 390 px, 1x: its barcode and its Pix QR read from screenshots, its slip fields. */
     async function readBoletoPage(page: Page, url: string, name: string) {
@@ -93,6 +53,14 @@ for (const engine of engines()) {
       const line = (await page.locator('#boleto-line').inputValue()).replace(/\D/g, '');
       const barcode = readBoletoBarcode(await shotOf(page, page.locator('#boleto-barcode')));
       assert.equal(barcode, digitableLineToBarcode(line), 'the barcode on the screen is the digitable line');
+      // The PDF drawn by another renderer (poppler) at 150 dpi, its barcode read by ZXing: the digitable line's too.
+      const pdf = await fetch(`${url}.pdf`);
+      assert.equal(pdf.status, 200);
+      const pdfBytes = Buffer.from(await pdf.arrayBuffer());
+      const scan = renderPdfPage(pdfBytes);
+      mkdirSync(SHOTS, { recursive: true });
+      writeFileSync(join(SHOTS, `${engine.name}-${name}-boleto-pdf-150dpi.png`), scan);
+      assert.equal(readBoletoBarcode(scan), digitableLineToBarcode(line), 'the printed barcode is the digitable line');
       const pixCode = await page.locator('#boleto-pix').inputValue();
       assert.equal(readQrCode(await shotOf(page, page.locator('#boleto-pix-qr'))), pixCode, 'boleto híbrido QR');
       const slip = Object.fromEntries(
@@ -100,6 +68,10 @@ for (const engine of engines()) {
           .locator('dl.slip dt')
           .evaluateAll((terms) => terms.map((term) => [term.textContent, term.nextElementSibling?.textContent])),
       ) as Record<string, string>;
+      // The agency and account of the gateway's bank, on the page and in the PDF (twice: recibo and ficha).
+      const agency = slip['Agência/Código do beneficiário']!;
+      assert.match(agency, /^\d{4}-[\dX] \/ \d{8}-[\dX]$/);
+      assert.equal(pdfText(pdfBytes).split(agency).length - 1, 2, 'the PDF prints the agency and account');
       assert.deepEqual(await seriousViolations(page), []);
       await shoot(page, `${engine.name}-${name}-boleto-page-390`);
       await page.setViewportSize({ width: 1280, height: 900 });
@@ -134,8 +106,6 @@ for (const engine of engines()) {
       assert.equal(slip['Pagador'], 'Maria da Silva — 529.982.247-25');
       assert.match(slip['Nosso número']!, /^\d{17}$/);
       assert.equal(slip['(=) Valor cobrado'], slip['(=) Valor do documento']);
-      const pdf = await fetch(`${result.bank_slip_url}.pdf`);
-      assert.equal(pdf.status, 200);
       await page.close();
     });
 
@@ -162,6 +132,33 @@ for (const engine of engines()) {
       assert.equal(readQrCode(await shotOf(page, page.locator('#pix-qr'))), code);
       assert.deepEqual(await seriousViolations(page), []);
       await shoot(page, `${engine.name}-checkout-pix-390`);
+      await page.close();
+    });
+
+    test('a page that asks the payer for every method (customer data at the end): Pix needs name and CPF too', async () => {
+      const { page, requests } = await openForm(
+        `${server.origin}/pay/${server.merchant.checkout_pages['asks-payer']}`,
+        'Pix',
+      );
+      const identity = page.locator('#identity');
+      assert.equal(await identity.isVisible(), true, 'asked whatever the method');
+      assert.equal(await page.locator('#customer + #identity').count(), 1, 'right after the buyer’s data');
+      const [card, payer] = [
+        await page.locator('#card-section').evaluate((node) => node.getBoundingClientRect().y),
+        await identity.evaluate((node) => node.getBoundingClientRect().y),
+      ];
+      assert.ok(payer > card, 'at the end, where customer_data_at puts the buyer’s data');
+      await page.getByRole('button', { name: 'Pagar' }).click();
+      await page.locator('#customer-name-error').waitFor();
+      assert.equal(requests.filter((request) => PAY_PATH.test(new URL(request.url).pathname)).length, 0);
+      assert.deepEqual(await seriousViolations(page), []);
+      await shoot(page, `${engine.name}-asks-payer-pix-missing-390`);
+      await fillPayer(page);
+      await pay(page);
+      const sent = JSON.parse(requests.find((request) => PAY_PATH.test(new URL(request.url).pathname))!.body);
+      assert.deepEqual([sent.customer_name, sent.customer_identification], ['Maria da Silva', '52998224725']);
+      await page.locator('#pix-code').waitFor();
+      await shoot(page, `${engine.name}-asks-payer-pix-390`);
       await page.close();
     });
 
@@ -214,15 +211,4 @@ for (const engine of engines()) {
       );
     });
   });
-}
-
-function brl(amountCents: number): string {
-  const reais = Math.floor(amountCents / 100)
-    .toString()
-    .replace(/\B(?=(\d{3})+(?!\d))/g, '.');
-  return `R$\u00a0${reais},${String(amountCents % 100).padStart(2, '0')}`;
-}
-
-function cents(text: string): number {
-  return Number(text.replace(/[^\d]/g, ''));
 }

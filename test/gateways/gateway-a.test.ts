@@ -220,6 +220,7 @@ describe('gateway_a client against its sandbox', { timeout: 60_000 }, () => {
     });
     assert.equal(boleto.dueDate, dueDate);
     assert.match(boleto.barcode, /^0019\d{40}$/);
+    assert.equal(boleto.beneficiaryCode, '3064-3 / 00012345-5', 'the agency and account the slip prints');
     assert.equal(isValidBoleto(boleto.digitableLine), true);
     const info = getBoletoInfo(boleto.digitableLine);
     assert.equal(info?.bankCode, '001');

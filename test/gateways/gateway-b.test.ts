@@ -252,6 +252,7 @@ describe('gateway_b client against its sandbox', { timeout: 60_000 }, () => {
     assert.equal(isValidBoleto(boleto.digitableLine), true);
     assert.equal(getBoletoInfo(boleto.digitableLine)?.amount, 12_345);
     assert.equal(boleto.barcode.slice(0, 3), '001');
+    assert.equal(boleto.beneficiaryCode, '1234-3 / 00067890-2', 'the agency and account the slip prints');
     await sandboxAction(harness, 'gateway_b', boleto.gatewayId, 'expire');
     const event = verified(await harness.receiver.next(eventFor('payment_intent.payment_failed', boleto.gatewayId)));
     assert.deepEqual(event.actions, [{ kind: 'payment_expired', gatewayId: boleto.gatewayId }]);

@@ -262,6 +262,7 @@ describe('gateway_c client against its sandbox', { timeout: 60_000 }, () => {
     assert.equal(boleto.dueDate, dueDate);
     assert.equal(isValidBoleto(boleto.digitableLine), true);
     assert.equal(getBoletoInfo(boleto.digitableLine)?.bankCode, '001');
+    assert.equal(boleto.beneficiaryCode, '0452-9 / 00024680-8', 'the agency and account the slip prints');
     await sandboxAction(harness, 'gateway_c', boleto.gatewayId, 'expire');
     assert.deepEqual(verified(await harness.receiver.next(postbackFor('expired', boleto.gatewayId))).actions, [
       { kind: 'payment_expired', gatewayId: boleto.gatewayId },

@@ -270,6 +270,7 @@ for (const engine of engines()) {
       company.payment_plans![0]!.taxes = company.payment_plans![0]!.taxes!.filter((tax) => tax.installments !== 3);
       company.checkout_pages![0]!.products = [{ product: 'ebook-2', max_quantity: 2 }];
       company.checkout_pages![0]!.payment_plans = ['card'];
+      company.checkout_pages![0]!.asks_payer_identity = true;
       company.coupons![0]!.product_external_ids = ['ebook-2', 'avental'];
       company.webhook_credentials![1]!.secret = 'whsec_nova_assinatura';
       const changed = await applyMerchant(database, masterKey, document);
@@ -298,6 +299,12 @@ for (const engine of engines()) {
         .where('checkout_page_id', '=', first.checkout_pages.ebook!)
         .execute();
       assert.deepEqual(pageProducts, [{ product_id: first.products['ebook-2'], max_quantity: 2 }]);
+      const asks = await db
+        .selectFrom('checkout_pages')
+        .select('asks_payer_identity')
+        .where('id', '=', first.checkout_pages.ebook!)
+        .executeTakeFirstOrThrow();
+      assert.equal(asks.asks_payer_identity, true, 'the page now asks the payer for Pix and card too');
       assert.deepEqual(await planIdsOf('checkout_page_payment_plans'), [first.payment_plans.card]);
       const restricted = await db
         .selectFrom('coupon_products')

@@ -181,6 +181,13 @@ export async function startCheckoutServer(
   });
   company.checkout_pages!.push({
     ...ebook,
+    slug: 'asks-payer',
+    page_title: 'E-book (pagador identificado)',
+    customer_data_at: 'end',
+    asks_payer_identity: true,
+  });
+  company.checkout_pages!.push({
+    ...ebook,
     slug: 'custom-code',
     page_title: 'Com código do vendedor',
     custom_code: '<script>document.title = "merchant"</script>',

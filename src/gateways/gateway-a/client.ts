@@ -44,6 +44,8 @@ const CARD_REFERENCE_FIELDS = ['payments[0].credit_card.card_token', 'payments[0
 /** gateway_a over HTTP: orders carry one payment each; refunds and status work on the order's charge. */
 export class GatewayAClient implements PaymentGateway {
   readonly name = 'gateway_a' as const;
+  /** A boleto is registered with its payer; Pix and card charges take the e-mail alone. */
+  readonly payerIdentityRequired = ['bank_slip'] as const;
   readonly #timeoutMs: number;
 
   constructor(options: GatewayClientOptions = {}) {

@@ -145,7 +145,7 @@ export function pixIssuedFrom(order: GatewayAOrder): PixIssued {
 
 export function boletoIssuedFrom(order: GatewayAOrder): BoletoIssued {
   const charge = firstCharge(order);
-  const { barcode, line, due_at: dueAt, qr_code: pixCode } = charge.last_transaction;
+  const { barcode, line, due_at: dueAt, qr_code: pixCode, beneficiary_code: beneficiaryCode } = charge.last_transaction;
   if (!barcode || !line || !dueAt) throw new TypeError('gateway_a answered a boleto order without its barcode');
   return {
     gatewayId: charge.id,
@@ -153,6 +153,7 @@ export function boletoIssuedFrom(order: GatewayAOrder): BoletoIssued {
     digitableLine: line,
     dueDate: dueAt.slice(0, 10),
     ...(pixCode ? { pixCode } : {}),
+    ...(beneficiaryCode ? { beneficiaryCode } : {}),
   };
 }
 

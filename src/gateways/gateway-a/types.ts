@@ -39,6 +39,8 @@ export type GatewayATransaction = {
   barcode?: string;
   due_at?: string;
   pdf?: string;
+  /** A boleto's agência/código do beneficiário, as the bank prints it. */
+  beneficiary_code?: string;
 };
 
 /** `code`: the merchant's reference sent with the refund request. */

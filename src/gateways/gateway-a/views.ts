@@ -76,6 +76,7 @@ function transactionOf(charge: SandboxCharge): GatewayATransaction {
       due_at: `${charge.boleto.dueDate}T00:00:00Z`,
       pdf: charge.boleto.url,
       qr_code: charge.boleto.pix.brCode,
+      beneficiary_code: charge.boleto.beneficiaryCode,
     });
   if (charge.failure?.code === 'expired') transaction.acquirer_message = charge.failure.message;
   return transaction;

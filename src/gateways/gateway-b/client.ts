@@ -45,6 +45,8 @@ type Failure = GatewayBError['error'];
 /** gateway_b over HTTP: every payment is a payment intent confirmed on creation. */
 export class GatewayBClient implements PaymentGateway {
   readonly name = 'gateway_b' as const;
+  /** A boleto is registered with its payer; Pix and card charges take the e-mail alone. */
+  readonly payerIdentityRequired = ['bank_slip'] as const;
   readonly #timeoutMs: number;
 
   constructor(options: GatewayClientOptions = {}) {

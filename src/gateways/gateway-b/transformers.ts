@@ -172,6 +172,7 @@ export function boletoIssuedFrom(intent: GatewayBPaymentIntent): BoletoIssued {
     digitableLine: details.number,
     dueDate: details.due_date,
     ...(details.pix_qr_code ? { pixCode: details.pix_qr_code } : {}),
+    ...(details.beneficiary_code ? { beneficiaryCode: details.beneficiary_code } : {}),
   };
 }
 

@@ -78,6 +78,8 @@ export type GatewayBNextAction =
         hosted_voucher_url: string;
         /** Boleto híbrido: the BR Code that pays the same boleto by Pix. */
         pix_qr_code?: string;
+        /** The agência/código do beneficiário, as the bank prints it. */
+        beneficiary_code?: string;
       };
     };
 

@@ -70,6 +70,7 @@ function nextActionOf(charge: SandboxCharge): GatewayBNextAction | null {
         due_date: boleto.dueDate,
         hosted_voucher_url: boleto.url,
         pix_qr_code: boleto.pix.brCode,
+        beneficiary_code: boleto.beneficiaryCode,
       },
     };
   }

@@ -47,6 +47,8 @@ export type CardHashKey = { id: number; publicKey: string; dateCreated: Date };
 /** gateway_c over HTTP: transactions paid with card hashes; the api key travels in the body. */
 export class GatewayCClient implements PaymentGateway {
   readonly name = 'gateway_c' as const;
+  /** A boleto is registered with its payer; Pix and card charges take the e-mail alone. */
+  readonly payerIdentityRequired = ['bank_slip'] as const;
   readonly #timeoutMs: number;
 
   constructor(options: GatewayClientOptions = {}) {

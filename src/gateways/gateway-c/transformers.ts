@@ -147,12 +147,14 @@ export function boletoIssuedFrom(transaction: GatewayCTransaction): BoletoIssued
   if (!barcode || !digitableLine || !dueDate)
     throw new TypeError('gateway_c answered a boleto transaction without its barcode');
   const pixCode = transaction.boleto_pix_qr_code;
+  const beneficiaryCode = transaction.boleto_beneficiary_code;
   return {
     gatewayId: String(transaction.id),
     barcode,
     digitableLine,
     dueDate: dueDate.slice(0, 10),
     ...(pixCode ? { pixCode } : {}),
+    ...(beneficiaryCode ? { beneficiaryCode } : {}),
   };
 }
 

@@ -66,6 +66,8 @@ export type GatewayCTransaction = {
   boleto_expiration_date: string | null;
   /** Boleto híbrido: the BR Code that pays the same boleto by Pix. */
   boleto_pix_qr_code?: string | null;
+  /** The boleto's agência/código do beneficiário, as the bank prints it. */
+  boleto_beneficiary_code?: string | null;
   metadata: Record<string, string>;
   refunds: GatewayCRefund[];
   chargeback: { id: string; amount: number; date_created: string } | null;

@@ -59,6 +59,7 @@ export function transactionView(charge: SandboxCharge): GatewayCTransaction {
     boleto_url: boleto?.url ?? null,
     boleto_expiration_date: boleto?.dueDate ?? null,
     boleto_pix_qr_code: boleto?.pix.brCode ?? null,
+    boleto_beneficiary_code: boleto?.beneficiaryCode ?? null,
     metadata: charge.metadata,
     refunds: charge.refunds.map((refund) => ({
       object: 'refund',

@@ -9,6 +9,13 @@ export const SANDBOX_BOLETO_BANK = '001';
 export const SANDBOX_BOLETO_CARTEIRA = '17';
 // A Banco do Brasil agreement ("convênio") per gateway, so their boletos never share an our-number.
 const AGREEMENTS = { gateway_a: '1000001', gateway_b: '2000002', gateway_c: '3000003' } as const;
+// The Banco do Brasil agency and account each gateway's boletos pay into, as the slip prints them (agência-DV /
+// conta-DV, both check digits by the bank's modulo 11).
+const BENEFICIARY_CODES = {
+  gateway_a: '3064-3 / 00012345-5',
+  gateway_b: '1234-3 / 00067890-2',
+  gateway_c: '0452-9 / 00024680-8',
+} as const;
 
 /**
  * A dynamic BR Code whose location is served by this sandbox (`GET /<gateway>/qr/<txid>`). The code
@@ -42,7 +49,17 @@ export function issueBoleto(
   try {
     const { barcode, digitableLine } = buildBoleto({ bankCode: SANDBOX_BOLETO_BANK, dueDate, amountCents, freeField });
     const pix = issuePix(context, chargeId, new Date(`${dueDate}T23:59:59-03:00`));
-    return { barcode, digitableLine, dueDate, ourNumber, url: `${context.baseUrl()}/boletos/${ourNumber}`, payer, pix };
+    const url = `${context.baseUrl()}/boletos/${ourNumber}`;
+    return {
+      barcode,
+      digitableLine,
+      dueDate,
+      ourNumber,
+      url,
+      payer,
+      beneficiaryCode: BENEFICIARY_CODES[context.gateway],
+      pix,
+    };
   } catch (error) {
     throw new SandboxError(
       400,
@@ -96,6 +113,7 @@ export function addPaymentSlipRoutes(router: SandboxRouter, context: SandboxCont
         amount: charge.amountCents,
         status: charge.state,
         payer,
+        beneficiary_code: charge.boleto.beneficiaryCode,
       },
     };
   });

@@ -18,6 +18,8 @@ export type SandboxBoleto = {
   ourNumber: string;
   url: string;
   payer: SandboxPayer;
+  /** The agência/código do beneficiário the bank prints: the account the boleto pays into. */
+  beneficiaryCode: string;
   /** Boleto híbrido: a Pix charge of the same amount that pays it too, valid until the end of the due date. */
   pix: SandboxPix;
 };

@@ -57,6 +57,7 @@ async function upsertCheckoutPage(
   const desired = {
     ...sharedPageColumns(page, catalog),
     customer_data_at: page.customer_data_at ?? 'start',
+    asks_payer_identity: page.asks_payer_identity ?? false,
     index_on_search_engines: page.index_on_search_engines ?? false,
     upsell_product_id:
       page.upsell_product === undefined ? null : resolved(catalog.products, page.upsell_product, 'product'),

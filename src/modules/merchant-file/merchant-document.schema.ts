@@ -122,6 +122,8 @@ const CheckoutPageProduct = Closed({
 const CheckoutPage = Closed({
   ...pageFields,
   customer_data_at: Type.Optional(Type.Enum(['start', 'end'] as const)),
+  /** Ask the payer's name and CPF/CNPJ for Pix and card too (a boleto always asks). */
+  asks_payer_identity: Type.Optional(Type.Boolean()),
   index_on_search_engines: Type.Optional(Type.Boolean()),
   upsell_product: Type.Optional(Text()),
   products: Type.Optional(Type.Array(CheckoutPageProduct, { maxItems: 100 })),

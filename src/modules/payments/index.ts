@@ -7,6 +7,7 @@ export { enqueueIntentRecovery, RECONCILE_JOB, recordGatewayAnswer } from './att
 export { assertChargePayable } from './checkout/pay-context.ts';
 export { createPayOrder } from './checkout/pay-order.ts';
 export { registerPayRoutes } from './checkout/pay.routes.ts';
+export { payerIdentityMethods } from './checkout/payer-identity.ts';
 export { type PaymentJobDeps, paymentJobHandlers } from './payments.jobs.ts';
 export { findPayCompany, findSavedMethod, insertPaymentRow, purchasedOrderOfCart } from './payments.repo.ts';
 export { registerPaymentReadRoutes } from './reads/payment-reads.routes.ts';

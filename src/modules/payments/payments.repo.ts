@@ -26,6 +26,7 @@ export function findPayPage(db: Kysely<DB>, id: string, productIds: number[]) {
       'page.gateway',
       'page.enable_two_cards',
       'page.require_scheduling',
+      'page.asks_payer_identity',
       'page.upsell_product_id',
       'page.redirect_url',
       'page.currency',

@@ -20,12 +20,13 @@ ${field('customer-phone', 'Celular com DDD', html`type="tel" inputmode="numeric"
 }
 
 /**
- * The payer's name and CPF/CNPJ, shown by the bundle when the chosen method needs them (a boleto always).
- * What the customer already has is not asked again (nor shown: the page is a link anyone holding it opens).
+ * The payer's name and CPF/CNPJ: shown from the start when every method asks for them (`always`), else by the
+ * bundle when the chosen method needs them (a boleto always). What the customer already has is not asked again
+ * (nor shown: the page is a link anyone holding it opens).
  */
-export function identityFields(known: { name: boolean; identification: boolean }): SafeHtml {
+export function identityFields(known: { name: boolean; identification: boolean }, always = false): SafeHtml {
   if (known.name && known.identification) return html``;
-  return html`<fieldset id="identity" hidden>
+  return html`<fieldset id="identity"${always ? '' : html` hidden`}>
 <legend>Dados do pagador</legend>
 ${known.name ? '' : field('customer-name', 'Nome completo', html`type="text" autocomplete="name" maxlength="255"`)}
 ${known.identification ? '' : field('customer-document', 'CPF ou CNPJ', html`type="text" autocomplete="off" autocapitalize="characters" maxlength="18"`, 'CPF 000.000.000-00 ou CNPJ 00.000.000/0000-00 (o CNPJ pode ter letras)')}

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import { html, SafeHtml } from '../payment-pages/html.ts';
 import { textColorOn } from './contrast.ts';
+import { SUMMARY_STYLE } from './order-summary.ts';
 
 export const BUNDLE_PATH = '/pay/assets/checkout.js';
 
@@ -76,7 +77,7 @@ export function layout({ title, mainColor, index, header, body, nonce }: Layout)
 <meta name="viewport" content="width=device-width, initial-scale=1">
 ${index ? '' : html`<meta name="robots" content="noindex">`}
 <title>${title}</title>
-<style>${new SafeHtml(STYLE)}:root{--main:${mainColor};--on-main:${textColorOn(mainColor)}}</style>
+<style>${new SafeHtml(STYLE + SUMMARY_STYLE)}:root{--main:${mainColor};--on-main:${textColorOn(mainColor)}}</style>
 </head>
 <body>
 ${header}

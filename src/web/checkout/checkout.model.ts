@@ -1,19 +1,20 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import type { GatewayName } from '../../gateways/port.ts';
+import type { GatewayName, PayMethod } from '../../gateways/port.ts';
+import { gatewayFor, isGatewayName } from '../../gateways/registry.ts';
 import { toCents } from '../../lib/money.ts';
 import { findCart, findCartItems, pageBranding } from '../../modules/carts/index.ts';
 import { showCheckoutPage } from '../../modules/catalog/index.ts';
 import { findCharge, showCharge } from '../../modules/charges/index.ts';
-import { assertChargePayable, purchasedOrderOfCart } from '../../modules/payments/index.ts';
+import { assertChargePayable, payerIdentityMethods, purchasedOrderOfCart } from '../../modules/payments/index.ts';
 import {
   contextTotal,
   databaseReads,
   type PricingQuery,
   resolvePricingContext,
 } from '../../modules/payment-plans/index.ts';
-import { formatBrl } from '../payment-pages/html.ts';
 import { chargeNotes } from './charge-notes.ts';
+import type { SummaryLine } from './order-summary.ts';
 import { findCartPageSettings, findCompanyTimeZone, findHostedCheckoutPage } from './checkout.repo.ts';
 
 export type CheckoutKind = 'page' | 'cart' | 'charge';
@@ -57,8 +58,8 @@ export type HostedCheckout = {
   /** Whether the page asks for a delivery address (`customer_address`): a checkout page selling a physical product. */
   asksAddress: boolean;
   prefill: { email?: string; phone?: string };
-  /** Which methods ask for the payer's name and CPF/CNPJ: a boleto always; every method when the page says so. */
-  asksIdentity: 'bank_slip' | 'all';
+  /** The methods that ask for the payer's name and CPF/CNPJ (`payerIdentityMethods`: a boleto always). */
+  asksIdentity: PayMethod[];
   /** What of the payer's identity the buyer is not asked again (a cart's or a charge's customer already has it). */
   identityKnown: { name: boolean; identification: boolean };
   indexOnSearchEngines: boolean;
@@ -66,6 +67,8 @@ export type HostedCheckout = {
   upsell?: { id: number; name: string };
   redirectUrl?: string;
   products: HostedProduct[];
+  /** The order summary's lines between the items and the total (subtotal, discount, freight, fine…). */
+  lines: SummaryLine[];
   notes: string[];
   closed?: Closed;
   /** The quote's total before interest when loading the page already computed it (a charge's notes do). */
@@ -87,6 +90,10 @@ export function menuLinks(menus: unknown[]): MenuLink[] {
     return typeof label === 'string' && typeof url === 'string' && /^https?:\/\//i.test(url) ? [{ label, url }] : [];
   });
 }
+
+/** The methods a page on `gateway` asks the payer's identity for, by the rule the pay endpoints apply. */
+const identityMethods = (gateway: string, pageAsks = false) =>
+  payerIdentityMethods(isGatewayName(gateway) ? gatewayFor(gateway) : undefined, pageAsks);
 
 export const safeColor = (color: string) => (HEX_COLOR.test(color) ? color : '#1a73e8');
 
@@ -115,7 +122,7 @@ export async function loadCheckoutPage(db: Kysely<DB>, id: string): Promise<Host
     asksCustomer: true,
     asksAddress: page.products.some((product) => product.product_type === 'physical'),
     prefill: {},
-    asksIdentity: 'bank_slip',
+    asksIdentity: identityMethods(page.gateway, row.asks_payer_identity),
     identityKnown: { name: false, identification: false },
     indexOnSearchEngines: page.index_on_search_engines,
     customCode: page.custom_code,
@@ -132,6 +139,10 @@ export async function loadCheckoutPage(db: Kysely<DB>, id: string): Promise<Host
       ...(product.max_quantity ? { maxQuantity: product.max_quantity } : {}),
       recommended: product.recommended,
     })),
+    // The bundle keeps the subtotal to the quantities chosen.
+    lines: [
+      { kind: 'subtotal', label: 'Subtotal', cents: page.products.reduce((sum, p) => sum + toCents(p.value), 0) },
+    ],
     notes: [],
   };
 }
@@ -170,7 +181,7 @@ export async function loadCart(db: Kysely<DB>, uid: string): Promise<HostedCheck
     asksCustomer: true,
     asksAddress: false,
     prefill: { ...(email ? { email } : {}), ...(phone ? { phone } : {}) },
-    asksIdentity: 'bank_slip',
+    asksIdentity: identityMethods(branding.gateway),
     identityKnown: {
       name: text(customer.name) !== undefined,
       identification: text(customer.identification) !== undefined,
@@ -187,7 +198,16 @@ export async function loadCart(db: Kysely<DB>, uid: string): Promise<HostedCheck
       allowQuantity: false,
       recommended: false,
     })),
-    notes: cart.freight_cents > 0 ? [`Frete: ${formatBrl(cart.freight_cents)}`] : [],
+    lines: [
+      {
+        kind: 'subtotal',
+        label: 'Subtotal',
+        // What the cart's pricing takes as its items: their totals, or the cart's override.
+        cents: cart.total_override_cents ?? items.reduce((sum, item) => sum + item.total_cents, 0),
+      },
+      ...(cart.freight_cents > 0 ? [{ kind: 'freight' as const, label: 'Frete', cents: cart.freight_cents }] : []),
+    ],
+    notes: [],
     ...(bought ? { closed: 'cart_bought' as const } : {}),
   };
 }
@@ -211,7 +231,7 @@ export async function loadCharge(db: Kysely<DB>, uid: string, now: Date): Promis
     findCompanyTimeZone(db, charge.account_id, charge.company_id),
   ]);
   const closed = chargeClosed(charge.status);
-  const priced = closed ? { notes: [] } : await chargeNotes(db, charge, now);
+  const priced = closed ? { notes: [], lines: [] } : await chargeNotes(db, charge, now);
   return {
     kind: 'charge',
     id: show.id,
@@ -230,7 +250,7 @@ export async function loadCharge(db: Kysely<DB>, uid: string, now: Date): Promis
     asksCustomer: false,
     asksAddress: false,
     prefill: {},
-    asksIdentity: 'bank_slip',
+    asksIdentity: identityMethods(show.gateway),
     identityKnown: {
       name: Boolean(charge.name) && charge.name !== charge.email,
       identification: Boolean(charge.identification),
@@ -252,6 +272,7 @@ export async function loadCharge(db: Kysely<DB>, uid: string, now: Date): Promis
       ...(show.observation ? [show.observation] : []),
       ...priced.notes,
     ],
+    lines: priced.lines,
     ...(closed ? { closed } : {}),
     ...(priced.baseCents !== undefined ? { quotedBaseCents: priced.baseCents } : {}),
   };

@@ -1,14 +1,22 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 
-/** A live checkout page's owner, company and the settings CheckoutPageShow leaves out (redirect, time zone). */
+/** A live checkout page's owner, company and the settings CheckoutPageShow leaves out (redirect, payer identity, time zone). */
 export function findHostedCheckoutPage(db: Kysely<DB>, id: string) {
   return db
     .selectFrom('checkout_pages as cp')
     .innerJoin('companies as co', (join) =>
       join.onRef('co.id', '=', 'cp.company_id').onRef('co.account_id', '=', 'cp.account_id'),
     )
-    .select(['cp.id', 'cp.account_id', 'cp.company_id', 'cp.redirect_url', 'co.slug as company_slug', 'co.time_zone'])
+    .select([
+      'cp.id',
+      'cp.account_id',
+      'cp.company_id',
+      'cp.redirect_url',
+      'cp.asks_payer_identity',
+      'co.slug as company_slug',
+      'co.time_zone',
+    ])
     .where('cp.id', '=', id)
     .where('cp.deleted_at', 'is', null)
     .executeTakeFirst();

@@ -8,12 +8,16 @@ import {
   scheduleFields,
 } from './checkout.fields.ts';
 import type { Closed, HostedCheckout, HostedProduct } from './checkout.model.ts';
+import { summaryLines } from './order-summary.ts';
+
+/** Credit card, Pix and boleto. */
+const PAY_METHODS = 3;
 
 /** What the client bundle reads from the form: where to pay and how to tokenize (never secrets). */
 function dataAttributes(checkout: HostedCheckout, gatewayUrl: string | undefined): SafeHtml {
   return html`data-kind="${checkout.kind}" data-id="${checkout.id}" data-company-id="${checkout.companyId}" data-time-zone="${checkout.timeZone}"
  data-gateway="${checkout.gateway}" data-public-key="${checkout.publicKey}" data-gateway-url="${gatewayUrl ?? ''}"
- data-two-cards="${checkout.enableTwoCards}" data-scheduling="${checkout.requireScheduling}" data-asks-customer="${checkout.asksCustomer}" data-asks-address="${checkout.asksAddress}" data-asks-identity="${checkout.asksIdentity}"
+ data-two-cards="${checkout.enableTwoCards}" data-scheduling="${checkout.requireScheduling}" data-asks-customer="${checkout.asksCustomer}" data-asks-address="${checkout.asksAddress}" data-asks-identity="${checkout.asksIdentity.join(' ')}"
  data-redirect-url="${checkout.redirectUrl ?? ''}" data-upsell-name="${checkout.upsell?.name ?? ''}"`;
 }
 
@@ -53,8 +57,11 @@ ${
  */
 export function checkoutBody(checkout: HostedCheckout, gatewayUrl: string | undefined, totalCents?: number): SafeHtml {
   const itemsCents = checkout.products.reduce((sum, product) => sum + product.valueCents * product.quantity, 0);
+  // Asked for every method, the payer's identity is part of the buyer's data, wherever customer_data_at puts them.
+  const identityAlways = checkout.asksIdentity.length === PAY_METHODS && checkout.asksCustomer;
+  const identity = identityFields(checkout.identityKnown, identityAlways);
   const customer = checkout.asksCustomer
-    ? html`${customerFields(checkout.prefill)}${checkout.asksAddress ? addressFields() : ''}`
+    ? html`${customerFields(checkout.prefill)}${identityAlways ? identity : ''}${checkout.asksAddress ? addressFields() : ''}`
     : '';
   return html`<noscript><p class="alert">Ative o JavaScript para pagar: os dados do cartão são protegidos no seu navegador antes do envio.</p></noscript>
 <form id="checkout-form" novalidate ${dataAttributes(checkout, gatewayUrl)}>
@@ -64,7 +71,9 @@ export function checkoutBody(checkout: HostedCheckout, gatewayUrl: string | unde
 <summary><h2 id="products-heading">Resumo do pedido</h2></summary>
 <ul class="products">${checkout.products.map(productItem)}</ul>
 ${checkout.notes.map((note) => html`<p class="muted">${note}</p>`)}
+${summaryLines(checkout.lines, checkout.kind !== 'charge')}
 <p class="summary-total">Total: <span id="summary-total">${formatBrl(totalCents ?? itemsCents)}</span></p>
+${checkout.enableTwoCards ? html`<ul id="summary-cards" class="summary-cards" aria-label="Valor de cada cartão" hidden></ul>` : ''}
 </details>
 </section>
 ${checkout.customerDataAt === 'start' ? customer : ''}
@@ -75,7 +84,7 @@ ${checkout.requireScheduling ? scheduleFields() : ''}
 <div id="method-options"><p class="muted">Carregando formas de pagamento…</p></div>
 <p id="methods-error" class="error" hidden></p>
 </fieldset>
-${identityFields(checkout.identityKnown)}
+${identityAlways ? '' : identity}
 <div id="card-section" hidden>
 ${cardFields(0)}
 ${checkout.enableTwoCards ? html`<div class="choice"><input type="checkbox" id="two-cards"><label for="two-cards">Pagar com dois cartões</label></div><div id="card1-section" hidden>${cardFields(1)}</div>` : ''}

@@ -16,6 +16,7 @@ import {
 } from './plans.ts';
 import type { ReceiptFacts } from './receipt.ts';
 import { showBoleto, showPaid, showPending, showPix, type Settings } from './result.ts';
+import { showCardShares, showSummary } from './summary.ts';
 import { loadSlots, scheduledAt, selectedSlot } from './schedule.ts';
 import { tokenizeCard, type Card, type Gateway } from './tokenize.ts';
 
@@ -104,12 +105,15 @@ function start(form: HTMLFormElement): void {
     const second = byId('card1-section');
     if (second) second.hidden = !twoCards();
     const [first, last] = [shareOption(0), shareOption(1)];
-    if (method === 'credit_card' && twoCards() && shares && first && last) {
-      showTotal(brl(optionTotalCents(first) + optionTotalCents(last)));
-      return;
-    }
     const option = method ? optionFor(method, method === 'credit_card' ? 'card0-installments' : undefined) : undefined;
-    if (option) showTotal(brl(optionTotalCents(option)));
+    const split = method === 'credit_card' && twoCards() && shares && first && last ? [first, last] : undefined;
+    showCardShares(split?.map((each) => ({ count: each.number, valueCents: toCents(each.value) })));
+    const totalCents = split
+      ? optionTotalCents(split[0]!) + optionTotalCents(split[1]!)
+      : option && optionTotalCents(option);
+    if (totalCents === undefined) return;
+    showTotal(brl(totalCents));
+    showSummary(kind, { baseCents: baseCents(), totalCents, coupon });
   };
 
   /** Quotes both shares with the page's own query and `amount` = the share, the way the service prices each card. */

@@ -22,15 +22,22 @@ export function maskTaxId(value: string): string {
   return masked;
 }
 
-/** Whether the chosen method needs the payer's identity on this page (`data-asks-identity`). */
+/** The methods that need the payer's identity on this page (`data-asks-identity`); a boleto always does. */
+const identityMethods = (form: HTMLFormElement): string[] => [
+  'bank_slip',
+  ...(form.dataset.asksIdentity ?? '').split(' ').filter(Boolean),
+];
+
+/** Whether the chosen method needs the payer's identity on this page. */
 export function needsIdentity(form: HTMLFormElement, method: string | undefined): boolean {
-  return method === 'bank_slip' || (form.dataset.asksIdentity === 'all' && method !== undefined);
+  return method !== undefined && identityMethods(form).includes(method);
 }
 
-/** Shows the payer's fields when the method needs them. */
+/** Shows the payer's fields when the method needs them (every method: they are shown from the start). */
 export function showIdentity(form: HTMLFormElement, method: string | undefined): void {
   const fieldset = byId('identity');
-  if (fieldset) fieldset.hidden = !needsIdentity(form, method);
+  const everyMethod = ['credit_card', 'pix', 'bank_slip'].every((name) => identityMethods(form).includes(name));
+  if (fieldset) fieldset.hidden = !everyMethod && !needsIdentity(form, method);
 }
 
 /** Masks the CPF/CNPJ as it is typed. */

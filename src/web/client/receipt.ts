@@ -20,7 +20,10 @@ function howPaid(facts: ReceiptFacts): string {
   const parts = facts.cards.map((card) =>
     card.count === 1 ? 'à vista' : `em ${card.count}x de ${brl(card.valueCents)}`,
   );
-  return facts.cards.length === 1 ? `Cartão de crédito, ${parts[0]}` : `Dois cartões: ${parts.join(' e ')}`;
+  if (facts.cards.length === 1) return `Cartão de crédito, ${parts[0]}`;
+  // Each card's own amount first: the buyer checks each against its statement.
+  const amounts = facts.cards.map((card, index) => `${brl(card.count * card.valueCents)} ${parts[index]}`);
+  return `Dois cartões: ${amounts.join(' e ')}`;
 }
 
 /** The items of the page's order summary (names, quantities, amounts), as the form showed them. */
@@ -33,6 +36,13 @@ function orderSummary(): HTMLElement | undefined {
     const quantity = Math.max(1, Number(item.querySelector<HTMLInputElement>('.quantity')?.value) || 1);
     const cents = Number(item.dataset.valueCents) * quantity;
     list.append(element('li', {}, `${quantity} × ${name}: ${brl(cents)}`));
+  }
+  // The summary's lines as the form showed them (subtotal, discount, freight, fine, installment interest…).
+  for (const line of document.querySelectorAll<HTMLElement>('#summary-lines .summary-line:not([hidden])')) {
+    const label = line.querySelector('.label')?.textContent ?? '';
+    const figure = line.querySelector('.figure');
+    const sign = figure?.classList.contains('minus') ? '− ' : '';
+    list.append(element('li', { class: 'summary-line-copy' }, `${label} ${sign}${figure?.textContent ?? ''}`));
   }
   const box = element('div', { class: 'receipt-summary' });
   box.append(element('h3', {}, 'Resumo do pedido'), list);

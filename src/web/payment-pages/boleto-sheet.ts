@@ -88,7 +88,11 @@ export function boletoSheet(payment: IssuedBoleto): BoletoPdfInput {
     processingDate: issued,
     documentKind: DOCUMENT_KIND,
     acceptance: ACCEPTANCE,
-    ...(bank ? { ourNumber: bank.ourNumber, beneficiaryCode: bank.agreement, carteira: bank.carteira } : {}),
+    ...(bank ? { ourNumber: bank.ourNumber, carteira: bank.carteira } : {}),
+    // The agency and account the gateway's bank names; without them, the agreement the barcode carries.
+    ...(payment.boleto_beneficiary_code || bank
+      ? { beneficiaryCode: payment.boleto_beneficiary_code ?? bank!.agreement }
+      : {}),
     instructions: payment.pix_code ? instructions : instructions.slice(0, -1),
     ...(payment.pix_code ? { pixCode: payment.pix_code } : {}),
   };

@@ -30,6 +30,7 @@ export function findHostedPayment(db: Kysely<DB>, uid: string, method: 'pix' | '
       'p.boleto_barcode',
       'p.boleto_digitable_line',
       'p.boleto_due_date',
+      'p.boleto_beneficiary_code',
       'p.created_at',
       'p.installments',
       'p.interest_cents',

@@ -1,5 +1,11 @@
 import { GatewayRequestError } from '../../../gateways/errors.ts';
-import { GatewayUnavailableError, type Buyer, type PaymentMetadata, type SavedMethod } from '../../../gateways/port.ts';
+import {
+  GatewayUnavailableError,
+  type BoletoIssued,
+  type Buyer,
+  type PaymentMetadata,
+  type SavedMethod,
+} from '../../../gateways/port.ts';
 import type { ResolvedGateway } from './pay-gateways.ts';
 
 /** One payment to submit: the row was recorded `pending` before this call. */
@@ -20,7 +26,7 @@ export type GatewayAnswer =
   | { kind: 'paid'; gatewayId: string; savedMethod?: SavedMethod }
   | { kind: 'declined'; gatewayId: string | null; code: string; message: string }
   | { kind: 'pix'; gatewayId: string; brCode: string; expiresAt: Date }
-  | { kind: 'boleto'; gatewayId: string; barcode: string; digitableLine: string; dueDate: string; pixCode?: string }
+  | ({ kind: 'boleto' } & BoletoIssued)
   | { kind: 'refused'; code: string; message: string }
   | { kind: 'unavailable'; reason: 'timeout' | 'error'; message: string };
 

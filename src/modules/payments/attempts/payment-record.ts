@@ -150,6 +150,7 @@ export async function recordGatewayAnswer(
           boleto_due_date: answer.dueDate,
           // A boleto híbrido's Pix pays the same payment; the method stays bank_slip.
           ...(answer.pixCode ? { pix_code: answer.pixCode } : {}),
+          ...(answer.beneficiaryCode ? { boleto_beneficiary_code: answer.beneficiaryCode } : {}),
         },
       });
       break;

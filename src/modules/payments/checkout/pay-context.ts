@@ -35,6 +35,8 @@ export type PayContext = {
   defaultGateway: string;
   enableTwoCards: boolean;
   requireScheduling: boolean;
+  /** A checkout page that asks the payer's name and CPF/CNPJ for every method (`asks_payer_identity`). */
+  asksPayerIdentity?: boolean;
   upsellProductId: number | null;
   redirectUrl: string | null;
   /** A charge pays its existing order; the other entry points create one. */
@@ -103,6 +105,7 @@ export async function checkoutPageContext(
     defaultGateway: page.gateway,
     enableTwoCards: page.enable_two_cards,
     requireScheduling: page.require_scheduling,
+    asksPayerIdentity: page.asks_payer_identity,
     upsellProductId: page.upsell_product_id,
     redirectUrl: page.redirect_url,
     lines,

@@ -11,7 +11,7 @@ import type { PayContext } from './pay-context.ts';
 import { submitToGateway, type GatewayAnswer } from '../attempts/pay-gateway-call.ts';
 import { resolveGateway, type GatewayDeps } from '../attempts/pay-gateways.ts';
 import { intentCustomer, recordIntent, type IntentPayment } from './pay-intent.ts';
-import { assertBoletoPayer } from './boleto-payer.ts';
+import { assertPayerIdentity } from './payer-identity.ts';
 import { findOrderItems, findOrderRow, findPayCompany, findPaymentsWithOrderStatus } from '../payments.repo.ts';
 import { compensateSplit, finishPaidOrder } from './pay-finish.ts';
 import { asksToKeepCard } from '../attempts/late-card.ts';
@@ -200,8 +200,7 @@ export async function takePayment(
   else assertFitsOnePayment(quote.totalCents, 'body/payment_plan_id');
   const scheduledAt = await checkedSchedule(db, context, body.scheduled_at, now);
   const customer = await intentCustomer(db, context);
-  if (method === 'bank_slip')
-    await assertBoletoPayer(db, { accountId: context.accountId, companyId: context.companyId }, customer);
+  await assertPayerIdentity(db, context, { method, gateway: gateway.client }, customer);
   const company = context.company ?? (await findPayCompany(db, context.accountId, context.companyId));
   const lines = context.existingOrder
     ? await findOrderItems(db, context.accountId, context.existingOrder.id)

@@ -32,6 +32,7 @@ export type PaymentTransition = {
     boleto_barcode: string;
     boleto_digitable_line: string;
     boleto_due_date: string;
+    boleto_beneficiary_code: string;
   }>;
   data?: Record<string, unknown>;
   /** A job the transition causes (a pix's expiry), written by the same statement and only if the payment moved. */
