@@ -6322,9 +6322,12 @@ export interface operations {
                     "application/json": {
                         meta: {
                             current_page: number;
-                            total_pages: number;
-                            total_count: number;
                             per_page: number;
+                            /** @description another page follows this one */
+                            has_more: boolean;
+                            /** @description the matching orders, counted up to 10000: the exact figure when total_count_exact, else "at least" */
+                            total_count: number;
+                            total_count_exact: boolean;
                         };
                         data: {
                             id: number;

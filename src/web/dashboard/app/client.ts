@@ -3,8 +3,32 @@
  * (packages/client), so a page's paths, parameters and answers are checked by the compiler. The session cookie rides
  * along; each change carries the CSRF token; an error answer becomes an ApiError, as with api.ts.
  */
-import { createCheckoutClient } from '../../../../packages/client/index.ts';
+import { createCheckoutClient, type paths } from '../../../../packages/client/index.ts';
 import { ApiError, currentCsrf, type FieldError } from './api.ts';
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+/** The JSON a dashboard operation answers with (its 200 or 201), as generated from the OpenAPI document. */
+export type Answer<P extends keyof paths, M extends Method> = paths[P][M] extends {
+  responses: { 200: { content: { 'application/json': infer T } } };
+}
+  ? T
+  : paths[P][M] extends { responses: { 201: { content: { 'application/json': infer T } } } }
+    ? T
+    : never;
+
+/**
+ * A query the service reads Rails-style: a list as `key[]=a&key[]=b`, the form `GET /orders` documents and the
+ * pages keep in their URLs.
+ */
+export function railsQuery(query: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === '') continue;
+    for (const item of Array.isArray(value) ? value : [value])
+      parts.push(`${encodeURIComponent(Array.isArray(value) ? `${key}[]` : key)}=${encodeURIComponent(String(item))}`);
+  }
+  return parts.join('&');
+}
 
 export const dashboardClient = createCheckoutClient(location.origin);
 dashboardClient.use({
