@@ -8606,7 +8606,8 @@ export interface operations {
     dashboardListEndpointDeliveries: {
         parameters: {
             query?: {
-                page?: number;
+                /** @description the id of the last delivery of the previous page (its meta.next_cursor) */
+                starting_after?: string;
             };
             header?: never;
             path: {
@@ -8625,9 +8626,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         meta: {
-                            current_page: number;
-                            total_pages: number;
-                            total_count: number;
+                            /** @description older deliveries follow this page */
+                            has_more: boolean;
+                            /** @description starting_after for the next page; null on the last one */
+                            next_cursor: string | null;
                         };
                         data: {
                             id: string;
