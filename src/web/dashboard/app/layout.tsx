@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
-import { api } from './api.ts';
+import { answer, dashboardClient } from './client.ts';
 import { useDashboard } from './context.ts';
 import { LOCALES, type Locale, type MessageKey } from './i18n.ts';
 
@@ -33,7 +33,9 @@ export function Layout(props: { children: ComponentChildren; onLocale(locale: Lo
     toggle.current?.focus();
   };
   const signOut = async (everywhere: boolean) => {
-    await (everywhere ? api.signOutEverywhere() : api.signOut()).catch(() => undefined);
+    await answer(
+      everywhere ? dashboardClient.POST('/dashboard/sessions/end_all') : dashboardClient.DELETE('/dashboard/session'),
+    ).catch(() => undefined);
     props.onSignedOut();
   };
   const current = (href: string) => (href === '/' ? location === '/' : location.startsWith(href));
