@@ -1,6 +1,6 @@
 /**
  * The dashboard's orders page at 1M orders of one account on PostgreSQL (plus 100k of another): the first page of
- * `GET /api/v1/dashboard/orders` (counted up to 10,000, with has_more) with each filter the page offers (status, a month of created_at, a month of
+ * `GET /api/v1/dashboard/orders` (counted up to 1,000, with has_more) with each filter the page offers (status, a month of created_at, a month of
  * paid_at, an e-mail search, a name search, a meta pair), one connection so the latency is the server's time;
  * target p99 < 100 ms. Then the CSV export of 100,000 orders (a year of created_at), read by a client that keeps
  * nothing, with this process's RSS sampled every 20 ms against its idle figure just before; target: at most 50 MB

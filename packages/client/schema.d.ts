@@ -6325,7 +6325,7 @@ export interface operations {
                             per_page: number;
                             /** @description another page follows this one */
                             has_more: boolean;
-                            /** @description the matching orders, counted up to 10000: the exact figure when total_count_exact, else "at least" */
+                            /** @description the matching orders, counted up to 1000: the exact figure when total_count_exact, else "at least" */
                             total_count: number;
                             total_count_exact: boolean;
                         };

@@ -3,11 +3,12 @@ import type { DB } from '../../db/schema.ts';
 import { loadOrderDetails, matchingOrders, type OrderListFilter } from '../orders/index.ts';
 
 /**
- * How far the orders page counts. Past it the page says "10,000+": an exact total of a million orders costs a scan
- * of every match (or of the daily counters) on each page view, while a count that stops at the cap costs at most
- * this many index entries, whatever the account's size.
+ * How far the orders page counts. Past it the page says "1.000+": an exact total of a million orders costs a scan
+ * of every match (or of the daily counters) on each page view, while a count that stops at the cap reads at most
+ * this many matches, whatever the account's size (10,000 cost 20-40 ms for a filter matching a quarter of a
+ * million orders; docs/benchmarks.md).
  */
-export const ORDER_COUNT_CAP = 10_000;
+export const ORDER_COUNT_CAP = 1_000;
 
 export type DashboardOrdersMeta = {
   current_page: number;
