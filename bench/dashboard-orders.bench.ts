@@ -1,6 +1,6 @@
 /**
  * The dashboard's orders page at 1M orders of one account on PostgreSQL (plus 100k of another): the first page of
- * `GET /api/v1/dashboard/orders` with each filter the page offers (status, a month of created_at, a month of
+ * `GET /api/v1/dashboard/orders` (counted up to 1,000, with has_more) with each filter the page offers (status, a month of created_at, a month of
  * paid_at, an e-mail search, a name search, a meta pair), one connection so the latency is the server's time;
  * target p99 < 100 ms. Then the CSV export of 100,000 orders (a year of created_at), read by a client that keeps
  * nothing, with this process's RSS sampled every 20 ms against its idle figure just before; target: at most 50 MB
@@ -60,6 +60,17 @@ async function measureFilters(base: string, cookie: string): Promise<Measurement
     rows.push(await measure(load, SHORT ? loadSeconds() : 4));
   }
   return rows;
+}
+
+/** Each filter's p99 and its ratio to the target (below 1 meets it). */
+function printAgainstTarget(rows: Measurement[]): void {
+  console.log(`\np99 per filter against the target of ${MAX_P99_MS} ms:`);
+  for (const row of rows) {
+    const ratio = row.p99Ms / MAX_P99_MS;
+    console.log(
+      `  ${row.label.padEnd(28)} p99 ${String(row.p99Ms).padStart(6)} ms  ${ratio.toFixed(2)} of target  ${ratio < 1 ? 'met' : 'NOT MET'}`,
+    );
+  }
 }
 
 /** RSS of this process, MB. */
@@ -129,6 +140,7 @@ export async function run(): Promise<BenchResult> {
       const cookie = await ownerCookie(url, database.db, tenant.accountId);
       const filters = await measureFilters(url, cookie);
       printTable(`GET /api/v1/dashboard/orders, first page, ${ORDERS} orders, 1 connection`, filters);
+      printAgainstTarget(filters);
       const window = await exportWindow(database.db, tenant.accountId, EXPORT_ORDERS);
       const csv = await measureExport(url, cookie, window.firstDay, window.lastDay);
       const growth = csv.peak - csv.idle;
@@ -137,7 +149,7 @@ export async function run(): Promise<BenchResult> {
       );
       const rows: BenchRow[] = filters.map((row) => ({
         benchmark: BENCHMARK,
-        case: `dashboard orders page 1, ${row.label}, ${ORDERS / 1_000_000}M orders`,
+        case: `dashboard orders page 1, ${row.label}, ${ORDERS / 1_000_000}M orders: p99 ${(row.p99Ms / MAX_P99_MS).toFixed(2)} of the target`,
         reqPerSec: row.reqPerSec,
         p50Ms: row.p50Ms,
         p99Ms: row.p99Ms,

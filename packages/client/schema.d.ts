@@ -6322,9 +6322,12 @@ export interface operations {
                     "application/json": {
                         meta: {
                             current_page: number;
-                            total_pages: number;
-                            total_count: number;
                             per_page: number;
+                            /** @description another page follows this one */
+                            has_more: boolean;
+                            /** @description the matching orders, counted up to 1000: the exact figure when total_count_exact, else "at least" */
+                            total_count: number;
+                            total_count_exact: boolean;
                         };
                         data: {
                             id: number;
@@ -8603,7 +8606,8 @@ export interface operations {
     dashboardListEndpointDeliveries: {
         parameters: {
             query?: {
-                page?: number;
+                /** @description the id of the last delivery of the previous page (its meta.next_cursor) */
+                starting_after?: string;
             };
             header?: never;
             path: {
@@ -8622,9 +8626,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         meta: {
-                            current_page: number;
-                            total_pages: number;
-                            total_count: number;
+                            /** @description older deliveries follow this page */
+                            has_more: boolean;
+                            /** @description starting_after for the next page; null on the last one */
+                            next_cursor: string | null;
                         };
                         data: {
                             id: string;

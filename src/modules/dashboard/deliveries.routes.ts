@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
-import { notFound } from '../../http/errors.ts';
+import { notFound, validationFailed } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import {
   DeliveryIdParams,
@@ -13,7 +13,7 @@ import {
   eventBody,
   findDeliveryOfAccount,
   findEndpointOfAccount,
-  listDeliveriesOfEndpoint,
+  deliveriesPageOfEndpoint,
   redeliver,
   withPublicLinks,
   type DeliveryRow,
@@ -57,18 +57,27 @@ export function registerDeliveryRoutes(
       config: manage,
       schema: {
         tags,
-        summary: "An endpoint's deliveries, newest first: request, last answer, attempts, next attempt",
+        summary: "An endpoint's deliveries, newest first, 20 a page after a cursor: request, last answer, attempts",
         params: EndpointIdParams,
         querystring: Type.Object(
-          { page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })) },
+          {
+            starting_after: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 100,
+                description: 'the id of the last delivery of the previous page (its meta.next_cursor)',
+              }),
+            ),
+          },
           { additionalProperties: false },
         ),
         response: {
           200: Type.Object({
             meta: Type.Object({
-              current_page: Type.Integer(),
-              total_pages: Type.Integer(),
-              total_count: Type.Integer(),
+              has_more: Type.Boolean({ description: 'older deliveries follow this page' }),
+              next_cursor: Type.Union([Type.String(), Type.Null()], {
+                description: 'starting_after for the next page; null on the last one',
+              }),
             }),
             data: Type.Array(DeliveryView),
           }),
@@ -80,13 +89,16 @@ export function registerDeliveryRoutes(
       const { accountId } = actorOf(request);
       const endpoint = await findEndpointOfAccount(db, accountId, request.params.id);
       if (!endpoint) throw notFound('Notification endpoint');
-      const page = request.query.page ?? 1;
-      const { rows, total } = await listDeliveriesOfEndpoint(db, accountId, endpoint.id, {
+      const { rows, hasMore, cursorFound } = await deliveriesPageOfEndpoint(db, accountId, endpoint.id, {
         limit: PAGE_SIZE,
-        offset: (page - 1) * PAGE_SIZE,
+        startingAfter: request.query.starting_after,
       });
+      if (!cursorFound)
+        throw validationFailed('starting_after names no delivery of this endpoint', [
+          { field: 'querystring/starting_after', message: 'is not a delivery of this endpoint' },
+        ]);
       return {
-        meta: { current_page: page, total_pages: Math.ceil(total / PAGE_SIZE), total_count: total },
+        meta: { has_more: hasMore, next_cursor: hasMore ? rows.at(-1)!.id : null },
         data: await view(accountId, rows),
       };
     },

@@ -6,6 +6,7 @@ import { AppError, notFound } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { redeliver } from '../notifications/index.ts';
 import { OrderIdParams, transitionOrder, type OrderStatus } from '../orders/index.ts';
+import { cancelAttemptsOfCancelledOrder } from '../payments/index.ts';
 import { recordAudit } from './audit.ts';
 import { actorOf } from './dashboard-http.ts';
 import { Empty } from './dashboard.schemas.ts';
@@ -38,6 +39,16 @@ export function registerOrderActionRoutes(
       const actor = actorOf(request);
       const at = clock();
       await db.transaction().execute(async (trx) => {
+        // The order's payments first, then the order: the order the paid webhook locks them in, so the two never
+        // wait for each other.
+        await trx
+          .selectFrom('payments')
+          .select('id')
+          .where('account_id', '=', actor.accountId)
+          .where('order_id', '=', request.params.id)
+          .orderBy('id')
+          .forUpdate()
+          .execute();
         const order = await trx
           .selectFrom('orders')
           .select(['status'])
@@ -61,11 +72,18 @@ export function registerOrderActionRoutes(
         });
         if (!moved.changed)
           throw new AppError('conflict', `The order is ${moved.current ?? 'gone'} and was not cancelled`);
+        // Its pix or boleto are closed with it and voided at the gateway by the worker.
+        const voided = await cancelAttemptsOfCancelledOrder(
+          trx,
+          { accountId: actor.accountId, orderId: request.params.id },
+          `dashboard: order cancelled by ${actor.actor}`,
+          at,
+        );
         await recordAudit(trx, {
           ...actor,
           action: 'order.cancelled',
           subject: `order:${request.params.id}`,
-          data: { from_status: moved.from },
+          data: { from_status: moved.from, payments_cancelled: voided },
           at,
         });
       });

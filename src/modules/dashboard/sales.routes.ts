@@ -8,11 +8,9 @@ import { errorResponses, IntegerId } from '../../http/schemas.ts';
 import {
   findOrderDetails,
   listFilter,
-  listOrders,
   OrderDataSchema,
   OrderIdParams,
   OrderListQuery,
-  OrdersIndexSchema,
   toOrderData,
 } from '../orders/index.ts';
 import { refundPayment } from '../payments/index.ts';
@@ -21,6 +19,7 @@ import { actorOf } from './dashboard-http.ts';
 import { Empty } from './dashboard.schemas.ts';
 import { orderPageExtras } from './order-page.repo.ts';
 import { ordersCsv } from './orders-csv.ts';
+import { dashboardOrdersPage, ORDER_COUNT_CAP } from './orders-page.repo.ts';
 import { dashboardConfig, tags } from './route-options.ts';
 import { accountTimeZone, salesSummary } from './sales-summary.repo.ts';
 
@@ -89,6 +88,19 @@ const OrderPageView = Type.Object({
 
 const CsvQuery = Type.Omit(OrderListQuery, ['page', 'limit']);
 
+const DashboardOrdersIndex = Type.Object({
+  meta: Type.Object({
+    current_page: Type.Integer(),
+    per_page: Type.Integer(),
+    has_more: Type.Boolean({ description: 'another page follows this one' }),
+    total_count: Type.Integer({
+      description: `the matching orders, counted up to ${ORDER_COUNT_CAP}: the exact figure when total_count_exact, else "at least"`,
+    }),
+    total_count_exact: Type.Boolean(),
+  }),
+  data: Type.Array(OrderDataSchema),
+});
+
 /** The home figures, orders (list, page, CSV export) and refunds. */
 export function registerSalesRoutes(parent: FastifyInstance, context: AppContext): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
@@ -136,13 +148,16 @@ export function registerSalesRoutes(parent: FastifyInstance, context: AppContext
       config: dashboardConfig('sales.read'),
       schema: {
         tags,
-        summary: 'The orders, with every filter of GET /orders',
+        summary: 'The orders, with every filter of GET /orders; counted up to a cap, with has_more',
         querystring: OrderListQuery,
-        response: { 200: OrdersIndexSchema, ...errorResponses(401, 422) },
+        response: { 200: DashboardOrdersIndex, ...errorResponses(401, 422) },
       },
     },
     async (request) => {
-      const page = await listOrders(db, actorOf(request).accountId, request.query);
+      const page = await dashboardOrdersPage(db, actorOf(request).accountId, listFilter(request.query), {
+        currentPage: request.query.page ?? 1,
+        perPage: request.query.limit ?? 25,
+      });
       return { meta: page.meta, data: page.details.map((details) => toOrderData(details, config.publicUrl)) };
     },
   );

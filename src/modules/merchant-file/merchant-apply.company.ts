@@ -7,6 +7,7 @@ import {
   hasChanges,
   MerchantApplyError,
   sealedEquals,
+  statedOnly,
   type CompanyScope,
   type Trx,
 } from './merchant-apply.support.ts';
@@ -41,19 +42,20 @@ export async function upsertCompany(
   isPrimary: boolean,
   now: Date,
 ): Promise<number> {
-  const desired = {
-    name: company.name,
-    is_primary: isPrimary,
-    legal_name: company.legal_name ?? null,
-    document: company.document?.toUpperCase() ?? null,
-    city: company.city ?? 'SAO PAULO',
-    state: company.state ?? null,
-    time_zone: company.time_zone ?? 'America/Sao_Paulo',
-    pix_key: company.pix_key ?? null,
-    pix_expiration_minutes: company.pix_expiration_minutes ?? 30,
-    boleto_due_days: company.boleto_due_days ?? 3,
-    enable_two_cards: company.enable_two_cards ?? false,
-  };
+  // A new company takes the defaults of what the file leaves out; a stored one keeps them, so a field set in the
+  // dashboard survives an apply of a file that does not state it.
+  const stated = statedOnly({
+    legal_name: company.legal_name,
+    document: company.document?.toUpperCase(),
+    city: company.city,
+    state: company.state,
+    time_zone: company.time_zone,
+    pix_key: company.pix_key,
+    pix_expiration_minutes: company.pix_expiration_minutes,
+    boleto_due_days: company.boleto_due_days,
+    enable_two_cards: company.enable_two_cards,
+  });
+  const desired = { name: company.name, is_primary: isPrimary, ...stated };
   const stored = await trx
     .selectFrom('companies')
     .selectAll()
@@ -63,7 +65,7 @@ export async function upsertCompany(
   if (!stored) {
     const row = await trx
       .insertInto('companies')
-      .values({ ...desired, account_id: accountId, slug: company.slug })
+      .values({ ...NEW_COMPANY_DEFAULTS, ...desired, account_id: accountId, slug: company.slug })
       .returning('id')
       .executeTakeFirstOrThrow();
     return row.id;
@@ -78,6 +80,18 @@ export async function upsertCompany(
   }
   return stored.id;
 }
+
+const NEW_COMPANY_DEFAULTS = {
+  legal_name: null,
+  document: null,
+  city: 'SAO PAULO',
+  state: null,
+  time_zone: 'America/Sao_Paulo',
+  pix_key: null,
+  pix_expiration_minutes: 30,
+  boleto_due_days: 3,
+  enable_two_cards: false,
+};
 
 /** Gateways, webhook credentials, schedules and sellers: the company's operational settings. */
 export async function applyCompanySettings(
@@ -115,14 +129,17 @@ async function upsertGateway(
     gateway.secret_key === undefined || sealedEquals(masterKey, storedSecret, gateway.secret_key)
       ? storedSecret
       : seal(masterKey, gateway.secret_key);
-  const desired = {
-    enabled: gateway.enabled ?? true,
-    public_key: gateway.public_key ?? null,
+  const desired = statedOnly({
+    enabled: gateway.enabled,
+    public_key: gateway.public_key,
     secret_encrypted: secret,
-    settings: gateway.settings ?? {},
-  };
+    settings: gateway.settings,
+  });
   if (!stored) {
     const values = {
+      enabled: true,
+      public_key: null,
+      settings: {},
       ...desired,
       account_id: accountId,
       company_id: companyId,

@@ -23,6 +23,13 @@ export function changedColumns<T extends Record<string, unknown>>(
   return Object.fromEntries(changed) as Partial<T>;
 }
 
+/** The fields a document states: an omitted (undefined) one is left as it is stored. */
+export function statedOnly<T extends Record<string, unknown>>(
+  fields: T,
+): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as never;
+}
+
 export function hasChanges(changed: object): boolean {
   return Object.keys(changed).length > 0;
 }

@@ -120,12 +120,16 @@ async function upsertAccount(
   existing: Selectable<Accounts> | undefined,
   now: Date,
 ): Promise<string> {
-  const desired = { name: account.name, allowed_hosts: [...new Set(account.allowed_hosts ?? [])] };
+  // Allowed hosts left out of the file keep what the dashboard set.
+  const desired = {
+    name: account.name,
+    ...(account.allowed_hosts ? { allowed_hosts: [...new Set(account.allowed_hosts)] } : {}),
+  };
   if (!existing) {
     const id = randomUUID();
     await trx
       .insertInto('accounts')
-      .values({ ...desired, id, slug: account.slug })
+      .values({ allowed_hosts: [], ...desired, id, slug: account.slug })
       .execute();
     return id;
   }

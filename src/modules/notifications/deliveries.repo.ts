@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 
 /** A delivery with its event and endpoint: everything one attempt needs. */
@@ -193,6 +193,40 @@ export async function listDeliveriesOfEndpoint(
     count.executeTakeFirstOrThrow(),
   ]);
   return { rows: page, total: Number(total.n) };
+}
+
+/**
+ * An endpoint's deliveries newest first, `limit` of them after the delivery `startingAfter` (keyset on
+ * `(created_at, id)`, compared in the database so the timestamp keeps its microseconds), and whether more follow.
+ * `cursorFound` is false when `startingAfter` names no delivery of this endpoint.
+ */
+export async function deliveriesPageOfEndpoint(
+  db: Kysely<DB>,
+  accountId: string,
+  endpointId: string,
+  options: { limit: number; startingAfter?: string },
+): Promise<{ rows: DeliveryRow[]; hasMore: boolean; cursorFound: boolean }> {
+  let query = deliveriesWithEvent(db, accountId).where('d.endpoint_id', '=', endpointId);
+  if (options.startingAfter !== undefined) {
+    const cursor = await db
+      .selectFrom('notification_deliveries')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('endpoint_id', '=', endpointId)
+      .where('id', '=', options.startingAfter)
+      .executeTakeFirst();
+    if (!cursor) return { rows: [], hasMore: false, cursorFound: false };
+    query = query.where(
+      sql<SqlBool>`(d.created_at, d.id) < (SELECT c.created_at, c.id FROM notification_deliveries c
+        WHERE c.account_id = ${accountId} AND c.id = ${cursor.id})`,
+    );
+  }
+  const rows = await query
+    .orderBy('d.created_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(options.limit + 1)
+    .execute();
+  return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit, cursorFound: true };
 }
 
 /** The delivery only when it belongs to the account. */

@@ -1,5 +1,5 @@
 // The notifications module's public face: other modules and the processes import only what is listed here.
-export { type DeliveryRow, findDeliveryOfAccount, listDeliveriesOfEndpoint } from './deliveries.repo.ts';
+export { deliveriesPageOfEndpoint, type DeliveryRow, findDeliveryOfAccount } from './deliveries.repo.ts';
 export {
   deliverySettings,
   type DeliverySettings,

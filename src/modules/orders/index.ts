@@ -8,7 +8,7 @@ export {
   type OrderCreatedEvent,
   withCreatedOrder,
 } from './order-create.repo.ts';
-export { OrderDataSchema, OrdersIndexSchema } from './order-data.schema.ts';
+export { OrderDataSchema } from './order-data.schema.ts';
 export { type OrderData, toOrderData, whenSet } from './order-data.view.ts';
 export { loadOrderDetails } from './order-details.repo.ts';
 export { appendOrderEvent, insertRowEvents, insertTransitionEvent } from './order-events.repo.ts';
@@ -22,7 +22,7 @@ export {
 export { matchingOrders, type OrderListFilter } from './orders-list.repo.ts';
 export { registerOrderRoutes } from './orders.routes.ts';
 export { OrderIdParams, OrderListQuery, PAYMENT_METHODS } from './orders.schemas.ts';
-export { findOrderDetails, listFilter, listOrders } from './orders.service.ts';
+export { findOrderDetails, listFilter } from './orders.service.ts';
 export {
   PAYMENT_STATUSES,
   PAYMENT_TRANSITIONS,

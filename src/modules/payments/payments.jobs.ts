@@ -1,3 +1,4 @@
+import { VOID_CANCELLED_ORDER_JOB, voidAttemptOfCancelledOrder } from './attempts/cancelled-order-void.ts';
 import { VOID_ORPHAN_JOB, VOID_SUPERSEDED_JOB } from './attempts/orphan-capture.ts';
 import { type GatewayDeps } from './attempts/pay-gateways.ts';
 import {
@@ -49,6 +50,16 @@ export function paymentJobHandlers(deps: PaymentJobDeps): Record<string, JobHand
       const payload = job.payload as PaymentPayload;
       const current = resolve();
       await voidSupersededAttempt(
+        database.db,
+        current,
+        { accountId: payload.account_id, paymentId: payload.payment_id },
+        current.clock(),
+      );
+    },
+    [VOID_CANCELLED_ORDER_JOB]: async (job, { database }) => {
+      const payload = job.payload as PaymentPayload;
+      const current = resolve();
+      await voidAttemptOfCancelledOrder(
         database.db,
         current,
         { accountId: payload.account_id, paymentId: payload.payment_id },

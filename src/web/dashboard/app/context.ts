@@ -1,6 +1,6 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import type { Session } from './api.ts';
+import type { Session } from './client.ts';
 import { translator, type Locale, type Translate } from './i18n.ts';
 
 export type DashboardContext = {

@@ -38,3 +38,8 @@ export function parseReais(text: string): number | undefined {
   if (!/^\d+(\.\d{1,2})?$/.test(normalised)) return undefined;
   return Math.round(Number(normalised) * 100);
 }
+
+/** A whole number with the language's grouping ("10.000" in pt-BR). */
+export function count(value: number, locale: string): string {
+  return new Intl.NumberFormat(locale).format(value);
+}

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
-import { api } from './api.ts';
+import { answer, dashboardClient } from './client.ts';
 import { useDashboard } from './context.ts';
 import { LOCALES, type Locale, type MessageKey } from './i18n.ts';
 
@@ -19,12 +19,23 @@ const NAV: Array<{ href: string; label: MessageKey; permission: string }> = [
 export function Layout(props: { children: ComponentChildren; onLocale(locale: Locale): void; onSignedOut(): void }) {
   const { session, t, can, locale } = useDashboard();
   const [location] = useLocation();
-  // A new page moves focus to its title, so a screen reader announces where the user is.
+  // On a narrow screen the navigation and account controls fold behind a menu button (a disclosure).
+  const [menuOpen, setMenuOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
+  // A new page moves focus to its title, so a screen reader announces where the user is, and folds the menu.
   useEffect(() => {
+    setMenuOpen(false);
     document.getElementById('page-title')?.focus();
   }, [location]);
+  const closeOnEscape = (event: KeyboardEvent) => {
+    if (event.key !== 'Escape' || !menuOpen) return;
+    setMenuOpen(false);
+    toggle.current?.focus();
+  };
   const signOut = async (everywhere: boolean) => {
-    await (everywhere ? api.signOutEverywhere() : api.signOut()).catch(() => undefined);
+    await answer(
+      everywhere ? dashboardClient.POST('/dashboard/sessions/end_all') : dashboardClient.DELETE('/dashboard/session'),
+    ).catch(() => undefined);
     props.onSignedOut();
   };
   const current = (href: string) => (href === '/' ? location === '/' : location.startsWith(href));
@@ -33,44 +44,56 @@ export function Layout(props: { children: ComponentChildren; onLocale(locale: Lo
       <a class="skip" href="#main">
         {t('nav.skip')}
       </a>
-      <header class="top">
+      <header class="top" onKeyDown={closeOnEscape}>
         <div class="brand">
           <span class="logo" aria-hidden="true">
             ◆
           </span>
           <span>{session.account.name}</span>
         </div>
-        <nav aria-label={t('nav.main')}>
-          <ul>
-            {NAV.filter((item) => can(item.permission)).map((item) => (
-              <li key={item.href}>
-                <Link href={item.href} aria-current={current(item.href) ? 'page' : undefined}>
-                  {t(item.label)}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <div class="account">
-          <label class="inline">
-            <span class="sr-only">{t('nav.language')}</span>
-            <select value={locale} onChange={(event) => props.onLocale(event.currentTarget.value as Locale)}>
-              {LOCALES.map((option) => (
-                <option key={option} value={option}>
-                  {option === 'en' ? 'English' : 'Português'}
-                </option>
+        <button
+          ref={toggle}
+          type="button"
+          class="secondary menu-toggle"
+          aria-expanded={menuOpen}
+          aria-controls="main-menu"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          <span aria-hidden="true">{menuOpen ? '✕' : '☰'}</span> {t('nav.menu')}
+        </button>
+        <div id="main-menu" class={`menu-panel${menuOpen ? ' open' : ''}`}>
+          <nav aria-label={t('nav.main')}>
+            <ul>
+              {NAV.filter((item) => can(item.permission)).map((item) => (
+                <li key={item.href}>
+                  <Link href={item.href} aria-current={current(item.href) ? 'page' : undefined}>
+                    {t(item.label)}
+                  </Link>
+                </li>
               ))}
-            </select>
-          </label>
-          <span class="muted user" title={session.user.email}>
-            {session.user.email} · {t(`role.${session.user.role}` as MessageKey)}
-          </span>
-          <button type="button" class="secondary" onClick={() => signOut(false)}>
-            {t('nav.signOut')}
-          </button>
-          <button type="button" class="link" onClick={() => signOut(true)}>
-            {t('nav.signOutEverywhere')}
-          </button>
+            </ul>
+          </nav>
+          <div class="account">
+            <label class="inline">
+              <span class="sr-only">{t('nav.language')}</span>
+              <select value={locale} onChange={(event) => props.onLocale(event.currentTarget.value as Locale)}>
+                {LOCALES.map((option) => (
+                  <option key={option} value={option}>
+                    {option === 'en' ? 'English' : 'Português'}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <span class="muted user" title={session.user.email}>
+              {session.user.email} · {t(`role.${session.user.role}` as MessageKey)}
+            </span>
+            <button type="button" class="secondary" onClick={() => signOut(false)}>
+              {t('nav.signOut')}
+            </button>
+            <button type="button" class="link" onClick={() => signOut(true)}>
+              {t('nav.signOutEverywhere')}
+            </button>
+          </div>
         </div>
       </header>
       <main id="main">{props.children}</main>

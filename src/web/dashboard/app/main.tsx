@@ -1,7 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Redirect, Route, Router, Switch, useLocation } from 'wouter-preact';
-import { api, ApiError, type Session } from './api.ts';
+import { answer, dashboardClient, rememberSession, type Session } from './client.ts';
 import { Dashboard } from './context.ts';
 import { LOCALES, translator, type Locale } from './i18n.ts';
 import { Layout } from './layout.tsx';
@@ -33,10 +33,11 @@ function App() {
   const [locale, setLocale] = useState<Locale>(initialLocale);
   const [location] = useLocation();
   useEffect(() => {
-    api.session().then(setSession, (error: unknown) => {
-      if (error instanceof ApiError && error.status === 401) setSession(null);
-      else setSession(null);
-    });
+    // Signed out (401) or unreachable, the sign-in page is shown.
+    answer(dashboardClient.GET('/dashboard/session')).then(
+      (session) => setSession(rememberSession(session)),
+      () => setSession(null),
+    );
   }, []);
   useEffect(() => {
     document.documentElement.lang = locale;

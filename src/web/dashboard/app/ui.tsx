@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError } from './api.ts';
+import { ApiError } from './client.ts';
 import { useDashboard } from './context.ts';
 
 /** Loads `load()` when `key` changes; the page shows the loading line, the error or the data. */

@@ -1,18 +1,23 @@
 import { useState } from 'preact/hooks';
-import { api, type AuditEntry } from '../api.ts';
+import { answer, dashboardClient, type Answer } from '../client.ts';
 import { useDashboard } from '../context.ts';
 import { dateTime } from '../format.ts';
 import { errorText, Loading, PageTitle, useLoad } from '../ui.tsx';
 
+type AuditEntry = Answer<'/dashboard/audit_log', 'get'>['data'][number];
+
+const auditLog = (before?: number) =>
+  answer(dashboardClient.GET('/dashboard/audit_log', { params: { query: before ? { before } : {} } }));
+
 export function AuditPage() {
   const { t, locale, session } = useDashboard();
-  const state = useLoad(() => api.auditLog(), []);
+  const state = useLoad(() => auditLog(), []);
   const [more, setMore] = useState<AuditEntry[]>([]);
   const [error, setError] = useState<string>();
   const entries = [...(state.data?.data ?? []), ...more];
   const loadMore = async () => {
     try {
-      const next = await api.auditLog(entries[entries.length - 1]?.id);
+      const next = await auditLog(entries[entries.length - 1]?.id);
       setMore([...more, ...next.data]);
     } catch (caught) {
       setError(errorText(caught));

@@ -8,14 +8,17 @@ import { errorText, Loading, useLoad } from '../ui.tsx';
 /** An endpoint's deliveries, newest first: event, answer, attempts, next attempt, what was sent; each can be sent again. */
 export function Deliveries({ endpointId }: { endpointId: string }) {
   const { t, locale, session } = useDashboard();
+  // The cursors of the pages opened, newest page first: "older" pushes the page's next cursor, "newer" pops it.
+  const [trail, setTrail] = useState<string[]>([]);
+  const cursor = trail.at(-1);
   const state = useLoad(
     () =>
       answer(
         dashboardClient.GET('/dashboard/notification_endpoints/{id}/deliveries', {
-          params: { path: { id: endpointId }, query: { page: 1 } },
+          params: { path: { id: endpointId }, query: cursor ? { starting_after: cursor } : {} },
         }),
       ),
-    [endpointId],
+    [endpointId, cursor],
   );
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string }>();
   const redeliver = async (id: string) => {
@@ -94,6 +97,29 @@ export function Deliveries({ endpointId }: { endpointId: string }) {
           </li>
         ))}
       </ul>
+      {(trail.length > 0 || state.data?.meta.has_more) && (
+        <nav class="pager" aria-label={t('deliveries.pages')}>
+          <button
+            type="button"
+            class="secondary"
+            disabled={trail.length === 0}
+            onClick={() => setTrail(trail.slice(0, -1))}
+          >
+            {t('deliveries.newer')}
+          </button>
+          <span>
+            {t('orders.page')} {trail.length + 1}
+          </span>
+          <button
+            type="button"
+            class="secondary"
+            disabled={!state.data?.meta.next_cursor}
+            onClick={() => setTrail([...trail, state.data!.meta.next_cursor!])}
+          >
+            {t('deliveries.older')}
+          </button>
+        </nav>
+      )}
     </div>
   );
 }

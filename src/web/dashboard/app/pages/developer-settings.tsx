@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type RotatedWebhookCredential, type WebhookCredential } from '../api.ts';
+import type { paths } from '../../../../../packages/client/index.ts';
+import { answer, dashboardClient, type Answer } from '../client.ts';
 import { useDashboard } from '../context.ts';
 import { dateTime } from '../format.ts';
 import type { MessageKey } from '../i18n.ts';
@@ -8,7 +9,7 @@ import { errorText, Loading, ShownOnce, useLoad } from '../ui.tsx';
 /** The account's allowed hosts, one a line, checked by the service with the merchant file's rules. */
 export function AllowedHosts() {
   const { t } = useDashboard();
-  const state = useLoad(() => api.allowedHosts(), []);
+  const state = useLoad(() => answer(dashboardClient.GET('/dashboard/allowed_hosts')), []);
   const [text, setText] = useState('');
   const [message, setMessage] = useState<{ ok: boolean; text: string }>();
   useEffect(() => {
@@ -22,7 +23,7 @@ export function AllowedHosts() {
         .split('\n')
         .map((line) => line.trim())
         .filter(Boolean);
-      await api.setAllowedHosts(hosts);
+      await answer(dashboardClient.PUT('/dashboard/allowed_hosts', { body: { allowed_hosts: hosts } }));
       setMessage({ ok: true, text: t('settings.saved') });
       state.reload();
     } catch (caught) {
@@ -49,6 +50,12 @@ export function AllowedHosts() {
   );
 }
 
+type WebhookCredential = Answer<'/dashboard/webhook_credentials', 'get'>['data'][number];
+type RotateReceiver = NonNullable<
+  paths['/dashboard/webhook_credentials/{company_id}/{receiver}/rotate']['post']
+>['parameters']['path']['receiver'];
+type RotatedWebhookCredential = Answer<'/dashboard/webhook_credentials/{company_id}/{receiver}/rotate', 'post'>;
+
 const AUTH_LABEL: Record<WebhookCredential['auth'], MessageKey> = {
   basic: 'dev.authBasic',
   signature: 'dev.authSignature',
@@ -58,13 +65,25 @@ const AUTH_LABEL: Record<WebhookCredential['auth'], MessageKey> = {
 /** Each company's inbound receivers: the URL to paste, the credential's status and its rotation. */
 export function WebhookCredentials() {
   const { t } = useDashboard();
-  const state = useLoad(() => api.webhookCredentials(), []);
+  const state = useLoad(() => answer(dashboardClient.GET('/dashboard/webhook_credentials')), []);
   const [rotated, setRotated] = useState<RotatedWebhookCredential>();
   const [error, setError] = useState<string>();
   const rotate = async (credential: WebhookCredential, keepPrevious: boolean) => {
     setError(undefined);
     try {
-      setRotated(await api.rotateWebhookCredential(credential.company_id, credential.receiver, keepPrevious));
+      setRotated(
+        await answer(
+          dashboardClient.POST('/dashboard/webhook_credentials/{company_id}/{receiver}/rotate', {
+            params: {
+              path: {
+                company_id: credential.company_id,
+                receiver: credential.receiver as RotateReceiver,
+              },
+            },
+            body: { keep_previous: keepPrevious },
+          }),
+        ),
+      );
       state.reload();
     } catch (caught) {
       setError(errorText(caught));

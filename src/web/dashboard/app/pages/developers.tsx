@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { answer, dashboardClient } from '../client.ts';
 import { useDashboard } from '../context.ts';
 import { dateTime } from '../format.ts';
 import { errorText, Loading, PageTitle, ShownOnce, useLoad } from '../ui.tsx';
@@ -22,7 +22,7 @@ export function DevelopersPage() {
 
 function ApiKeys() {
   const { t, locale, session } = useDashboard();
-  const state = useLoad(() => api.apiKeys(), []);
+  const state = useLoad(() => answer(dashboardClient.GET('/dashboard/api_keys')), []);
   const [label, setLabel] = useState('');
   const [grace, setGrace] = useState('86400');
   const [shown, setShown] = useState<string>();
@@ -66,7 +66,13 @@ function ApiKeys() {
                 <button
                   type="button"
                   class="secondary"
-                  onClick={() => act(() => api.revokeApiKey(key.id))}
+                  onClick={() =>
+                    act(() =>
+                      answer(
+                        dashboardClient.DELETE('/dashboard/api_keys/{id}', { params: { path: { id: key.id } } }),
+                      ).then(() => undefined),
+                    )
+                  }
                   aria-label={`${t('dev.revoke')} ${key.prefix}`}
                 >
                   {t('dev.revoke')}
@@ -80,7 +86,7 @@ function ApiKeys() {
         class="row"
         onSubmit={(e) => {
           e.preventDefault();
-          void act(() => api.createApiKey(label));
+          void act(() => answer(dashboardClient.POST('/dashboard/api_keys', { body: { label } })));
         }}
       >
         <label class="grow">
@@ -93,7 +99,9 @@ function ApiKeys() {
         class="row"
         onSubmit={(e) => {
           e.preventDefault();
-          void act(() => api.rotateApiKeys(Number(grace)));
+          void act(() =>
+            answer(dashboardClient.POST('/dashboard/api_keys/rotate', { body: { grace_seconds: Number(grace) } })),
+          );
         }}
       >
         <label class="grow">
@@ -112,7 +120,7 @@ function ApiKeys() {
 
 function Endpoints() {
   const { t } = useDashboard();
-  const state = useLoad(() => api.endpoints(), []);
+  const state = useLoad(() => answer(dashboardClient.GET('/dashboard/notification_endpoints')), []);
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const [secret, setSecret] = useState<string>();
@@ -149,14 +157,32 @@ function Endpoints() {
                 <button
                   type="button"
                   class="secondary"
-                  onClick={() => act(() => api.setEndpointEnabled(endpoint.id, !endpoint.enabled))}
+                  onClick={() =>
+                    act(() =>
+                      answer(
+                        dashboardClient.PATCH('/dashboard/notification_endpoints/{id}', {
+                          params: { path: { id: endpoint.id } },
+                          body: { enabled: !endpoint.enabled },
+                        }),
+                      ),
+                    )
+                  }
                 >
                   {endpoint.enabled ? t('dev.disable') : t('dev.enable')}
                 </button>
                 <button
                   type="button"
                   class="secondary"
-                  onClick={() => act(() => api.rotateEndpointSecret(endpoint.id))}
+                  onClick={() =>
+                    act(() =>
+                      answer(
+                        dashboardClient.POST('/dashboard/notification_endpoints/{id}/rotate_secret', {
+                          params: { path: { id: endpoint.id } },
+                          body: { grace_seconds: 86_400 },
+                        }),
+                      ),
+                    )
+                  }
                 >
                   {t('dev.rotateSecret')}
                 </button>
@@ -178,7 +204,13 @@ function Endpoints() {
         class="row"
         onSubmit={(e) => {
           e.preventDefault();
-          void act(() => api.createEndpoint(url, description));
+          void act(() =>
+            answer(
+              dashboardClient.POST('/dashboard/notification_endpoints', {
+                body: description ? { url, description } : { url },
+              }),
+            ),
+          );
         }}
       >
         <label class="grow">

@@ -1,13 +1,23 @@
 import { useState } from 'preact/hooks';
-import { api, type GatewayCredential } from '../api.ts';
+import { answer, dashboardClient, type Answer } from '../client.ts';
 import { useDashboard } from '../context.ts';
 import { dateTime } from '../format.ts';
 import { errorText, Loading, useLoad } from '../ui.tsx';
 
 /** Each gateway's public key and secret status; a new secret is sent once and never shown back. */
+type GatewayCredential = Answer<'/dashboard/settings/companies/{company_id}/gateways', 'get'>['data'][number];
+
 export function GatewayCredentials({ companyId }: { companyId: number }) {
   const { t } = useDashboard();
-  const state = useLoad(() => api.gateways(companyId), [companyId]);
+  const state = useLoad(
+    () =>
+      answer(
+        dashboardClient.GET('/dashboard/settings/companies/{company_id}/gateways', {
+          params: { path: { company_id: companyId } },
+        }),
+      ),
+    [companyId],
+  );
   return (
     <div class="card">
       <h2>{t('settings.gateways')}</h2>
@@ -40,11 +50,16 @@ function GatewayRow(props: { companyId: number; gateway: GatewayCredential; onSa
     event.preventDefault();
     setError(undefined);
     try {
-      await api.setGateway(props.companyId, gateway.gateway, {
-        enabled,
-        ...(publicKey.trim() ? { public_key: publicKey.trim() } : {}),
-        ...(secret ? { secret_key: secret } : {}),
-      });
+      await answer(
+        dashboardClient.PATCH('/dashboard/settings/companies/{company_id}/gateways/{gateway}', {
+          params: { path: { company_id: props.companyId, gateway: gateway.gateway } },
+          body: {
+            enabled,
+            ...(publicKey.trim() ? { public_key: publicKey.trim() } : {}),
+            ...(secret ? { secret_key: secret } : {}),
+          },
+        }),
+      );
       setSecret('');
       props.onSaved();
     } catch (caught) {

@@ -1,9 +1,11 @@
 import { useState } from 'preact/hooks';
-import { api, type Summary } from '../api.ts';
+import { answer, dashboardClient, type Answer } from '../client.ts';
 import { useDashboard } from '../context.ts';
 import { daysBefore, money, percent, shortDay, todayIn } from '../format.ts';
 import type { MessageKey } from '../i18n.ts';
 import { Loading, PageTitle, useLoad } from '../ui.tsx';
+
+type Summary = Answer<'/dashboard/summary', 'get'>;
 
 const RANGES: Array<{ days: number; label: MessageKey }> = [
   { days: 1, label: 'home.today' },
@@ -16,7 +18,11 @@ export function HomePage() {
   const [days, setDays] = useState(1);
   const to = todayIn(session.account.time_zone);
   const from = daysBefore(to, days - 1);
-  const state = useLoad(() => api.summary(from, to), [from, to]);
+  const state = useLoad(
+    () =>
+      answer(dashboardClient.GET('/dashboard/summary', { params: { query: { initial_date: from, final_date: to } } })),
+    [from, to],
+  );
   const figures = state.data;
   return (
     <section aria-labelledby="page-title">

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'wouter-preact';
-import { api, type Session } from '../api.ts';
+import { answer, dashboardClient, rememberSession, type Session } from '../client.ts';
 import type { Translate } from '../i18n.ts';
 import { errorText } from '../ui.tsx';
 
@@ -14,13 +14,16 @@ export function LinkPage(props: { t: Translate; onSignedIn(session: Session): vo
   const [error, setError] = useState<string>();
   useEffect(() => {
     history.replaceState(null, '', location.pathname);
-    api.inspectLink(token).then(setInfo, () => setError(t('link.invalid')));
+    answer(dashboardClient.POST('/dashboard/links/inspect', { body: { token } })).then(setInfo, () =>
+      setError(t('link.invalid')),
+    );
   }, []);
   const submit = async (event: Event) => {
     event.preventDefault();
     setError(undefined);
     try {
-      const session = await api.redeemLink(token, info?.needs_password || password ? password : undefined);
+      const body = info?.needs_password || password ? { token, password } : { token };
+      const session = rememberSession(await answer(dashboardClient.POST('/dashboard/links/redeem', { body })));
       navigate('/', { replace: true });
       props.onSignedIn(session);
     } catch (caught) {

@@ -1,14 +1,19 @@
 import { useState } from 'preact/hooks';
-import { api, type OrderPage as OrderData } from '../api.ts';
+import { answer, dashboardClient, type Answer } from '../client.ts';
 import { useDashboard } from '../context.ts';
 import { dateTime, money, parseReais } from '../format.ts';
 import { statusLabel } from '../i18n.ts';
 import { errorText, Loading, PageTitle, useLoad } from '../ui.tsx';
 import { OrderActions } from './order-actions.tsx';
 
+type OrderData = Answer<'/dashboard/orders/{id}', 'get'>;
+
 export function OrderPage({ id }: { id: string }) {
   const { t, locale, session, can } = useDashboard();
-  const state = useLoad(() => api.order(id), [id]);
+  const state = useLoad(
+    () => answer(dashboardClient.GET('/dashboard/orders/{id}', { params: { path: { id: Number(id) } } })),
+    [id],
+  );
   const data = state.data;
   const zone = session.account.time_zone;
   return (
@@ -152,7 +157,13 @@ function RefundForm(props: { paymentId: number; refundable: number; onDone(): vo
     if (!pending || busy) return;
     setBusy(true);
     try {
-      await api.refund(props.paymentId, pending.cents, pending.key);
+      await answer(
+        dashboardClient.POST('/dashboard/payments/{id}/refund', {
+          params: { path: { id: props.paymentId } },
+          body: { amount_cents: pending.cents },
+          headers: { 'idempotency-key': pending.key },
+        }),
+      );
       setMessage({ kind: 'success', text: t('order.refundDone') });
       setPending(undefined);
       setAmount('');

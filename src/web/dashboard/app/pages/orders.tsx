@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { Link, useLocation, useSearch } from 'wouter-preact';
-import { api } from '../api.ts';
+import type { operations } from '../../../../../packages/client/index.ts';
+import { answer, dashboardClient, railsQuery } from '../client.ts';
 import { useDashboard } from '../context.ts';
-import { dateTime, money } from '../format.ts';
+import { count, dateTime, money } from '../format.ts';
 import { statusLabel } from '../i18n.ts';
 import { Loading, PageTitle, useLoad } from '../ui.tsx';
 
@@ -17,6 +18,28 @@ const STATUSES = [
   'billed',
 ];
 
+type OrdersQuery = NonNullable<operations['dashboardListOrders']['parameters']['query']>;
+
+/** The page's URL search as the list's query: the same names, lists written `name[]`. */
+function ordersQuery(search: string): OrdersQuery {
+  const params = new URLSearchParams(search);
+  const text = (name: string) => params.get(name) || undefined;
+  const number = (name: string) => (params.get(name) ? Number(params.get(name)) : undefined);
+  const list = (name: string) => (params.getAll(`${name}[]`).length ? params.getAll(`${name}[]`) : undefined);
+  return {
+    q: text('q'),
+    status: list('status') as OrdersQuery['status'],
+    period_date_filter: text('period_date_filter') as OrdersQuery['period_date_filter'],
+    initial_date: text('initial_date'),
+    final_date: text('final_date'),
+    page: number('page'),
+    limit: number('limit'),
+    meta: list('meta'),
+    company_ids: list('company_ids')?.map(Number),
+    cart_page_uuids: list('cart_page_uuids'),
+  };
+}
+
 /** The filters live in the URL (the same names as GET /orders), so a filtered list can be shared as a link. */
 export function OrdersPage() {
   const { t, locale, session, can } = useDashboard();
@@ -30,7 +53,16 @@ export function OrdersPage() {
     from: params.get('initial_date') ?? '',
     to: params.get('final_date') ?? '',
   }));
-  const state = useLoad(() => api.orders(search), [search]);
+  const state = useLoad(
+    () =>
+      answer(
+        dashboardClient.GET('/dashboard/orders', {
+          params: { query: ordersQuery(search) },
+          querySerializer: railsQuery,
+        }),
+      ),
+    [search],
+  );
   const go = (next: URLSearchParams) => navigate(`/orders${next.toString() ? `?${next}` : ''}`);
   const apply = (event: Event) => {
     event.preventDefault();
@@ -120,7 +152,11 @@ export function OrdersPage() {
             {t('orders.clear')}
           </button>
           {can('orders.export') && (
-            <a class="button secondary" href={api.ordersCsvUrl(exportQuery)} download>
+            <a
+              class="button secondary"
+              href={`/api/v1/dashboard/orders.csv${exportQuery ? `?${exportQuery}` : ''}`}
+              download
+            >
               {t('orders.export')}
             </a>
           )}
@@ -130,7 +166,8 @@ export function OrdersPage() {
       {state.data && (
         <>
           <p class="muted" role="status">
-            {t('orders.count')}: {meta!.total_count}
+            {t('orders.count')}: {count(meta!.total_count, locale)}
+            {meta!.total_count_exact ? '' : '+'}
           </p>
           {state.data.data.length === 0 ? (
             <p>{t('orders.none')}</p>
@@ -166,7 +203,7 @@ export function OrdersPage() {
               </table>
             </div>
           )}
-          {meta!.total_pages > 1 && (
+          {(meta!.current_page > 1 || meta!.has_more) && (
             <nav class="pager" aria-label={t('orders.page')}>
               <button
                 type="button"
@@ -177,12 +214,15 @@ export function OrdersPage() {
                 {t('orders.previous')}
               </button>
               <span>
-                {t('orders.page')} {meta!.current_page} {t('orders.of')} {meta!.total_pages}
+                {t('orders.page')} {meta!.current_page}
+                {meta!.total_count_exact
+                  ? ` ${t('orders.of')} ${Math.max(1, Math.ceil(meta!.total_count / meta!.per_page))}`
+                  : ''}
               </span>
               <button
                 type="button"
                 class="secondary"
-                disabled={meta!.current_page >= meta!.total_pages}
+                disabled={!meta!.has_more}
                 onClick={() => page(meta!.current_page + 1)}
               >
                 {t('orders.next')}

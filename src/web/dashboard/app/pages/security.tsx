@@ -1,6 +1,5 @@
 import QRCode from 'qrcode';
 import { useState } from 'preact/hooks';
-import { api } from '../api.ts';
 import { answer, dashboardClient } from '../client.ts';
 import { useDashboard } from '../context.ts';
 import { errorText, PageTitle } from '../ui.tsx';
@@ -29,7 +28,7 @@ export function SecurityPage(props: { onSignedOut(): void; onTotpChanged(enabled
           type="button"
           class="danger"
           onClick={async () => {
-            await api.signOutEverywhere().catch(() => undefined);
+            await answer(dashboardClient.POST('/dashboard/sessions/end_all')).catch(() => undefined);
             props.onSignedOut();
           }}
         >

@@ -1,11 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type CompanySettings, type CompanySettingsChange } from '../api.ts';
+import { answer, dashboardClient, type Answer, type Body } from '../client.ts';
 import { useDashboard } from '../context.ts';
 import type { MessageKey } from '../i18n.ts';
 import { errorText, Loading, PageTitle, useLoad } from '../ui.tsx';
 import { GatewayCredentials } from './gateway-credentials.tsx';
 
 type Form = Record<string, string>;
+
+type CompanySettings = Answer<'/dashboard/settings', 'get'>['companies'][number];
+type CompanySettingsChange = Body<'/dashboard/settings/companies/{company_id}', 'patch'>;
 
 function formOf(company: CompanySettings): Form {
   const text = (value: string | number | null) => (value === null ? '' : String(value));
@@ -62,7 +65,7 @@ function changeOf(form: Form): CompanySettingsChange {
 
 export function SettingsPage() {
   const { t, can } = useDashboard();
-  const state = useLoad(() => api.settings(), []);
+  const state = useLoad(() => answer(dashboardClient.GET('/dashboard/settings')), []);
   const [companyId, setCompanyId] = useState<number>();
   const companies = state.data?.companies ?? [];
   const company = companies.find((candidate) => candidate.id === companyId) ?? companies[0];
@@ -110,7 +113,12 @@ function CompanyForm({ company, onSaved }: { company: CompanySettings; onSaved()
     event.preventDefault();
     setMessage(undefined);
     try {
-      await api.updateCompany(company.id, changeOf(form));
+      await answer(
+        dashboardClient.PATCH('/dashboard/settings/companies/{company_id}', {
+          params: { path: { company_id: company.id } },
+          body: changeOf(form),
+        }),
+      );
       setMessage({ ok: true, text: t('settings.saved') });
       onSaved();
     } catch (caught) {

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, type Session } from '../api.ts';
+import { answer, ApiError, dashboardClient, rememberSession, type Session } from '../client.ts';
 import { LOCALES, type Locale, type Translate } from '../i18n.ts';
 import { errorText } from '../ui.tsx';
 
@@ -21,7 +21,8 @@ export function SignInPage(props: {
     setBusy(true);
     setError(undefined);
     try {
-      props.onSignedIn(await api.signIn({ email, password, ...(needsCode && code ? { totp_code: code } : {}) }));
+      const body = { email, password, ...(needsCode && code ? { totp_code: code } : {}) };
+      props.onSignedIn(rememberSession(await answer(dashboardClient.POST('/dashboard/session', { body }))));
     } catch (caught) {
       if (caught instanceof ApiError && caught.details.some((detail) => detail.field === 'body/totp_code'))
         setNeedsCode(true);

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, type Role } from '../api.ts';
+import { answer, dashboardClient, type Role } from '../client.ts';
 import { useDashboard } from '../context.ts';
 import type { MessageKey } from '../i18n.ts';
 import { errorText, Loading, PageTitle, ShownOnce, useLoad } from '../ui.tsx';
@@ -8,7 +8,7 @@ const ROLES: Role[] = ['owner', 'admin', 'finance', 'support'];
 
 export function UsersPage() {
   const { t, session } = useDashboard();
-  const state = useLoad(() => api.users(), []);
+  const state = useLoad(() => answer(dashboardClient.GET('/dashboard/users')), []);
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('support');
   const [invite, setInvite] = useState<{ url: string; emailed: boolean }>();
@@ -47,7 +47,16 @@ export function UsersPage() {
                     </span>
                     <select
                       value={user.role}
-                      onChange={(e) => act(() => api.changeRole(user.id, e.currentTarget.value as Role))}
+                      onChange={(e) =>
+                        act(() =>
+                          answer(
+                            dashboardClient.PATCH('/dashboard/users/{id}', {
+                              params: { path: { id: user.id } },
+                              body: { role: e.currentTarget.value as Role },
+                            }),
+                          ),
+                        )
+                      }
                     >
                       {ROLES.map((option) => (
                         <option key={option} value={option}>
@@ -61,7 +70,13 @@ export function UsersPage() {
                       type="button"
                       class="secondary"
                       aria-label={`${t('users.remove')} ${user.email}`}
-                      onClick={() => act(() => api.removeUser(user.id))}
+                      onClick={() =>
+                        act(() =>
+                          answer(
+                            dashboardClient.DELETE('/dashboard/users/{id}', { params: { path: { id: user.id } } }),
+                          ),
+                        )
+                      }
                     >
                       {t('users.remove')}
                     </button>
@@ -77,7 +92,7 @@ export function UsersPage() {
         onSubmit={(e) => {
           e.preventDefault();
           void act(async () => {
-            const invited = await api.invite(email, role);
+            const invited = await answer(dashboardClient.POST('/dashboard/users', { body: { email, role } }));
             setInvite({ url: invited.invite_url, emailed: invited.emailed });
             setEmail('');
           });
