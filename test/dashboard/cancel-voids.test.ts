@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Database } from '../../src/db/database.ts';
-import { VOID_CANCELLED_ORDER_JOB } from '../../src/modules/payments/attempts/cancelled-order-void.ts';
+import {
+  VOID_CANCELLED_ORDER_JOB,
+  voidAttemptOfCancelledOrder,
+} from '../../src/modules/payments/attempts/cancelled-order-void.ts';
 import { applyPaymentAction } from '../../src/modules/payments/attempts/gateway-actions.ts';
 import { engines } from '../support/engines.ts';
 import { payAtSandbox, runQueuedJobs, sandboxChargeState } from '../support/pay-jobs.ts';
@@ -117,6 +120,45 @@ for (const engine of engines()) {
         const late = (await events(issued.orderId)).filter((event) => event.type === 'payment.paid_after_close');
         assert.equal(late.length, 1);
         assert.match(late[0]!.cause, /returned to the buyer/);
+      });
+
+      test('an order whose payment is still at the gateway is not cancelled: 409 payment_in_progress, nothing changed', async () => {
+        const issued = await issue('pix', 'in-flight@example.com');
+        // The state of a payment whose gateway call is under way or went unanswered.
+        await database.db
+          .updateTable('payments')
+          .set({ status: 'pending', created_at: new Date() })
+          .where('id', '=', issued.paymentId)
+          .execute();
+        const res = await cancel(issued.orderId);
+        assert.equal(res.statusCode, 409, res.body);
+        assert.equal(res.json().code, 'payment_in_progress');
+        assert.ok(Number(res.headers['retry-after']) >= 1);
+        assert.equal(await paymentStatus(issued.paymentId), 'pending');
+        const order = await database.db
+          .selectFrom('orders')
+          .select('status')
+          .where('id', '=', issued.orderId)
+          .executeTakeFirstOrThrow();
+        assert.notEqual(order.status, 'cancelled');
+      });
+
+      test('a void run again after it wrote its outcome calls no gateway and logs nothing twice', async () => {
+        const issued = await issue('boleto', 'void-again@example.com');
+        assert.equal((await cancel(issued.orderId)).statusCode, 200);
+        assert.equal(await runQueuedJobs(database, pay, merchant.accountId, VOID_CANCELLED_ORDER_JOB), 1);
+        const ref = { accountId: merchant.accountId, paymentId: issued.paymentId };
+        assert.equal(
+          await voidAttemptOfCancelledOrder(
+            database.db,
+            { masterKey: pay.config.masterKey, gatewayUrls: { gateway_a: pay.sandboxes.baseUrlFor('gateway_a') } },
+            ref,
+            new Date(),
+          ),
+          'skipped',
+        );
+        const outcomes = (await events(issued.orderId)).filter((event) => event.type === 'payment.voided_at_gateway');
+        assert.equal(outcomes.length, 1);
       });
 
       test('a second cancel answers 409 and queues no second void', async () => {

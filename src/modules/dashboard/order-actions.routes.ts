@@ -6,7 +6,7 @@ import { AppError, notFound } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { redeliver } from '../notifications/index.ts';
 import { OrderIdParams, transitionOrder, type OrderStatus } from '../orders/index.ts';
-import { cancelAttemptsOfCancelledOrder } from '../payments/index.ts';
+import { assertNoAttemptInFlight, cancelAttemptsOfCancelledOrder } from '../payments/index.ts';
 import { recordAudit } from './audit.ts';
 import { actorOf } from './dashboard-http.ts';
 import { Empty } from './dashboard.schemas.ts';
@@ -30,7 +30,8 @@ export function registerOrderActionRoutes(
       config: dashboardConfig('orders.manage'),
       schema: {
         tags,
-        summary: 'Cancel an unpaid order (pending or waiting for payment); a paid order answers 409',
+        summary:
+          'Cancel an unpaid order (pending or waiting for payment); a paid order, or one with a payment under way at the gateway, answers 409',
         params: OrderIdParams,
         response: { 200: Empty, ...errorResponses(401, 403, 404, 409, 422) },
       },
@@ -62,6 +63,7 @@ export function registerOrderActionRoutes(
             'conflict',
             `Only an unpaid order can be cancelled; this one is ${order.status}${order.status === 'cancelled' ? '' : ' (refund it instead)'}`,
           );
+        await assertNoAttemptInFlight(trx, actor.accountId, request.params.id, at);
         const moved = await transitionOrder(trx, {
           accountId: actor.accountId,
           orderId: request.params.id,

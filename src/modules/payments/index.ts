@@ -1,5 +1,6 @@
 // The payments module's public face: other modules and the processes import only what is listed here.
 export { cancelAttemptsOfCancelledOrder } from './attempts/cancelled-order-void.ts';
+export { assertNoAttemptInFlight } from './attempts/attempt-claim.service.ts';
 export { applyPaymentAction } from './attempts/gateway-actions.ts';
 export { type GatewayAnswer, submitToGateway } from './attempts/pay-gateway-call.ts';
 export { type GatewayDeps, resolveGateway } from './attempts/pay-gateways.ts';

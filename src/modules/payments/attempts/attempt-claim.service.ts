@@ -57,6 +57,33 @@ export async function claimAttempt(
   throw inProgress(subject, { startedAt: pending.createdAt, ...(unansweredAt ? { unansweredAt } : {}) }, now);
 }
 
+/**
+ * An order a merchant cancels has no payment attempt in flight: that attempt's answer could still take the buyer's
+ * money on a cancelled order. Refused with 409 `payment_in_progress` and `Retry-After`, as a second pay would be.
+ */
+export async function assertNoAttemptInFlight(
+  trx: Kysely<DB>,
+  accountId: string,
+  orderId: number,
+  now: Date,
+): Promise<void> {
+  const pending = await newestPendingPayment(
+    trx,
+    accountId,
+    { orderId },
+    new Date(now.getTime() - IN_FLIGHT_LIFETIME_MS),
+  );
+  if (!pending) return;
+  const unansweredAt = await gatewayUnavailableAt(trx, accountId, pending);
+  const attempt = { startedAt: pending.createdAt, ...(unansweredAt ? { unansweredAt } : {}) };
+  throw new AppError(
+    'payment_in_progress',
+    'A payment of this order is under way at the gateway; cancel the order once that payment is answered',
+    [],
+    { 'Retry-After': String(retryAfterSeconds(attempt, now)) },
+  );
+}
+
 /** The attempt in flight: when it was recorded, and when its call was recorded unanswered (if it was). */
 export type InFlight = { startedAt: Date; unansweredAt?: Date };
 

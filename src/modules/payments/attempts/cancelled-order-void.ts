@@ -6,6 +6,7 @@ import { transitionPayment } from '../settlement/payment-status.ts';
 import { resolveGateway, type GatewayDeps } from './pay-gateways.ts';
 
 export const VOID_CANCELLED_ORDER_JOB = 'payments.void_cancelled_order';
+const VOID_OUTCOME_EVENTS = ['payment.voided_at_gateway', 'payment.void_skipped'];
 
 /**
  * A merchant cancelled an unpaid order (in `trx`, with the order locked): each pix or boleto still payable on it is
@@ -69,6 +70,16 @@ export async function voidAttemptOfCancelledOrder(
     .where('id', '=', ref.paymentId)
     .executeTakeFirst();
   if (!payment || payment.status !== 'cancelled' || !payment.gateway_id) return 'skipped';
+  // A run that wrote its outcome and died before the job was marked done: the void is settled already.
+  const settled = await db
+    .selectFrom('order_events')
+    .select('id')
+    .where('account_id', '=', ref.accountId)
+    .where('order_id', '=', payment.order_id)
+    .where('payment_id', '=', payment.id)
+    .where('type', 'in', VOID_OUTCOME_EVENTS)
+    .executeTakeFirst();
+  if (settled) return 'skipped';
   const gateway = await resolveGateway(
     db,
     deps,
