@@ -5,6 +5,8 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import type { Database } from '../../src/db/database.ts';
+import { runUsersCommand } from '../../src/modules/dashboard/index.ts';
 
 export const DASHBOARD_SCREENSHOTS = join(process.cwd(), 'test-results', 'dashboard');
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -50,4 +52,27 @@ export async function screenshots(page: Page, name: string): Promise<void> {
 export async function checkPage(page: Page, name: string): Promise<void> {
   await assertAccessible(page, name);
   await screenshots(page, name);
+}
+
+/** A user added by `checkout users add` for the demo account, as its one-time link and the CLI's answer. */
+export async function addDashboardUser(
+  database: Database,
+  origin: string,
+  email: string,
+  role: 'owner' | 'admin' | 'finance' | 'support',
+  now = new Date(),
+): Promise<{ sign_in_url: string }> {
+  return runUsersCommand(['add', '--account', 'demo', '--email', email, '--role', role], {
+    db: database.db,
+    publicUrl: origin,
+    now,
+  });
+}
+
+/** Opens a user's one-time link, chooses `password` and waits for the home figures. */
+export async function signInFirstTime(page: Page, signInUrl: string, password: string): Promise<void> {
+  await page.goto(signInUrl);
+  await page.getByLabel('Escolha sua senha').fill(password);
+  await page.getByRole('button', { name: 'Continuar' }).click();
+  await page.getByRole('heading', { name: 'Vendas' }).waitFor();
 }

@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Database } from '../../src/db/database.ts';
-import { runUsersCommand } from '../../src/modules/dashboard/users.cli.ts';
 import { launchChromium, payWithCard, TEST_CARDS, useCheckoutServer, type CheckoutServer } from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
-import { checkPage } from './browser-support.ts';
+import { addDashboardUser, checkPage } from './browser-support.ts';
 
 const OWNER = { email: 'dona@loja.example', password: 'uma senha forte o bastante' };
 const FINANCE = { email: 'financeiro@loja.example', password: 'outra senha bem longa' };
@@ -49,11 +48,7 @@ for (const engine of engines()) {
     });
 
     test('the owner opens the one-time link of `users add`, chooses a password and lands on the home figures', async () => {
-      const added = await runUsersCommand(['add', '--account', 'demo', '--email', OWNER.email, '--role', 'owner'], {
-        db: database.db,
-        publicUrl: server.origin,
-        now: new Date(),
-      });
+      const added = await addDashboardUser(database, server.origin, OWNER.email, 'owner');
       await page.goto(added.sign_in_url);
       await page.getByLabel('Escolha sua senha').fill(OWNER.password);
       await checkPage(page, 'link');

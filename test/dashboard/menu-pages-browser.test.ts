@@ -3,11 +3,16 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Database } from '../../src/db/database.ts';
-import { runUsersCommand } from '../../src/modules/dashboard/users.cli.ts';
 import { launchChromium, useCheckoutServer, type CheckoutServer } from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 import { insertOrder } from '../support/records-fixtures.ts';
-import { assertAccessible, checkPage, DASHBOARD_SCREENSHOTS } from './browser-support.ts';
+import {
+  addDashboardUser,
+  assertAccessible,
+  checkPage,
+  DASHBOARD_SCREENSHOTS,
+  signInFirstTime,
+} from './browser-support.ts';
 
 const OWNER = { email: 'menu@loja.example', password: 'uma senha forte o bastante' };
 const DELIVERIES = 23;
@@ -42,15 +47,8 @@ for (const engine of engines()) {
     const navigation = () => page.getByRole('navigation', { name: 'Navegação principal' });
 
     test('the owner signs in', async () => {
-      const added = await runUsersCommand(['add', '--account', 'demo', '--email', OWNER.email, '--role', 'owner'], {
-        db: database.db,
-        publicUrl: server.origin,
-        now: new Date(),
-      });
-      await page.goto(added.sign_in_url);
-      await page.getByLabel('Escolha sua senha').fill(OWNER.password);
-      await page.getByRole('button', { name: 'Continuar' }).click();
-      await page.getByRole('heading', { name: 'Vendas' }).waitFor();
+      const added = await addDashboardUser(database, server.origin, OWNER.email, 'owner');
+      await signInFirstTime(page, added.sign_in_url, OWNER.password);
     });
 
     test('at 390 px the navigation folds behind a menu button that the keyboard opens and Escape closes', async () => {

@@ -4,13 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Database } from '../../src/db/database.ts';
-import { runUsersCommand } from '../../src/modules/dashboard/users.cli.ts';
 import { totpAt } from '../../src/modules/dashboard/totp.ts';
 import type { Tenant } from '../support/app.ts';
 import { launchChromium, payWithCard, TEST_CARDS, useCheckoutServer, type CheckoutServer } from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 import { insertOrder } from '../support/records-fixtures.ts';
-import { checkPage } from './browser-support.ts';
+import { addDashboardUser, checkPage, signInFirstTime } from './browser-support.ts';
 import { insertSubscriber } from './ops-fixtures.ts';
 
 const OWNER = { email: 'gerente@loja.example', password: 'uma senha forte o bastante' };
@@ -76,15 +75,8 @@ for (const engine of engines()) {
           slug: 'demo',
           apiKey: server.merchant.api_key!,
         };
-        const added = await runUsersCommand(['add', '--account', 'demo', '--email', OWNER.email, '--role', 'owner'], {
-          db: database.db,
-          publicUrl: server.origin,
-          now: new Date(),
-        });
-        await page.goto(added.sign_in_url);
-        await page.getByLabel('Escolha sua senha').fill(OWNER.password);
-        await page.getByRole('button', { name: 'Continuar' }).click();
-        await page.getByRole('heading', { name: 'Vendas' }).waitFor();
+        const added = await addDashboardUser(database, server.origin, OWNER.email, 'owner');
+        await signInFirstTime(page, added.sign_in_url, OWNER.password);
       });
 
       test('add a notification endpoint and see its delivery after a payment', async () => {
@@ -217,15 +209,15 @@ for (const engine of engines()) {
       });
 
       test('support reads subscriptions and orders but is offered none of their actions', async () => {
-        const added = await runUsersCommand(
-          ['add', '--account', 'demo', '--email', 'suporte@loja.example', '--role', 'support'],
-          { db: database.db, publicUrl: server.origin, now: new Date(Date.now() + offsetMs) },
+        const added = await addDashboardUser(
+          database,
+          server.origin,
+          'suporte@loja.example',
+          'support',
+          new Date(Date.now() + offsetMs),
         );
         await page.getByRole('button', { name: 'Sair', exact: true }).click();
-        await page.goto(added.sign_in_url);
-        await page.getByLabel('Escolha sua senha').fill('outra frase bem comprida');
-        await page.getByRole('button', { name: 'Continuar' }).click();
-        await page.getByRole('heading', { name: 'Vendas' }).waitFor();
+        await signInFirstTime(page, added.sign_in_url, 'outra frase bem comprida');
         const subscriber = await insertSubscriber(database, shop, 'Sofia Suporte');
         await page.goto(dashboard(`/subscriptions/${subscriber.subscriptionId}`));
         await page.getByTestId('subscription-status').filter({ hasText: 'Em atraso' }).waitFor();

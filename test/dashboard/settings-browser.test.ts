@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { Database } from '../../src/db/database.ts';
-import { runUsersCommand } from '../../src/modules/dashboard/users.cli.ts';
 import { launchChromium, useCheckoutServer, type CheckoutServer } from '../support/browser.ts';
 import { engines } from '../support/engines.ts';
 import { VALID_ALPHANUMERIC_CNPJ } from '../support/records-fixtures.ts';
-import { checkPage } from './browser-support.ts';
+import { addDashboardUser, checkPage, signInFirstTime } from './browser-support.ts';
 
 const [engine] = engines();
 
@@ -26,15 +25,8 @@ describe('dashboard settings and developer settings in Chromium', { timeout: 300
 
   /** Signs `email` in through the one-time link of `users add`, choosing a password. */
   const signInAs = async (email: string, role: 'owner' | 'finance') => {
-    const added = await runUsersCommand(['add', '--account', 'demo', '--email', email, '--role', role], {
-      db: database.db,
-      publicUrl: server.origin,
-      now: new Date(),
-    });
-    await page.goto(added.sign_in_url);
-    await page.getByLabel('Escolha sua senha').fill('cavalo correto bateria grampo');
-    await page.getByRole('button', { name: 'Continuar' }).click();
-    await page.getByRole('heading', { name: 'Vendas' }).waitFor();
+    const added = await addDashboardUser(database, server.origin, email, role);
+    await signInFirstTime(page, added.sign_in_url, 'cavalo correto bateria grampo');
   };
 
   test('an owner edits the company data, refused first by the CNPJ rule, then saved', async () => {
