@@ -1,14 +1,14 @@
 // The payments module's public face: other modules and the processes import only what is listed here.
 export { applyPaymentAction } from './attempts/gateway-actions.ts';
-export { type GatewayAnswer, submitToGateway } from './attempts/pay-gateway-call.ts';
+export { chargeOnce, issuedSlip, recordPendingPayment, throwIfUnanswered } from './attempts/charge.ts';
 export { type GatewayDeps, resolveGateway } from './attempts/pay-gateways.ts';
 export { sameAttempt } from './attempts/payment-attempt.ts';
-export { enqueueIntentRecovery, RECONCILE_JOB, recordGatewayAnswer } from './attempts/payment-record.ts';
+export { RECONCILE_JOB } from './attempts/payment-record.ts';
 export { assertChargePayable } from './checkout/pay-context.ts';
 export { createPayOrder } from './checkout/pay-order.ts';
 export { registerPayRoutes } from './checkout/pay.routes.ts';
 export { type PaymentJobDeps, paymentJobHandlers } from './payments.jobs.ts';
-export { findPayCompany, findSavedMethod, insertPaymentRow, purchasedOrderOfCart } from './payments.repo.ts';
+export { findPayCompany, findSavedMethod, purchasedOrderOfCart } from './payments.repo.ts';
 export { registerPaymentReadRoutes } from './reads/payment-reads.routes.ts';
 export { sweepPendingRefunds } from './refunds/pending-refund-sweep.ts';
 export { registerRefundRoutes } from './refunds/refunds.routes.ts';
