@@ -64,6 +64,9 @@ NOTIFICATIONS_ALLOW_PRIVATE_NETWORKS, SMTP_URL, MAIL_FROM (see README.md).`;
 
 type Command = (args: string[], config: Config) => Promise<void>;
 
+/** The process's clock: the commands' one reading of the wall clock, handed to everything they run. */
+const processClock = () => new Date();
+
 const commands: Record<string, Command> = {
   async start(_args, config) {
     const database = await openConfiguredDatabase(config);
@@ -71,8 +74,8 @@ const commands: Record<string, Command> = {
     let ownerLink: string;
     try {
       await migrate(database);
-      demo = await seedDemo(database, config);
-      ownerLink = await demoOwnerSignInLink(database.db, config.publicUrl, demo);
+      demo = await seedDemo(database, config, processClock());
+      ownerLink = await demoOwnerSignInLink(database.db, config.publicUrl, demo, processClock());
     } finally {
       await database.close();
     }
@@ -120,7 +123,7 @@ const commands: Record<string, Command> = {
       {
         masterKey: config.masterKey,
         gatewayUrls: config.gatewayUrls,
-        clock: () => new Date(),
+        clock: processClock,
         notifications: deliverySettings(config),
       },
       { leaseMs: config.jobLeaseMs },
@@ -164,7 +167,7 @@ const commands: Record<string, Command> = {
     if (!values.demo) throw new UsageError('seed needs --demo');
     await withDatabase(config, async (database) => {
       await migrate(database);
-      const result = await seedDemo(database, config);
+      const result = await seedDemo(database, config, processClock());
       console.log(values.json ? JSON.stringify(result, null, 2) : `demo merchant ready; API key: ${result.api_key}`);
     });
   },
@@ -183,6 +186,7 @@ const commands: Record<string, Command> = {
       await migrate(database);
       const result = await applyMerchant(database, config.masterKey, document, {
         rotateKey: values['rotate-key'] === true,
+        now: processClock(),
       });
       console.log(JSON.stringify(result, null, 2));
     });
@@ -207,7 +211,7 @@ const commands: Record<string, Command> = {
         .where('slug', '=', values.account!)
         .executeTakeFirst();
       if (!account) throw new UsageError(`no account with slug ${values.account}`);
-      const key = await rotateKey(database.db, account.id, grace);
+      const key = await rotateKey(database.db, account.id, grace, processClock());
       console.log(
         JSON.stringify(
           { account_id: account.id, api_key: key.plaintext, previous_keys_expire_in_seconds: grace },
@@ -221,7 +225,7 @@ const commands: Record<string, Command> = {
   async users(args, config) {
     await withDatabase(config, async (database) => {
       await migrate(database);
-      const output = await runUsersCommand(args, { db: database.db, publicUrl: config.publicUrl, now: new Date() });
+      const output = await runUsersCommand(args, { db: database.db, publicUrl: config.publicUrl, now: processClock() });
       console.log(JSON.stringify(output, null, 2));
     });
   },
@@ -232,7 +236,7 @@ const commands: Record<string, Command> = {
       const output = await runNotificationsCommand(args, {
         db: database.db,
         masterKey: config.masterKey,
-        now: new Date(),
+        now: processClock(),
       });
       console.log(JSON.stringify(output, null, 2));
     });
@@ -244,8 +248,12 @@ const commands: Record<string, Command> = {
     process.once('SIGINT', end);
     process.once('SIGTERM', end);
     try {
-      await runListen(args, { serviceUrl: config.publicUrl, masterKey: config.masterKey }, stop.signal, (line) =>
-        console.log(line),
+      await runListen(
+        args,
+        { serviceUrl: config.publicUrl, masterKey: config.masterKey },
+        stop.signal,
+        (line) => console.log(line),
+        processClock,
       );
     } finally {
       process.off('SIGINT', end);
@@ -261,7 +269,7 @@ const commands: Record<string, Command> = {
   async webhooks(args, config) {
     await withDatabase(config, async (database) => {
       await migrate(database);
-      const output = await runWebhooksCommand(args, { db: database.db, now: new Date() });
+      const output = await runWebhooksCommand(args, { db: database.db, now: processClock() });
       console.log(JSON.stringify(output, null, 2));
     });
   },
