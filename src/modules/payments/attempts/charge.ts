@@ -121,15 +121,13 @@ export async function chargeOnce<T>(
       ? { kind: 'refused', ...charge.refused }
       : await submitToGateway(charge.gateway, gatewayRequest(charge));
   const at = options.answeredAt();
-  const settled = await db
-    .transaction()
-    .execute((trx) =>
-      options.settle(trx, {
-        answer,
-        at,
-        record: () => recordGatewayAnswer(trx, masterKey, charge.payment, answer, at),
-      }),
-    );
+  const settled = await db.transaction().execute((trx) =>
+    options.settle(trx, {
+      answer,
+      at,
+      record: () => recordGatewayAnswer(trx, masterKey, charge.payment, answer, at),
+    }),
+  );
   return { answer, settled };
 }
 
