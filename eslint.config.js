@@ -24,6 +24,25 @@ export default tseslint.config(
     },
   },
   {
+    // One clock: the modules take the time from the app's clock (AppContext.clock, passed down), never the
+    // system's, so a test or a worker sets the time every rule sees. The wall clock is read at the edges only
+    // (app.ts, runtime.ts, main.ts). A date built from a value (`new Date(iso)`) is not a clock reading.
+    files: ['src/modules/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: "Take the time from the app's clock (a `now` or `clock` argument), not `new Date()`.",
+        },
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: "Take the time from the app's clock (a `now` or `clock` argument), not `Date.now()`.",
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',

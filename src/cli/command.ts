@@ -16,6 +16,9 @@ export type CommandFamily = {
 
 export class UsageError extends Error {}
 
+/** The process's clock: the commands' one reading of the wall clock, handed to everything they run. */
+export const processClock = () => new Date();
+
 /** `parseArgs` refusing an unknown option or a missing value: a usage error like any other. */
 export function isArgumentError(error: unknown): error is Error {
   return (

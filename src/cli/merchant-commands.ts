@@ -8,7 +8,7 @@ import {
   MerchantDocumentError,
   parseMerchantDocument,
 } from '../modules/merchant-file/index.ts';
-import { isArgumentError, readText, UsageError, withDatabase, type CommandFamily } from './command.ts';
+import { isArgumentError, processClock, readText, UsageError, withDatabase, type CommandFamily } from './command.ts';
 
 /** How long the previous API keys may keep working after a rotation: a year at most. */
 const MAX_KEY_GRACE_SECONDS = 365 * 86_400;
@@ -34,6 +34,7 @@ export const merchantCommands: CommandFamily = {
         await migrate(database);
         const result = await applyMerchant(database, config.masterKey, document, {
           rotateKey: values['rotate-key'] === true,
+          now: processClock(),
         });
         console.log(JSON.stringify(result, null, 2));
       });
@@ -58,7 +59,7 @@ export const merchantCommands: CommandFamily = {
           .where('slug', '=', values.account!)
           .executeTakeFirst();
         if (!account) throw new UsageError(`no account with slug ${values.account}`);
-        const key = await rotateKey(database.db, account.id, grace);
+        const key = await rotateKey(database.db, account.id, grace, processClock());
         console.log(
           JSON.stringify(
             { account_id: account.id, api_key: key.plaintext, previous_keys_expire_in_seconds: grace },

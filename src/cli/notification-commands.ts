@@ -7,7 +7,7 @@ import {
   runTrigger,
   ServiceCallError,
 } from '../modules/notifications/index.ts';
-import { isArgumentError, withDatabase, type CommandFamily } from './command.ts';
+import { isArgumentError, processClock, withDatabase, type CommandFamily } from './command.ts';
 
 /** Merchant notification endpoints and deliveries, and local forwarding of them from the running service. */
 export const notificationCommands: CommandFamily = {
@@ -22,7 +22,7 @@ export const notificationCommands: CommandFamily = {
         const output = await runNotificationsCommand(args, {
           db: database.db,
           masterKey: config.masterKey,
-          now: new Date(),
+          now: processClock(),
         });
         console.log(JSON.stringify(output, null, 2));
       });
@@ -34,8 +34,12 @@ export const notificationCommands: CommandFamily = {
       process.once('SIGINT', end);
       process.once('SIGTERM', end);
       try {
-        await runListen(args, { serviceUrl: config.publicUrl, masterKey: config.masterKey }, stop.signal, (line) =>
-          console.log(line),
+        await runListen(
+          args,
+          { serviceUrl: config.publicUrl, masterKey: config.masterKey },
+          stop.signal,
+          (line) => console.log(line),
+          processClock,
         );
       } finally {
         process.off('SIGINT', end);

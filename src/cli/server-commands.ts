@@ -11,7 +11,7 @@ import { deliverySettings } from '../modules/notifications/index.ts';
 import { registerOrderTransitionHooks } from '../order-hooks.ts';
 import { createWorker, startServer, stopOnSignals } from '../runtime.ts';
 import { startLocalSandboxes } from '../sandbox-runtime.ts';
-import { isArgumentError, UsageError, withDatabase, type CommandFamily } from './command.ts';
+import { isArgumentError, processClock, UsageError, withDatabase, type CommandFamily } from './command.ts';
 
 /** The commands that run the service, its worker and its sandboxes, and prepare its database. */
 export const serverCommands: CommandFamily = {
@@ -24,8 +24,8 @@ export const serverCommands: CommandFamily = {
       let ownerLink: string;
       try {
         await migrate(database);
-        demo = await seedDemo(database, config);
-        ownerLink = await demoOwnerSignInLink(database.db, config.publicUrl, demo);
+        demo = await seedDemo(database, config, processClock());
+        ownerLink = await demoOwnerSignInLink(database.db, config.publicUrl, demo, processClock());
       } finally {
         await database.close();
       }
@@ -75,7 +75,7 @@ export const serverCommands: CommandFamily = {
         {
           masterKey: config.masterKey,
           gatewayUrls: config.gatewayUrls,
-          clock: () => new Date(),
+          clock: processClock,
           notifications: deliverySettings(config),
         },
         { leaseMs: config.jobLeaseMs },
@@ -121,7 +121,7 @@ export const serverCommands: CommandFamily = {
       if (!values.demo) throw new UsageError('seed needs --demo');
       await withDatabase(config, async (database) => {
         await migrate(database);
-        const result = await seedDemo(database, config);
+        const result = await seedDemo(database, config, processClock());
         console.log(values.json ? JSON.stringify(result, null, 2) : `demo merchant ready; API key: ${result.api_key}`);
       });
     },

@@ -1,6 +1,6 @@
 import { migrate } from '../db/migrate.ts';
 import { runUsersCommand, UsersUsageError } from '../modules/dashboard/index.ts';
-import { isArgumentError, withDatabase, type CommandFamily } from './command.ts';
+import { isArgumentError, processClock, withDatabase, type CommandFamily } from './command.ts';
 
 /** Dashboard users of an account, and their one-time sign-in links. */
 export const userCommands: CommandFamily = {
@@ -9,7 +9,11 @@ export const userCommands: CommandFamily = {
     async users(args, config) {
       await withDatabase(config, async (database) => {
         await migrate(database);
-        const output = await runUsersCommand(args, { db: database.db, publicUrl: config.publicUrl, now: new Date() });
+        const output = await runUsersCommand(args, {
+          db: database.db,
+          publicUrl: config.publicUrl,
+          now: processClock(),
+        });
         console.log(JSON.stringify(output, null, 2));
       });
     },

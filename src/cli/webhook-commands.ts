@@ -1,7 +1,7 @@
 import { migrate } from '../db/migrate.ts';
 import { runWebhooksCommand, WebhookCommandError, WebhookUsageError } from '../modules/webhooks/index.ts';
 import { registerOrderTransitionHooks } from '../order-hooks.ts';
-import { isArgumentError, withDatabase, type CommandFamily } from './command.ts';
+import { isArgumentError, processClock, withDatabase, type CommandFamily } from './command.ts';
 
 /** Inbound events whose job ran out of attempts, and their replay. */
 export const webhookCommands: CommandFamily = {
@@ -15,7 +15,7 @@ export const webhookCommands: CommandFamily = {
       registerOrderTransitionHooks();
       await withDatabase(config, async (database) => {
         await migrate(database);
-        const output = await runWebhooksCommand(args, { db: database.db, now: new Date() });
+        const output = await runWebhooksCommand(args, { db: database.db, now: processClock() });
         console.log(JSON.stringify(output, null, 2));
       });
     },

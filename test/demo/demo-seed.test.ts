@@ -14,17 +14,21 @@ for (const engine of engines()) {
     after(() => database.close());
 
     test('the key it prints always works: a rotation of the demo account since is undone by the next seed', async () => {
-      const first = await seedDemo(database, config);
-      assert.equal((await verifyKey(database.db, first.api_key))?.accountId, first.account_id);
-      const rotated = await rotateKey(database.db, first.account_id, 0);
-      assert.equal(await verifyKey(database.db, first.api_key), undefined, 'the rotation retired the demo key');
-      const second = await seedDemo(database, config);
-      assert.equal(second.api_key, first.api_key);
-      assert.equal((await verifyKey(database.db, second.api_key))?.accountId, first.account_id);
-      // The key the rotation issued is left as it was.
-      assert.equal((await verifyKey(database.db, rotated.plaintext))?.accountId, first.account_id);
+      const first = await seedDemo(database, config, new Date());
+      assert.equal((await verifyKey(database.db, first.api_key, new Date()))?.accountId, first.account_id);
+      const rotated = await rotateKey(database.db, first.account_id, 0, new Date());
       assert.equal(
-        (await verifyKey(database.db, second.other_account.api_key))?.accountId,
+        await verifyKey(database.db, first.api_key, new Date()),
+        undefined,
+        'the rotation retired the demo key',
+      );
+      const second = await seedDemo(database, config, new Date());
+      assert.equal(second.api_key, first.api_key);
+      assert.equal((await verifyKey(database.db, second.api_key, new Date()))?.accountId, first.account_id);
+      // The key the rotation issued is left as it was.
+      assert.equal((await verifyKey(database.db, rotated.plaintext, new Date()))?.accountId, first.account_id);
+      assert.equal(
+        (await verifyKey(database.db, second.other_account.api_key, new Date()))?.accountId,
         second.other_account.account_id,
       );
     });

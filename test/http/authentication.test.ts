@@ -68,13 +68,13 @@ for (const engine of engines()) {
 
       test('a rotated key keeps working during the grace period, a revoked one does not', async () => {
         const tenant = await createTenant(database);
-        const graced = await rotateKey(database.db, tenant.accountId, 3600);
+        const graced = await rotateKey(database.db, tenant.accountId, 3600, new Date());
         assert.equal((await app.inject({ url: '/api/v1/products', headers: bearer(tenant.apiKey) })).statusCode, 200);
         assert.equal(
           (await app.inject({ url: '/api/v1/products', headers: bearer(graced.plaintext) })).statusCode,
           200,
         );
-        const fresh = await rotateKey(database.db, tenant.accountId, 0);
+        const fresh = await rotateKey(database.db, tenant.accountId, 0, new Date());
         assert.equal((await app.inject({ url: '/api/v1/products', headers: bearer(tenant.apiKey) })).statusCode, 401);
         assert.equal(
           (await app.inject({ url: '/api/v1/products', headers: bearer(graced.plaintext) })).statusCode,
@@ -85,7 +85,9 @@ for (const engine of engines()) {
 
       test('rotations at the same moment leave exactly one live key', async () => {
         const tenant = await createTenant(database);
-        const issued = await Promise.all([0, 1, 2, 3].map(() => rotateKey(database.db, tenant.accountId, 0)));
+        const issued = await Promise.all(
+          [0, 1, 2, 3].map(() => rotateKey(database.db, tenant.accountId, 0, new Date())),
+        );
         const live = await Promise.all(
           issued.map(
             async (key) => (await app.inject({ url: '/api/v1/products', headers: bearer(key.plaintext) })).statusCode,

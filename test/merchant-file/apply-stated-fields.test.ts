@@ -62,7 +62,7 @@ for (const engine of engines()) {
         const started = await startTestApp(database);
         app = started.app;
         masterKey = started.config.masterKey;
-        const applied = await applyMerchant(database, masterKey, parseMerchantDocument(FULL, 'full.yaml'));
+        const applied = await applyMerchant(database, masterKey, parseMerchantDocument(FULL, 'full.yaml'), { now: new Date() });
         const companyId = applied.companies['loja-campos']!;
         const accountRow = await database.db
           .selectFrom('accounts')
@@ -101,7 +101,7 @@ for (const engine of engines()) {
         const hosts = await patch('/allowed_hosts', { allowed_hosts: ['painel.example.com'] }, 'PUT');
         assert.equal(hosts.statusCode, 200, hosts.body);
 
-        await applyMerchant(database, masterKey, parseMerchantDocument(MINIMAL, 'minimal.yaml'));
+        await applyMerchant(database, masterKey, parseMerchantDocument(MINIMAL, 'minimal.yaml'), { now: new Date() });
         const kept = await companyRow(database, 'loja-campos');
         assert.equal(kept.legal_name, 'Campos Razao Social Nova');
         assert.equal(kept.document, '11222333000181');
@@ -127,7 +127,7 @@ for (const engine of engines()) {
           .executeTakeFirstOrThrow();
         assert.deepEqual(account.allowed_hosts, ['painel.example.com']);
 
-        await applyMerchant(database, masterKey, parseMerchantDocument(PARTIAL, 'partial.yaml'));
+        await applyMerchant(database, masterKey, parseMerchantDocument(PARTIAL, 'partial.yaml'), { now: new Date() });
         const stated = await companyRow(database, 'loja-campos');
         assert.equal(stated.boleto_due_days, 9);
         assert.equal(stated.city, 'CAMPINAS');
@@ -149,7 +149,7 @@ for (const engine of engines()) {
     test('a company a file creates takes the defaults of what it leaves out', async () => {
       const fresh = await engine.open();
       try {
-        const applied = await applyMerchant(fresh, masterKey, parseMerchantDocument(MINIMAL, 'minimal.yaml'));
+        const applied = await applyMerchant(fresh, masterKey, parseMerchantDocument(MINIMAL, 'minimal.yaml'), { now: new Date() });
         const row = await companyRow(fresh, 'loja-campos');
         assert.equal(row.id, applied.companies['loja-campos']);
         assert.deepEqual(

@@ -43,7 +43,7 @@ for (const engine of engines()) {
       }));
 
     test('a plan without its own terms takes the defaults at apply; its own terms win', async () => {
-      await applyMerchant(database, masterKey, document());
+      await applyMerchant(database, masterKey, document(), { now: new Date() });
       assert.deepEqual(
         (await plans()).map((plan) => [plan.ref, plan.fine_tax, plan.late_interest_tax]),
         [
@@ -56,7 +56,7 @@ for (const engine of engines()) {
         .set({ default_fine_type: 'fixed', default_fine_cents: 350, default_late_interest_tax: 0.0333 })
         .where('slug', '=', 'multas-loja')
         .execute();
-      await applyMerchant(database, masterKey, document());
+      await applyMerchant(database, masterKey, document(), { now: new Date() });
       const [standard, own] = await plans();
       assert.deepEqual(standard, {
         ref: 'boleto-padrao',

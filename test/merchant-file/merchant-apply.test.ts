@@ -55,7 +55,7 @@ for (const engine of engines()) {
     after(() => database.close());
 
     test('applying the example creates every entity with its values', async () => {
-      first = await applyMerchant(database, masterKey, example());
+      first = await applyMerchant(database, masterKey, example(), { now: new Date() });
       const db = database.db;
       assert.equal(first.created, true);
       assert.match(first.api_key ?? '', /^ck_[0-9a-f]{16}_/);
@@ -224,7 +224,7 @@ for (const engine of engines()) {
     }
 
     test('the returned API key authenticates the account', async () => {
-      const verified = await verifyKey(database.db, first.api_key!);
+      const verified = await verifyKey(database.db, first.api_key!, new Date());
       assert.equal(verified?.accountId, first.account_id);
     });
 
@@ -256,7 +256,7 @@ for (const engine of engines()) {
     test('applying the same document again creates nothing and rewrites nothing', async () => {
       const counts = await countRows(database);
       const versions = await rowVersions();
-      const second = await applyMerchant(database, masterKey, example());
+      const second = await applyMerchant(database, masterKey, example(), { now: new Date() });
       assert.deepEqual(second, { ...first, api_key: null, created: false });
       assert.deepEqual(await countRows(database), counts);
       assert.deepEqual(await rowVersions(), versions);
@@ -273,7 +273,7 @@ for (const engine of engines()) {
       company.checkout_pages![0]!.asks_payer_identity = true;
       company.coupons![0]!.product_external_ids = ['ebook-2', 'avental'];
       company.webhook_credentials![1]!.secret = 'whsec_nova_assinatura';
-      const changed = await applyMerchant(database, masterKey, document);
+      const changed = await applyMerchant(database, masterKey, document, { now: new Date() });
 
       assert.deepEqual(changed, { ...first, api_key: null, created: false });
       const db = database.db;
@@ -336,7 +336,7 @@ for (const engine of engines()) {
       const counts = await countRows(database);
       const intruder = example();
       intruder.account = { name: 'Outra Loja', slug: 'outra-loja' };
-      await assert.rejects(applyMerchant(database, masterKey, intruder), (error: Error) => {
+      await assert.rejects(applyMerchant(database, masterKey, intruder, { now: new Date() }), (error: Error) => {
         assert.ok(error instanceof MerchantApplyError);
         assert.match(error.message, /company slug already belongs to another account: loja-exemplo/);
         return true;
@@ -359,7 +359,10 @@ for (const engine of engines()) {
       const document = example();
       document.account.name = 'Nome Novo';
       document.companies[0]!.coupons![0]!.usage_limit = 10;
-      await assert.rejects(applyMerchant(database, masterKey, document), /usage_limit 10 is below the 50 uses/);
+      await assert.rejects(
+        applyMerchant(database, masterKey, document, { now: new Date() }),
+        /usage_limit 10 is below the 50 uses/,
+      );
       const account = await database.db
         .selectFrom('accounts')
         .select('name')
@@ -369,19 +372,25 @@ for (const engine of engines()) {
     });
 
     test('rotateKey stores a new key, and a given key is stored once', async () => {
-      const rotated = await applyMerchant(database, masterKey, example(), { rotateKey: true });
+      const rotated = await applyMerchant(database, masterKey, example(), { rotateKey: true, now: new Date() });
       assert.notEqual(rotated.api_key, null);
-      assert.equal((await verifyKey(database.db, rotated.api_key!))?.accountId, first.account_id);
+      assert.equal((await verifyKey(database.db, rotated.api_key!, new Date()))?.accountId, first.account_id);
       assert.equal(
-        (await verifyKey(database.db, first.api_key!))?.accountId,
+        (await verifyKey(database.db, first.api_key!, new Date()))?.accountId,
         first.account_id,
         'earlier keys stay valid',
       );
 
       const given = generateKey();
-      assert.equal((await applyMerchant(database, masterKey, example(), { apiKey: given })).api_key, given.plaintext);
-      assert.equal((await applyMerchant(database, masterKey, example(), { apiKey: given })).api_key, null);
-      assert.equal((await verifyKey(database.db, given.plaintext))?.accountId, first.account_id);
+      assert.equal(
+        (await applyMerchant(database, masterKey, example(), { apiKey: given, now: new Date() })).api_key,
+        given.plaintext,
+      );
+      assert.equal(
+        (await applyMerchant(database, masterKey, example(), { apiKey: given, now: new Date() })).api_key,
+        null,
+      );
+      assert.equal((await verifyKey(database.db, given.plaintext, new Date()))?.accountId, first.account_id);
     });
 
     test('an invalid document built in code is refused before anything is written', async () => {
@@ -390,7 +399,7 @@ for (const engine of engines()) {
       document.account.slug = 'nova-loja';
       document.companies[0]!.slug = 'nova-loja';
       document.companies[0]!.products![0]!.value = 1.001;
-      await assert.rejects(applyMerchant(database, masterKey, document), MerchantDocumentError);
+      await assert.rejects(applyMerchant(database, masterKey, document, { now: new Date() }), MerchantDocumentError);
       assert.deepEqual(await countRows(database), counts);
     });
   });

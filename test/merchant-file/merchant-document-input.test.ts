@@ -309,8 +309,8 @@ for (const engine of engines()) {
       const first = document();
       const second = { ...first };
       const results = await Promise.all([
-        applyMerchant(database, masterKey, first),
-        applyMerchant(database, masterKey, second),
+        applyMerchant(database, masterKey, first, { now: new Date() }),
+        applyMerchant(database, masterKey, second, { now: new Date() }),
       ]);
       assert.deepEqual(results.map((result) => result.created).sort(), [false, true]);
       assert.equal(results[0].account_id, results[1].account_id);
@@ -321,7 +321,9 @@ for (const engine of engines()) {
         .replace('value: 47\n', 'value: -0\n')
         .replace('statement_descriptor: LOJAEXEMPLO', 'statement_descriptor: LOJAEXEMPLO, retries: -0')
         .replace('integrations: { analytics_id: G-EXEMPLO }', 'integrations: { analytics_id: G-EXEMPLO, ratio: -0.0 }');
-      const first = await applyMerchant(database, masterKey, parseMerchantDocument(yaml, 'zero.yaml'));
+      const first = await applyMerchant(database, masterKey, parseMerchantDocument(yaml, 'zero.yaml'), {
+        now: new Date(),
+      });
       const stamps = async () =>
         JSON.stringify({
           products: await database.db
@@ -345,7 +347,7 @@ for (const engine of engines()) {
         });
       const before = await stamps();
       await new Promise((resolve) => setTimeout(resolve, 5));
-      await applyMerchant(database, masterKey, parseMerchantDocument(yaml, 'zero.yaml'));
+      await applyMerchant(database, masterKey, parseMerchantDocument(yaml, 'zero.yaml'), { now: new Date() });
       assert.equal(await stamps(), before);
     });
   });

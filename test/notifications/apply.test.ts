@@ -72,7 +72,7 @@ for (const engine of engines()) {
           description: 'ERP',
         },
       ];
-      const first = await applyMerchant(database, masterKey, document(endpoints));
+      const first = await applyMerchant(database, masterKey, document(endpoints), { now: new Date() });
       assert.deepEqual(
         Object.keys(first.notification_endpoints),
         endpoints.map((endpoint) => endpoint.url),
@@ -99,7 +99,7 @@ for (const engine of engines()) {
       );
       assert.deepEqual(rows.find((row) => row.url.endsWith('/all'))!.event_types, []);
 
-      const second = await applyMerchant(database, masterKey, document(endpoints));
+      const second = await applyMerchant(database, masterKey, document(endpoints), { now: new Date() });
       assert.deepEqual(second.notification_endpoints, first.notification_endpoints);
       assert.equal(second.notification_secrets, undefined, 'no secret is shown again');
 
@@ -107,6 +107,7 @@ for (const engine of engines()) {
         database,
         masterKey,
         document([{ url: 'https://hooks.example.com/all', events: ['order.paid'], enabled: false }, endpoints[1]]),
+        { now: new Date() },
       );
       assert.deepEqual(changed.notification_endpoints, first.notification_endpoints);
       const after = await database.db

@@ -114,6 +114,7 @@ for (const engine of engines()) {
             orderId: order.id,
             to: 'paid',
             cause: 'test',
+            at: new Date(),
           });
           assert.equal(moved.changed, true);
           throw new Error('rollback');
@@ -175,7 +176,13 @@ for (const engine of engines()) {
           cause: 'test',
           at: new Date(),
         });
-        await transitionOrder(trx, { accountId: tenant.accountId, orderId: order.id, to: 'pending', cause: 'test' });
+        await transitionOrder(trx, {
+          accountId: tenant.accountId,
+          orderId: order.id,
+          to: 'pending',
+          cause: 'test',
+          at: new Date(),
+        });
       });
       const [failed] = await eventsOf(tenant);
       const failedOrder = (failed!.data as { order: { status: string; payments: Array<{ status: string }> } }).order;

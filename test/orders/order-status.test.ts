@@ -114,7 +114,13 @@ for (const engine of engines()) {
       const order = await insertOrder(database, tenant, { status: 'pending' });
       await assert.rejects(
         database.db.transaction().execute(async (trx) => {
-          await transitionOrder(trx, { accountId: tenant.accountId, orderId: order.id, to: 'paid', cause: 'test' });
+          await transitionOrder(trx, {
+            accountId: tenant.accountId,
+            orderId: order.id,
+            to: 'paid',
+            cause: 'test',
+            at: new Date(),
+          });
           throw new Error('gateway write failed');
         }),
       );

@@ -53,7 +53,7 @@ for (const engine of engines()) {
       database = await engine.open();
       config = testConfig({ LOG_LEVEL: 'trace' });
       const logger = createLogger('trace', logs);
-      demo = await seedDemo(database, config);
+      demo = await seedDemo(database, config, new Date());
       let url: string | undefined;
       sandboxes = await startLocalSandboxes(database, config, () => url);
       app = await buildApp({ config, database, logger, gatewayUrls: sandboxes.urls });

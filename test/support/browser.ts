@@ -193,13 +193,14 @@ export async function startCheckoutServer(
     custom_code: '<script>document.title = "merchant"</script>',
     index_on_search_engines: true,
   });
-  const merchant = await applyMerchant(database, config.masterKey, document);
+  const merchant = await applyMerchant(database, config.masterKey, document, { now: new Date() });
   const charges = await ensureDemoCharges(
     database,
     config.masterKey,
     merchant.account_id,
     merchant.companies['loja-demo']!,
     merchant.products,
+    new Date(),
   );
   return {
     app,

@@ -126,7 +126,7 @@ export async function runWebhookJobs(
   database: Database,
   options: { clock?: () => Date; masterKey?: Buffer } = {},
 ): Promise<number> {
-  const handlers = webhookJobHandlers({ masterKey: options.masterKey ?? randomBytes(32) });
+  const handlers = webhookJobHandlers({ masterKey: options.masterKey ?? randomBytes(32), clock: () => new Date() });
   const worker = new Worker({
     database,
     handlers,

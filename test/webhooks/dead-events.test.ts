@@ -81,7 +81,7 @@ for (const engine of engines()) {
       let now = Date.now();
       const worker = new Worker({
         database,
-        handlers: webhookJobHandlers({ masterKey: hooks.config.masterKey }),
+        handlers: webhookJobHandlers({ masterKey: hooks.config.masterKey, clock: () => new Date() }),
         deadJobHandlers: webhookDeadJobHandlers(() => new Date(now)),
         types: [PROCESS_EVENT_JOB],
         logger: pino({ level: 'info' }, { write: (line: string) => void logLines.push(line) }),

@@ -102,7 +102,7 @@ for (const engine of engines()) {
       /** The job's handler run directly, outside any claim: what a second worker racing the first would do. */
       const runHandler = async (eventRowId: number) => {
         const job = await jobOf(eventRowId);
-        await webhookJobHandlers({ masterKey: hooks.config.masterKey })[PROCESS_EVENT_JOB]!(
+        await webhookJobHandlers({ masterKey: hooks.config.masterKey, clock: () => new Date() })[PROCESS_EVENT_JOB]!(
           { id: job.id, type: job.type, payload: job.payload, accountId: job.account_id, attempts: 1 },
           { database },
         );

@@ -169,7 +169,7 @@ for (const engine of engines()) {
         .where('type', '=', PROCESS_EVENT_JOB)
         .where('dedup_key', '=', `${PROCESS_EVENT_JOB}:${eventRowId}`)
         .executeTakeFirstOrThrow();
-      await webhookJobHandlers({ masterKey: hooks.config.masterKey })[PROCESS_EVENT_JOB]!(
+      await webhookJobHandlers({ masterKey: hooks.config.masterKey, clock: () => new Date() })[PROCESS_EVENT_JOB]!(
         { id: job.id, type: job.type, payload: job.payload, accountId: job.account_id, attempts: 1 },
         { database },
       );

@@ -38,7 +38,7 @@ export async function storeKey(db: Kysely<DB>, accountId: string, key: IssuedKey
 export type VerifiedKey = { accountId: string; apiKeyId: string };
 
 /** Returns the key's account when the key exists, matches, is not revoked and has not expired. */
-export async function verifyKey(db: Kysely<DB>, plaintext: string, now = new Date()): Promise<VerifiedKey | undefined> {
+export async function verifyKey(db: Kysely<DB>, plaintext: string, now: Date): Promise<VerifiedKey | undefined> {
   const keyId = parseKeyId(plaintext);
   if (!keyId) return undefined;
   const row = await db
@@ -63,7 +63,7 @@ export async function rotateKey(
   db: Kysely<DB>,
   accountId: string,
   graceSeconds: number,
-  now = new Date(),
+  now: Date,
 ): Promise<IssuedKey> {
   const key = generateKey();
   await db.transaction().execute(async (trx) => {

@@ -42,7 +42,7 @@ export function registerAuthentication(
   app: FastifyInstance,
   db: Kysely<DB>,
   publicUrl: string,
-  clock: () => Date = () => new Date(),
+  clock: () => Date,
 ): void {
   const service = new URL(publicUrl);
   const servicePort = service.port || (service.protocol === 'https:' ? '443' : '80');

@@ -12,6 +12,7 @@ export async function claimCouponForOrder(
   accountId: string,
   couponId: number,
   orderId: number,
+  now: Date,
 ): Promise<boolean> {
   const held = await trx
     .selectFrom('coupon_redemptions')
@@ -23,7 +24,7 @@ export async function claimCouponForOrder(
   if (held) return true;
   const claimed = await trx
     .updateTable('coupons')
-    .set({ used_count: sql`used_count + 1`, updated_at: new Date() })
+    .set({ used_count: sql`used_count + 1`, updated_at: now })
     .where('account_id', '=', accountId)
     .where('id', '=', couponId)
     .where((eb) => eb.or([eb('usage_limit', 'is', null), eb('used_count', '<', eb.ref('usage_limit'))]))

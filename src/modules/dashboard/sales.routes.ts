@@ -106,7 +106,7 @@ export function registerSalesRoutes(parent: FastifyInstance, context: AppContext
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = context.database;
   const { config, clock } = context;
-  const gatewayDeps = { masterKey: config.masterKey, gatewayUrls: context.gatewayUrls };
+  const gatewayDeps = { masterKey: config.masterKey, gatewayUrls: context.gatewayUrls, clock };
 
   app.get(
     '/summary',

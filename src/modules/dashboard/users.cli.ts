@@ -67,8 +67,9 @@ export async function demoOwnerSignInLink(
   db: Kysely<DB>,
   publicUrl: string,
   demo: { account_id: string; dashboard_owner: { user_id: string } },
+  now: Date,
 ): Promise<string> {
   const user = await findAccountUser(db, demo.account_id, demo.dashboard_owner.user_id);
   if (!user) throw new Error('the demo owner is missing');
-  return signInLinkFor(db, publicUrl, user, new Date());
+  return signInLinkFor(db, publicUrl, user, now);
 }

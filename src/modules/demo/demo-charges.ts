@@ -22,7 +22,7 @@ export async function ensureDemoCharges(
   accountId: string,
   companyId: number,
   products: Record<string, number>,
-  now = new Date(),
+  now: Date,
 ): Promise<DemoCharges> {
   return database.db.transaction().execute(async (trx) => {
     const customer = await trx

@@ -25,20 +25,29 @@ export const DEMO_OWNER_EMAIL = 'dono@loja-demo.example';
  * Creates or refreshes the demo merchant and a second account. Idempotent: keys and credentials are
  * derived from the master key, so every run prints the same values for one installation.
  */
-export async function seedDemo(database: Database, config: Pick<Config, 'masterKey'>): Promise<DemoSeedResult> {
+export async function seedDemo(
+  database: Database,
+  config: Pick<Config, 'masterKey'>,
+  now: Date,
+): Promise<DemoSeedResult> {
   const secret = (purpose: string) => deriveSecret(config.masterKey, `demo:${purpose}`).toString('base64url');
   const demoKey = demoApiKey(config.masterKey, 'demo');
   const otherKey = demoApiKey(config.masterKey, 'other-demo');
   const demoDocument = demoMerchantDocument(secret);
   // The demo keys are the ones printed: a rotation of a demo account since is undone, so they always work.
-  const demo = await applyMerchant(database, config.masterKey, demoDocument, { apiKey: demoKey, restoreKey: true });
+  const demo = await applyMerchant(database, config.masterKey, demoDocument, {
+    apiKey: demoKey,
+    restoreKey: true,
+    now,
+  });
   const other = await applyMerchant(database, config.masterKey, otherMerchantDocument(secret), {
     apiKey: otherKey,
     restoreKey: true,
+    now,
   });
   const company = demoDocument.companies[0]!;
   const companyId = demo.companies[company.slug]!;
-  const charges = await ensureDemoCharges(database, config.masterKey, demo.account_id, companyId, demo.products);
+  const charges = await ensureDemoCharges(database, config.masterKey, demo.account_id, companyId, demo.products, now);
   const owner = await ensureDashboardUser(database.db, {
     accountId: demo.account_id,
     email: DEMO_OWNER_EMAIL,

@@ -42,8 +42,11 @@ export type ApplyResult = {
  * - `rotateKey`: on an existing account, store a newly generated key (or `apiKey`, when given).
  *   Earlier keys stay valid; revoke them with the key rotation command.
  */
-/** `restoreKey`: a given `apiKey` revoked or expired since (by a rotation) works again; only the demo seed asks it. */
-export type ApplyOptions = { apiKey?: IssuedKey; rotateKey?: boolean; restoreKey?: boolean };
+/**
+ * `restoreKey`: a given `apiKey` revoked or expired since (by a rotation) works again; only the demo seed asks it.
+ * `now`: the caller's clock time, written as the rows' creation and update time.
+ */
+export type ApplyOptions = { apiKey?: IssuedKey; rotateKey?: boolean; restoreKey?: boolean; now: Date };
 
 /**
  * Creates or updates the account, companies and catalog a document declares, in one transaction.
@@ -55,14 +58,14 @@ export async function applyMerchant(
   database: Database,
   masterKey: Buffer,
   document: MerchantDocument,
-  options: ApplyOptions = {},
+  options: ApplyOptions,
 ): Promise<ApplyResult> {
   // Documents built in code skip parseMerchantDocument; the same rules must hold before anything is written.
   const merchant = validateMerchantDocument(document);
   return database.db.transaction().execute(async (trx) => {
     // Two applies of one account (two deploy jobs) run one after the other: the second finds what the first created.
     await sql`SELECT pg_advisory_xact_lock(hashtext(${`merchant-apply:${merchant.account.slug}`}))`.execute(trx);
-    const now = new Date();
+    const { now } = options;
     const existing = await trx
       .selectFrom('accounts')
       .selectAll()

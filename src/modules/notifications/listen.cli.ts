@@ -30,6 +30,7 @@ export async function runListen(
   target: ServiceTarget,
   stop: AbortSignal,
   print: (line: string) => void,
+  clock: () => Date,
 ): Promise<void> {
   const { values } = parseArgs({
     args,
@@ -69,7 +70,7 @@ export async function runListen(
         { body: { after_attempt: after } },
       );
       for (const attempt of renewed.attempts) {
-        print(deliveryLine(attempt));
+        print(deliveryLine(attempt, clock()));
         after = attempt.id;
       }
       await sleep(POLL_MS, undefined, { signal: stop }).catch(() => undefined);
@@ -83,8 +84,8 @@ export async function runListen(
   }
 }
 
-function deliveryLine(attempt: Attempt): string {
+function deliveryLine(attempt: Attempt, printedAt: Date): string {
   const outcome = attempt.status_code === null ? `failed: ${attempt.error ?? 'no answer'}` : `[${attempt.status_code}]`;
   const retry = attempt.attempt > 1 ? ` (attempt ${attempt.attempt})` : '';
-  return `${new Date().toISOString()}  ${attempt.type}  ${attempt.event_id}  ${outcome}${retry}`;
+  return `${printedAt.toISOString()}  ${attempt.type}  ${attempt.event_id}  ${outcome}${retry}`;
 }

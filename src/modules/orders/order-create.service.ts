@@ -175,7 +175,7 @@ export async function createOrder(trx: Kysely<DB>, draft: OrderDraft, now: Date)
   );
   // The discount is granted with the order, so the order holds its use from now on (a charge stays payable
   // whoever uses the coupon meanwhile); the conditional claim keeps the limit under concurrent creations.
-  if (coupon && !(await claimCouponForOrder(trx, draft.accountId, coupon.id, orderId))) {
+  if (coupon && !(await claimCouponForOrder(trx, draft.accountId, coupon.id, orderId, now))) {
     throw businessRule('Coupon has reached its usage limit', [
       { field: 'body/coupon', message: 'Coupon has reached its usage limit' },
     ]);

@@ -55,7 +55,8 @@ export type TransitionRequest = {
   cause: string;
   paymentId?: number;
   data?: Record<string, unknown>;
-  at?: Date;
+  /** The app's clock time of the transition (every caller has one: no transition takes the system's time). */
+  at: Date;
 };
 
 export type OrderTransition = { accountId: string; orderId: number; from: OrderStatus; to: OrderStatus; at: Date };
@@ -86,7 +87,7 @@ export type TransitionResult =
  * subscription it started), all on `trx`, which must be a transaction. A refused transition changes nothing.
  */
 export async function transitionOrder(trx: Kysely<DB>, request: TransitionRequest): Promise<TransitionResult> {
-  const at = request.at ?? new Date();
+  const { at } = request;
   const sources = sourcesOf(request.to);
   // One statement: the locking read (FOR UPDATE, so the status it returns for the event's from_status is
   // the one the update replaces), the conditional update, which sees the row as that read locked it, and

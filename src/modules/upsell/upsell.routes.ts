@@ -30,6 +30,7 @@ export function registerUpsellRoutes(parent: FastifyInstance, context: AppContex
     masterKey: context.config.masterKey,
     gatewayUrls: context.gatewayUrls,
     publicUrl: context.config.publicUrl.replace(/\/$/, ''),
+    clock: context.clock,
   };
 
   // The offer names its account; a genuine token scopes the key, expired or spent since the first answer

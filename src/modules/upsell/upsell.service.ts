@@ -1,23 +1,19 @@
-import { appendOrderEvent, dateInDaysAfter, findProducts, transitionOrder } from '../orders/index.ts';
-import { randomUUID } from 'node:crypto';
+import { findProducts, transitionOrder } from '../orders/index.ts';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
-import { pixQrPngBase64 } from '../../brazil/render/index.ts';
-import type { GatewayName } from '../../gateways/port.ts';
-import { AppError, businessRule } from '../../http/errors.ts';
+import { businessRule } from '../../http/errors.ts';
 import { unseal } from '../../lib/crypto.ts';
 import {
+  chargeOnce,
   createPayOrder,
-  enqueueIntentRecovery,
   findPayCompany,
   findSavedMethod,
-  type GatewayAnswer,
   type GatewayDeps,
-  insertPaymentRow,
-  recordGatewayAnswer,
+  issuedSlip,
+  recordPendingPayment,
   releasePaidOrder,
   resolveGateway,
-  submitToGateway,
+  throwIfUnanswered,
   verifyOfferToken,
 } from '../payments/index.ts';
 import {
@@ -29,7 +25,8 @@ import {
   linkUpsellOrder,
 } from './upsell.repo.ts';
 
-export type UpsellDeps = GatewayDeps & { publicUrl: string };
+/** `clock`: the app's clock, read for the time after the gateway's answer. */
+export type UpsellDeps = GatewayDeps & { publicUrl: string; clock: () => Date };
 
 export type UpsellOutcome = {
   orderStatus: string;
@@ -128,115 +125,89 @@ export async function redeemOffer(
       company.time_zone,
       now,
     );
-    const uid = randomUUID();
-    const paymentId = await insertPaymentRow(trx, {
-      uid,
-      account_id: accountId,
-      company_id: original.company_id,
-      order_id: order.id,
-      gateway: gateway.name,
-      method,
-      status: 'pending',
-      payment_plan_id: originalPayment.payment_plan_id,
-      installments: 1,
-      amount_cents: product.value_cents,
-      installment_value_cents: product.value_cents,
-      saved_payment_method_id: savedMethod?.id ?? null,
-      created_at: now,
-      updated_at: now,
-    });
-    await appendOrderEvent(trx, {
-      accountId,
-      orderId: order.id,
-      paymentId,
-      type: 'payment.created',
-      cause: 'upsell redemption',
-      toStatus: 'pending',
-      at: now,
-    });
-    await enqueueIntentRecovery(trx, { accountId, id: paymentId }, now);
+    const payment = await recordPendingPayment(
+      trx,
+      {
+        accountId,
+        companyId: original.company_id,
+        orderId: order.id,
+        gateway: gateway.name,
+        method,
+        planId: originalPayment.payment_plan_id,
+        amountCents: product.value_cents,
+        savedMethodId: savedMethod?.id ?? null,
+        cause: 'upsell redemption',
+        recovery: true,
+      },
+      now,
+    );
     await linkUpsellOrder(trx, offer.id, order.id);
-    return { order, paymentId, uid };
+    return { order, payment };
   });
 
-  let answer: GatewayAnswer = {
-    kind: 'refused',
-    code: 'no_saved_method',
-    message: 'The original order has no usable saved card',
-  };
-  if (method !== 'credit_card' || savedMethod) {
-    answer = await submitToGateway(gateway, {
-      paymentUid: created.uid,
-      method,
-      amountCents: product.value_cents,
-      installments: 1,
-      ...(savedMethod
-        ? {
-            card: {
-              savedReference: unseal(deps.masterKey, savedMethod.gateway_reference_encrypted),
-              saveForLater: false,
-            },
-          }
-        : {}),
-      pixExpiresAt: new Date(now.getTime() + company.pix_expiration_minutes * 60_000),
-      boletoDueDate: dateInDaysAfter(company.time_zone, now, company.boleto_due_days),
-      buyer: { name: customer.name, email: customer.email, document: customer.identification, phone: customer.phone },
-      description: `${company.name} upsell ${created.order.uid}`,
-      metadata: { companyId: original.company_id, orderUid: created.order.uid, paymentUid: created.uid },
-    });
-  }
-  const recorded = {
-    id: created.paymentId,
-    uid: created.uid,
+  const payment = {
+    ...created.payment,
     accountId,
     companyId: original.company_id,
     orderId: created.order.id,
     customerId: customer.id,
-    gateway: gateway.name as GatewayName,
+    gateway: gateway.name,
   };
-  const orderStatus = await db.transaction().execute(async (trx) => {
-    const at = new Date();
-    const status = (await recordGatewayAnswer(trx, deps.masterKey, recorded, answer, at)).orderStatus;
-    // A subscription product bought by upsell starts its subscription as at checkout (a pix or boleto once confirmed).
-    if (status === 'paid')
-      await releasePaidOrder(trx, {
+  const charge =
+    method === 'credit_card' && !savedMethod
+      ? { payment, refused: { code: 'no_saved_method', message: 'The original order has no usable saved card' } }
+      : {
+          gateway,
+          payment,
+          orderUid: created.order.uid,
+          method,
+          amountCents: product.value_cents,
+          installments: 1,
+          ...(savedMethod
+            ? {
+                card: {
+                  savedReference: unseal(deps.masterKey, savedMethod.gateway_reference_encrypted),
+                  saveForLater: false,
+                },
+              }
+            : {}),
+          buyer: customer,
+          company,
+          purpose: `upsell ${created.order.uid}`,
+          deadline: { termsFrom: now },
+        };
+  const { answer, settled: orderStatus } = await chargeOnce(db, deps.masterKey, charge, {
+    answeredAt: deps.clock,
+    settle: async (trx, { answer, at, record }) => {
+      const status = (await record()).orderStatus;
+      // A subscription product bought by upsell starts its subscription as at checkout (a pix or boleto once confirmed).
+      if (status === 'paid')
+        await releasePaidOrder(trx, {
+          accountId,
+          companyId: original.company_id,
+          orderId: created.order.id,
+          customerId: customer.id,
+          lines: [upsellLine],
+          planId,
+          upsellProductId: null,
+          now: at,
+        });
+      if (answer.kind !== 'declined' && answer.kind !== 'refused') return status;
+      // The offer is spent, so a declined upsell order can never be paid: it is closed.
+      await transitionOrder(trx, {
         accountId,
-        companyId: original.company_id,
         orderId: created.order.id,
-        customerId: customer.id,
-        lines: [upsellLine],
-        planId,
-        upsellProductId: null,
-        now: at,
+        to: 'cancelled',
+        cause: `upsell charge ${answer.kind}: ${answer.code}`,
+        paymentId: created.payment.id,
+        at,
       });
-    if (answer.kind !== 'declined' && answer.kind !== 'refused') return status;
-    // The offer is spent, so a declined upsell order can never be paid: it is closed.
-    await transitionOrder(trx, {
-      accountId,
-      orderId: created.order.id,
-      to: 'cancelled',
-      cause: `upsell charge ${answer.kind}: ${answer.code}`,
-      paymentId: created.paymentId,
-      at: new Date(),
-    });
-    return 'refused';
+      return 'refused';
+    },
   });
-  if (answer.kind === 'unavailable') {
-    throw new AppError(
-      answer.reason === 'timeout' ? 'gateway_timeout' : 'gateway_error',
-      answer.reason === 'timeout'
-        ? 'The gateway did not answer in time; the payment will be reconciled'
-        : 'The gateway failed; the payment will be reconciled (a new attempt needs a new Idempotency-Key)',
-    );
-  }
-  const gatewayId = 'gatewayId' in answer && answer.gatewayId ? answer.gatewayId : created.uid;
+  throwIfUnanswered(answer);
+  const gatewayId = 'gatewayId' in answer && answer.gatewayId ? answer.gatewayId : created.payment.uid;
   const outcome: UpsellOutcome = { orderStatus: orderStatus ?? 'pending', payments: [gatewayId] };
-  if (answer.kind === 'pix')
-    outcome.pix = {
-      qrCode: await pixQrPngBase64(answer.brCode),
-      url: `${deps.publicUrl}/pay/pix/${created.uid}`,
-      expiresAt: answer.expiresAt,
-    };
-  if (answer.kind === 'boleto') outcome.bankSlipUrl = `${deps.publicUrl}/pay/boleto/${created.uid}`;
+  Object.assign(outcome, await issuedSlip(deps.publicUrl, created.payment.uid, answer));
   return outcome;
 }

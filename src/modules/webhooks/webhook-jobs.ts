@@ -24,7 +24,7 @@ const FOLLOWING_EVENTS_PER_JOB = 100;
  */
 export function webhookJobHandlers(options: {
   masterKey: Buffer;
-  clock?: () => Date;
+  clock: () => Date;
   applyAction?: ApplyAction;
 }): Record<string, JobHandler> {
   return {
@@ -32,7 +32,7 @@ export function webhookJobHandlers(options: {
       const eventId = Number((job.payload as { event_id: number | string }).event_id);
       const deps = {
         db: database.db,
-        clock: options.clock ?? (() => new Date()),
+        clock: options.clock,
         applyAction: options.applyAction ?? applyPaymentAction,
         masterKey: options.masterKey,
       };
@@ -72,7 +72,7 @@ async function applyFollowingEvents(deps: WebhookDeps, eventId: number): Promise
 }
 
 /** A webhook job out of attempts fails its event: listed for the merchant and the operator, and replayable. */
-export function webhookDeadJobHandlers(clock: () => Date = () => new Date()): Record<string, DeadJobHandler> {
+export function webhookDeadJobHandlers(clock: () => Date): Record<string, DeadJobHandler> {
   return {
     [PROCESS_EVENT_JOB]: async (job, { database, error, logger }) => {
       const eventId = Number((job.payload as { event_id: number | string }).event_id);

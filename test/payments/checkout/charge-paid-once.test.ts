@@ -129,6 +129,7 @@ for (const engine of engines()) {
           orderId: charge.id,
           to: 'billed',
           cause: 'invoicing: invoice authorized',
+          at: new Date(),
         }),
       );
       assert.equal(await payAtSandbox(pay, pixPayment.gateway_id!), 200);

@@ -167,7 +167,7 @@ async function applyInTransaction(trx: Kysely<DB>, input: ActionInput): Promise<
       const order = await findOrderRow(trx, payment.account_id, payment.order_id);
       if (
         order.coupon_id !== null &&
-        !(await claimCouponForOrder(trx, payment.account_id, order.coupon_id, payment.order_id))
+        !(await claimCouponForOrder(trx, payment.account_id, order.coupon_id, payment.order_id, at))
       ) {
         // The money is in and the discount was granted: the order is paid, and the merchant sees the coupon ran over its limit.
         await appendOrderEvent(trx, {

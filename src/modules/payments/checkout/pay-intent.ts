@@ -77,7 +77,7 @@ export async function recordIntent(db: Kysely<DB>, input: IntentInput): Promise<
     });
     const orderId = written.orderId;
     if (input.scheduledAt) await bookSlot(executor, { ...scope, scheduledAt: input.scheduledAt, orderId });
-    if (quote.coupon && !(await claimCouponForOrder(executor, context.accountId, quote.coupon.id, orderId))) {
+    if (quote.coupon && !(await claimCouponForOrder(executor, context.accountId, quote.coupon.id, orderId, now))) {
       throw businessRule('Coupon has reached its usage limit', [
         { field: 'body/coupon', message: 'Coupon has reached its usage limit' },
       ]);

@@ -1,14 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import { assertFitsOnePayment } from '../../../http/amount-limits.ts';
-import { AppError, businessRule } from '../../../http/errors.ts';
-import { pixQrPngBase64 } from '../../../brazil/render/index.ts';
-import { dateInDaysAfter } from '../../orders/index.ts';
+import { businessRule } from '../../../http/errors.ts';
 import { type PricingQuery, quoteOption, quoteOptionInContext } from '../../payment-plans/index.ts';
 import { isBookableSlot } from '../../scheduling/index.ts';
 import { assertNoCardFields, planCards, type CardFields } from './pay-cards.ts';
 import type { PayContext } from './pay-context.ts';
-import { submitToGateway, type GatewayAnswer } from '../attempts/pay-gateway-call.ts';
+import type { GatewayAnswer } from '../attempts/pay-gateway-call.ts';
+import { chargeOnce, issuedSlip, recordOnly, throwIfUnanswered } from '../attempts/charge.ts';
 import { resolveGateway, type GatewayDeps } from '../attempts/pay-gateways.ts';
 import { intentCustomer, recordIntent, type IntentPayment } from './pay-intent.ts';
 import { assertPayerIdentity } from './payer-identity.ts';
@@ -16,12 +15,10 @@ import { findOrderItems, findOrderRow, findPayCompany, findPaymentsWithOrderStat
 import { compensateSplit, finishPaidOrder } from './pay-finish.ts';
 import { asksToKeepCard } from '../attempts/late-card.ts';
 import { haveOnePeriod } from '../subscriptions/subscriptions.ts';
-import { recordGatewayAnswer, type RecordedAnswer, type RecordedPayment } from '../attempts/payment-record.ts';
+import type { RecordedAnswer, RecordedPayment } from '../attempts/payment-record.ts';
 
-/** `clock`: the time after each gateway answer (the app's clock, so a test can set it; the system's by default). */
-export type PayDeps = GatewayDeps & { publicUrl: string; clock?: () => Date };
-
-const clockOf = (deps: PayDeps) => deps.clock ?? (() => new Date());
+/** `clock`: the app's clock, read for the time after each gateway answer. */
+export type PayDeps = GatewayDeps & { publicUrl: string; clock: () => Date };
 
 export type PayBody = CardFields & {
   gateway?: string;
@@ -230,12 +227,6 @@ export async function takePayment(
       ...(body.meta ? { meta: body.meta } : {}),
     },
   });
-  const buyer = {
-    name: intent.customer.name,
-    email: intent.customer.email,
-    document: intent.customer.identification,
-    phone: intent.customer.phone,
-  };
   const saveForLater = asksToKeepCard({ hasSubscription: isSubscription, upsellProductId: context.upsellProductId });
   const recordedOf = (payment: IntentPayment): RecordedPayment => ({
     id: payment.id,
@@ -246,53 +237,50 @@ export async function takePayment(
     customerId: intent.customer.id,
     gateway: gateway.name,
   });
-  const record = (payment: IntentPayment, answer: GatewayAnswer, at: Date) =>
-    db.transaction().execute((trx) => recordGatewayAnswer(trx, deps.masterKey, recordedOf(payment), answer, at));
 
   const answers: Array<{ payment: IntentPayment; answer: GatewayAnswer; recorded: RecordedAnswer }> = [];
   for (const payment of intent.payments) {
-    const answer = await submitToGateway(gateway, {
-      paymentUid: payment.uid,
-      method,
-      amountCents: payment.amountCents,
-      installments: payment.installments,
-      ...(payment.card
-        ? {
-            card: {
-              token: payment.card.token,
-              confirmationTokenId: payment.card.confirmationTokenId,
-              savedReference: payment.savedReference,
-              saveForLater,
-            },
-          }
-        : {}),
-      pixExpiresAt: new Date(now.getTime() + company.pix_expiration_minutes * 60_000),
-      boletoDueDate: dateInDaysAfter(company.time_zone, now, company.boleto_due_days),
-      buyer,
-      description: `${company.name} order ${intent.orderUid}`,
-      metadata: { companyId: context.companyId, orderUid: intent.orderUid, paymentUid: payment.uid },
-    });
-    answers.push({ payment, answer, recorded: await record(payment, answer, clockOf(deps)()) });
+    const { answer, settled } = await chargeOnce(
+      db,
+      deps.masterKey,
+      {
+        gateway,
+        payment: recordedOf(payment),
+        orderUid: intent.orderUid,
+        method,
+        amountCents: payment.amountCents,
+        installments: payment.installments,
+        ...(payment.card
+          ? {
+              card: {
+                token: payment.card.token,
+                confirmationTokenId: payment.card.confirmationTokenId,
+                savedReference: payment.savedReference,
+                saveForLater,
+              },
+            }
+          : {}),
+        buyer: intent.customer,
+        company,
+        purpose: `order ${intent.orderUid}`,
+        deadline: { termsFrom: now },
+      },
+      { answeredAt: deps.clock, settle: recordOnly },
+    );
+    answers.push({ payment, answer, recorded: settled });
     if (answer.kind !== 'paid' && answer.kind !== 'pix' && answer.kind !== 'boleto') break;
   }
   const failed = answers.find(
     (entry) => entry.answer.kind !== 'paid' && entry.answer.kind !== 'pix' && entry.answer.kind !== 'boleto',
   );
   if (failed && intent.payments.length > 1)
-    await compensateSplit(db, deps, gateway, recordedOf, intent.payments, answers.length, clockOf(deps)());
+    await compensateSplit(db, deps, gateway, recordedOf, intent.payments, answers.length, deps.clock());
 
   const { orderStatus, payments } =
     answeredAlone(intent.payments, answers, method) ??
     (await readOutcome(db, context.accountId, intent.orderId, intent.payments));
   const outcome: PayOutcome = { orderUid: intent.orderUid, orderStatus, method, payments, isSubscription };
-  if (failed?.answer.kind === 'unavailable') {
-    throw new AppError(
-      failed.answer.reason === 'timeout' ? 'gateway_timeout' : 'gateway_error',
-      failed.answer.reason === 'timeout'
-        ? 'The gateway did not answer in time; the payment will be reconciled'
-        : 'The gateway failed; the payment will be reconciled (a new attempt needs a new Idempotency-Key)',
-    );
-  }
+  throwIfUnanswered(failed?.answer);
   if (failed?.answer.kind === 'refused')
     throw businessRule(`The gateway refused the payment: ${failed.answer.message}`, [
       { field: refusedField(method, failed.payment, body), message: failed.answer.code },
@@ -305,14 +293,8 @@ export async function takePayment(
     };
   }
   if (method === 'credit_card') outcome.cardStatus = outcome.payments[outcome.payments.length - 1]?.status ?? 'pending';
-  const issued = answers[0]?.answer;
-  if (issued?.kind === 'pix')
-    outcome.pix = {
-      qrCode: await pixQrPngBase64(issued.brCode),
-      url: `${deps.publicUrl}/pay/pix/${answers[0]!.payment.uid}`,
-      expiresAt: issued.expiresAt,
-    };
-  if (issued?.kind === 'boleto') outcome.bankSlipUrl = `${deps.publicUrl}/pay/boleto/${answers[0]!.payment.uid}`;
+  const first = answers[0];
+  if (first) Object.assign(outcome, await issuedSlip(deps.publicUrl, first.payment.uid, first.answer));
   if (orderStatus === 'paid') {
     const finished = await finishPaidOrder(db, deps.masterKey, {
       context,
@@ -320,7 +302,7 @@ export async function takePayment(
       customerId: intent.customer.id,
       lines,
       planId: quote.planId,
-      now: clockOf(deps)(),
+      now: deps.clock(),
     });
     if (finished.offer) outcome.offer = finished.offer;
   }

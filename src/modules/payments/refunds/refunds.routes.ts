@@ -12,7 +12,7 @@ import { refundPayment } from './refunds.service.ts';
 export function registerRefundRoutes(parent: FastifyInstance, context: AppContext): void {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = context.database;
-  const deps = { masterKey: context.config.masterKey, gatewayUrls: context.gatewayUrls };
+  const deps = { masterKey: context.config.masterKey, gatewayUrls: context.gatewayUrls, clock: context.clock };
 
   app.post(
     '/payments/:id/refund',

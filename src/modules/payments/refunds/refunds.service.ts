@@ -24,6 +24,9 @@ import {
 } from './refunds.repo.ts';
 import type { RefundType } from './refunds.schemas.ts';
 
+/** `clock`: the app's clock, read for the time after the gateway's answer. */
+export type RefundDeps = GatewayDeps & { clock: () => Date };
+
 export type RefundInput = { amount?: number; date?: string; type?: RefundType; transaction_id?: string };
 
 const REFUNDABLE = new Set<string>(['paid', 'partially_refunded']);
@@ -70,7 +73,7 @@ async function refundTarget(db: Kysely<DB>, accountId: string, paymentId: number
  */
 export async function refundPayment(
   db: Kysely<DB>,
-  deps: GatewayDeps,
+  deps: RefundDeps,
   accountId: string,
   paymentId: number,
   input: RefundInput,
@@ -119,7 +122,7 @@ export async function refundPayment(
     if (error instanceof GatewayUnavailableError && error.kind === 'timeout') {
       // The gateway may have refunded (its answer lost): the amount stays reserved, so no retry can refund it twice,
       // until the gateway is asked what became of it (a minute later) or its refund webhook settles it.
-      const at = new Date();
+      const at = deps.clock();
       await db.transaction().execute(async (trx) => {
         await appendOrderEvent(trx, {
           accountId,
@@ -137,8 +140,9 @@ export async function refundPayment(
         'The gateway did not answer the refund in time; its outcome is unknown, so the amount stays reserved until the gateway confirms or denies it (asked again after a minute)',
       );
     }
+    const at = deps.clock();
     await db.transaction().execute(async (trx) => {
-      if (!(await releaseRefund(trx, { ...refund, now: new Date() }))) return;
+      if (!(await releaseRefund(trx, { ...refund, now: at }))) return;
       await appendOrderEvent(trx, {
         accountId,
         orderId: target.order_id,
@@ -146,12 +150,15 @@ export async function refundPayment(
         type: 'refund.failed',
         cause: `gateway refused or failed the refund ${refund.uid}`,
         data: { amount_cents: amountCents, error: (error as Error).message.slice(0, 300) },
-        at: new Date(),
+        at,
       });
     });
     throw refundFailure(error);
   }
-  await db.transaction().execute((trx) => recordRefundSuccess(trx, refund, gatewayRefundId, target.amount_cents));
+  const answeredAt = deps.clock();
+  await db
+    .transaction()
+    .execute((trx) => recordRefundSuccess(trx, refund, gatewayRefundId, target.amount_cents, answeredAt));
 }
 
 function refundFailure(error: unknown): AppError {
@@ -170,8 +177,8 @@ async function recordRefundSuccess(
   refund: RefundReservation,
   gatewayRefundId: string,
   capturedCents: number,
+  at: Date,
 ): Promise<void> {
-  const at = new Date();
   const order = await lockPaymentAndOrder(trx, refund.accountId, refund.paymentId, refund.orderId);
   if (!(await markRefundSucceeded(trx, refund.accountId, refund.uid, gatewayRefundId))) return;
   const target = { accountId: refund.accountId, paymentId: refund.paymentId, orderId: refund.orderId, capturedCents };

@@ -4,11 +4,10 @@ import type { GatewayName } from '../../../gateways/port.ts';
 import { unseal } from '../../../lib/crypto.ts';
 import { toMajor } from '../../../lib/money.ts';
 import { notifySubscription } from '../../notifications/index.ts';
-import { dateIn } from '../../orders/index.ts';
-import { submitToGateway, type GatewayAnswer } from '../attempts/pay-gateway-call.ts';
+import type { GatewayAnswer } from '../attempts/pay-gateway-call.ts';
 import { resolveGateway, type GatewayDeps } from '../attempts/pay-gateways.ts';
 import { findPayCompany } from '../payments.repo.ts';
-import { recordGatewayAnswer } from '../attempts/payment-record.ts';
+import { boletoPagePath, chargeOnce, pixPagePath, type Charge, type RefusedCharge } from '../attempts/charge.ts';
 import { RECONCILE_RETRY_MS, RECONCILE_WINDOW_MS } from '../attempts/reconcile-timing.ts';
 import { awaitRenewal, completeRenewal, failRenewal } from './subscription-periods.ts';
 import { renewalPaymentWindowMs, type Interval, type RenewalMethod } from './subscriptions.ts';
@@ -48,25 +47,35 @@ export function findRenewalCard(db: Kysely<DB>, sub: Subscription) {
 }
 
 /**
- * Submits a renewal payment under its uid, so a second submission of the same payment (a worker that
+ * The renewal's charge under its payment's uid, so a second submission of the same payment (a worker that
  * died, an answer that was lost) is replayed by the gateway instead of charging again. A card renewal
- * charges the saved card; a pix or boleto renewal is issued with the payment window to pay it in.
+ * charges the saved card (refused without a call when it was revoked); a pix or boleto renewal is issued
+ * with the payment window to pay it in.
  */
-export async function submitRenewal(
+async function renewalCharge(
   db: Kysely<DB>,
   deps: GatewayDeps,
   sub: Subscription,
   attempt: RenewalAttempt,
   now: Date,
-): Promise<GatewayAnswer> {
+): Promise<Charge | RefusedCharge> {
+  const payment = {
+    id: attempt.paymentId,
+    uid: attempt.uid,
+    accountId: sub.account_id,
+    companyId: sub.company_id,
+    orderId: attempt.order.id,
+    customerId: sub.customer_id,
+    gateway: attempt.gateway,
+  };
   const method = renewalMethodOf(sub);
   const card = method === 'credit_card' ? await findRenewalCard(db, sub) : undefined;
   if (method === 'credit_card' && !card)
-    return { kind: 'refused', code: 'no_saved_method', message: 'The subscription has no saved card' };
+    return { payment, refused: { code: 'no_saved_method', message: 'The subscription has no saved card' } };
   const company = await findPayCompany(db, sub.account_id, sub.company_id);
   const customer = await db
     .selectFrom('customers')
-    .selectAll()
+    .select(['name', 'email', 'identification', 'phone'])
     .where('account_id', '=', sub.account_id)
     .where('id', '=', sub.customer_id)
     .executeTakeFirstOrThrow();
@@ -77,20 +86,21 @@ export async function submitRenewal(
     attempt.gateway,
   );
   const payBy = new Date(now.getTime() + renewalPaymentWindowMs(sub.interval as Interval, sub.interval_count, now));
-  return submitToGateway(gateway, {
-    paymentUid: attempt.uid,
+  return {
+    gateway,
+    payment,
+    orderUid: attempt.order.uid,
     method,
     amountCents: sub.amount_cents,
     installments: 1,
     ...(card
       ? { card: { savedReference: unseal(deps.masterKey, card.gateway_reference_encrypted), saveForLater: false } }
       : {}),
-    ...(method === 'pix' ? { pixExpiresAt: payBy } : {}),
-    ...(method === 'bank_slip' ? { boletoDueDate: dateIn(company.time_zone, payBy) } : {}),
-    buyer: { name: customer.name, email: customer.email, document: customer.identification, phone: customer.phone },
-    description: `${company.name} subscription ${sub.id}`,
-    metadata: { companyId: sub.company_id, orderUid: attempt.order.uid, paymentUid: attempt.uid },
-  });
+    buyer: customer,
+    company,
+    purpose: `subscription ${sub.id}`,
+    deadline: { until: payBy },
+  };
 }
 
 /** When an unpaid renewal pix or boleto is given up: at the pix's expiry; some days after the boleto's due date. */
@@ -111,13 +121,13 @@ function paymentDue(
       ...common,
       method: 'pix',
       pix_code: answer.brCode,
-      pix_qr_code_url: `/pay/pix/${attempt.uid}`,
+      pix_qr_code_url: pixPagePath(attempt.uid),
       pix_expires_at: answer.expiresAt.toISOString(),
     };
   return {
     ...common,
     method: 'bank_slip',
-    bank_slip_url: `/pay/boleto/${attempt.uid}`,
+    bank_slip_url: boletoPagePath(attempt.uid),
     boleto_digitable_line: answer.digitableLine,
     boleto_barcode: answer.barcode,
     boleto_due_date: answer.dueDate,
@@ -125,8 +135,8 @@ function paymentDue(
 }
 
 /**
- * Records the gateway's answer for the renewal in flight and what it means for the subscription, in one
- * transaction, unless another path settled this renewal first:
+ * Charges the renewal in flight once (charge.ts) and records the answer with what it means for the
+ * subscription, in one transaction, unless another path settled this renewal first:
  * - paid: the period moves on (`subscription.renewed`);
  * - a pix or boleto issued: the renewal waits for it until its deadline, and `subscription.payment_due`
  *   carries what the buyer needs to pay it;
@@ -134,58 +144,53 @@ function paymentDue(
  *   again once reconciliation has settled the charge; it is never charged under another uid meanwhile;
  * - declined or refused: a failure (retried, then cancelled).
  */
-export async function recordRenewalAnswer(
+export async function chargeRenewal(
   db: Kysely<DB>,
   deps: GatewayDeps,
   sub: Subscription,
   attempt: RenewalAttempt,
-  answer: GatewayAnswer,
   now: Date,
 ): Promise<RenewalOutcome> {
-  return db.transaction().execute(async (trx): Promise<RenewalOutcome> => {
-    // Money settling locks its payment and order before anything else, as the release job locks the order before
-    // the subscription: taken in that order here too, the two cannot wait for each other.
-    if (answer.kind === 'paid') await lockPaymentAndOrder(trx, sub.account_id, attempt.paymentId, attempt.order.id);
-    const current = await trx
-      .selectFrom('subscriptions')
-      .select('id')
-      .where('id', '=', sub.id)
-      .where('renewal_order_id', '=', attempt.order.id)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!current) return 'skipped';
-    const payment = {
-      id: attempt.paymentId,
-      uid: attempt.uid,
-      accountId: sub.account_id,
-      companyId: sub.company_id,
-      orderId: attempt.order.id,
-      customerId: sub.customer_id,
-      gateway: attempt.gateway,
-    };
-    await recordGatewayAnswer(trx, deps.masterKey, payment, answer, now);
-    switch (answer.kind) {
-      case 'paid':
-        return (await completeRenewal(trx, sub.id, attempt.order.id, now)) ? 'renewed' : 'skipped';
-      case 'pix':
-      case 'boleto': {
-        await awaitRenewal(trx, sub.id, attempt.order.id, deadlineOf(answer), now);
-        await notifySubscription(trx, {
-          accountId: sub.account_id,
-          orderId: attempt.order.id,
-          subscriptionId: sub.id,
-          type: 'subscription.payment_due',
-          at: now,
-          extra: { payment_due: paymentDue(attempt, sub, answer) },
-        });
-        return 'awaiting';
+  const charge = await renewalCharge(db, deps, sub, attempt, now);
+  const { settled } = await chargeOnce(db, deps.masterKey, charge, {
+    answeredAt: () => now,
+    settle: async (trx, { answer, record }): Promise<RenewalOutcome> => {
+      // Money settling locks its payment and order before anything else, as the release job locks the order before
+      // the subscription: taken in that order here too, the two cannot wait for each other.
+      if (answer.kind === 'paid') await lockPaymentAndOrder(trx, sub.account_id, attempt.paymentId, attempt.order.id);
+      const current = await trx
+        .selectFrom('subscriptions')
+        .select('id')
+        .where('id', '=', sub.id)
+        .where('renewal_order_id', '=', attempt.order.id)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!current) return 'skipped';
+      await record();
+      switch (answer.kind) {
+        case 'paid':
+          return (await completeRenewal(trx, sub.id, attempt.order.id, now)) ? 'renewed' : 'skipped';
+        case 'pix':
+        case 'boleto': {
+          await awaitRenewal(trx, sub.id, attempt.order.id, deadlineOf(answer), now);
+          await notifySubscription(trx, {
+            accountId: sub.account_id,
+            orderId: attempt.order.id,
+            subscriptionId: sub.id,
+            type: 'subscription.payment_due',
+            at: now,
+            extra: { payment_due: paymentDue(attempt, sub, answer) },
+          });
+          return 'awaiting';
+        }
+        case 'unavailable':
+          await awaitRenewal(trx, sub.id, attempt.order.id, new Date(now.getTime() + RENEWAL_RECHECK_MS), now);
+          return 'awaiting';
+        case 'declined':
+        case 'refused':
+          return failRenewal(trx, sub.id, attempt.order.id, now);
       }
-      case 'unavailable':
-        await awaitRenewal(trx, sub.id, attempt.order.id, new Date(now.getTime() + RENEWAL_RECHECK_MS), now);
-        return 'awaiting';
-      case 'declined':
-      case 'refused':
-        return failRenewal(trx, sub.id, attempt.order.id, now);
-    }
+    },
   });
+  return settled;
 }

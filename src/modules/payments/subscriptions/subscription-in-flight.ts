@@ -6,13 +6,7 @@ import { resolveGateway, type GatewayDeps } from '../attempts/pay-gateways.ts';
 import { SETTLED_PAYMENT_STATUSES } from '../settlement/payment-status.ts';
 import { applyRemoteStatus, paidOrVoidedAtGateway, type PaymentRow } from '../attempts/payment-jobs.service.ts';
 import { cancelUnpaidPayment } from '../attempts/unpaid-attempt.ts';
-import {
-  recordRenewalAnswer,
-  submitRenewal,
-  type RenewalAttempt,
-  type RenewalOutcome,
-  type Subscription,
-} from './subscription-attempt.ts';
+import { chargeRenewal, type RenewalAttempt, type RenewalOutcome, type Subscription } from './subscription-attempt.ts';
 import { completeRenewal, failRenewal } from './subscription-periods.ts';
 
 const STANDING = new Set<string>(SETTLED_PAYMENT_STATUSES);
@@ -98,8 +92,7 @@ export async function settleRenewalInFlight(
     await applyRemoteStatus(db, deps.masterKey, payment, found, now);
     return (await settleByPayment(db, flight, now)) ?? 'skipped';
   }
-  const answer = await submitRenewal(db, deps, sub, flight.attempt, now);
-  return recordRenewalAnswer(db, deps, sub, flight.attempt, answer, now);
+  return chargeRenewal(db, deps, sub, flight.attempt, now);
 }
 
 /** A renewal pix or boleto at its deadline: paid late (applied, renewed), or voided at the gateway and failed. */

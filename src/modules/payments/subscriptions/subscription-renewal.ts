@@ -1,15 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import type { GatewayName } from '../../../gateways/port.ts';
-import { appendOrderEvent } from '../../orders/index.ts';
 import type { GatewayDeps } from '../attempts/pay-gateways.ts';
 import { createPayOrder } from '../checkout/pay-order.ts';
-import { findOrderItems, findPayCompany, insertPaymentRow } from '../payments.repo.ts';
+import { findOrderItems, findPayCompany } from '../payments.repo.ts';
+import { recordPendingPayment } from '../attempts/charge.ts';
 import {
   findRenewalCard,
-  recordRenewalAnswer,
+  chargeRenewal,
   renewalMethodOf,
-  submitRenewal,
   type RenewalAttempt,
   type RenewalOutcome,
   type Subscription,
@@ -59,8 +58,7 @@ export async function renewSubscription(
   if (sub.next_charge_at === null) return 'skipped';
   const attempt = await claimPeriod(db, sub, now);
   if (!attempt) return 'skipped';
-  const answer = await submitRenewal(db, deps, sub, attempt, now);
-  return recordRenewalAnswer(db, deps, sub, attempt, answer, now);
+  return chargeRenewal(db, deps, sub, attempt, now);
 }
 
 /** The gateway a renewal is made on: the saved card's, or the one the original pix or boleto used. */
@@ -113,38 +111,29 @@ async function claimPeriod(db: Kysely<DB>, sub: Subscription, now: Date): Promis
       company.time_zone,
       now,
     );
-    const uid = crypto.randomUUID();
-    const paymentId = await insertPaymentRow(trx, {
-      uid,
-      account_id: sub.account_id,
-      company_id: sub.company_id,
-      order_id: order.id,
-      gateway,
-      method: renewalMethodOf(sub),
-      status: 'pending',
-      payment_plan_id: sub.payment_plan_id,
-      installments: 1,
-      amount_cents: sub.amount_cents,
-      installment_value_cents: sub.amount_cents,
-      saved_payment_method_id: renewalMethodOf(sub) === 'credit_card' ? sub.saved_payment_method_id : null,
-      created_at: now,
-      updated_at: now,
-    });
+    const payment = await recordPendingPayment(
+      trx,
+      {
+        accountId: sub.account_id,
+        companyId: sub.company_id,
+        orderId: order.id,
+        gateway,
+        method: renewalMethodOf(sub),
+        planId: sub.payment_plan_id,
+        amountCents: sub.amount_cents,
+        savedMethodId: renewalMethodOf(sub) === 'credit_card' ? sub.saved_payment_method_id : null,
+        cause: 'subscription renewal',
+        // A renewal in flight is looked at by its own subscription's job (subscription-in-flight.ts).
+        recovery: false,
+      },
+      now,
+    );
     await trx
       .updateTable('subscriptions')
       .set({ renewal_order_id: order.id })
       .where('id', '=', sub.id)
       .returning('id')
       .execute();
-    await appendOrderEvent(trx, {
-      accountId: sub.account_id,
-      orderId: order.id,
-      paymentId,
-      type: 'payment.created',
-      cause: 'subscription renewal',
-      toStatus: 'pending',
-      at: now,
-    });
-    return { order, paymentId, uid, gateway };
+    return { order, paymentId: payment.id, uid: payment.uid, gateway };
   });
 }
