@@ -62,7 +62,9 @@ for (const engine of engines()) {
         const started = await startTestApp(database);
         app = started.app;
         masterKey = started.config.masterKey;
-        const applied = await applyMerchant(database, masterKey, parseMerchantDocument(FULL, 'full.yaml'), { now: new Date() });
+        const applied = await applyMerchant(database, masterKey, parseMerchantDocument(FULL, 'full.yaml'), {
+          now: new Date(),
+        });
         const companyId = applied.companies['loja-campos']!;
         const accountRow = await database.db
           .selectFrom('accounts')
@@ -149,7 +151,9 @@ for (const engine of engines()) {
     test('a company a file creates takes the defaults of what it leaves out', async () => {
       const fresh = await engine.open();
       try {
-        const applied = await applyMerchant(fresh, masterKey, parseMerchantDocument(MINIMAL, 'minimal.yaml'), { now: new Date() });
+        const applied = await applyMerchant(fresh, masterKey, parseMerchantDocument(MINIMAL, 'minimal.yaml'), {
+          now: new Date(),
+        });
         const row = await companyRow(fresh, 'loja-campos');
         assert.equal(row.id, applied.companies['loja-campos']);
         assert.deepEqual(
