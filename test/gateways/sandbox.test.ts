@@ -191,8 +191,10 @@ describe('the sandbox server', { timeout: 30_000 }, () => {
         amount: 1_234,
         status: 'waiting_payment',
         payer: { name: BUYER.name, document: BUYER.document },
+        beneficiary_code: boleto.beneficiaryCode,
       },
     );
+    assert.match(boleto.beneficiaryCode ?? '', /^\d{4}-\d \/ \d{8}-[\dX]$/);
     const badDate = await postJson(`${harness.sandboxes.baseUrlFor('gateway_c')}/transactions`, {
       api_key: KEYS.gateway_c.secretKey,
       amount: 100,
