@@ -343,7 +343,9 @@ for (const engine of engines()) {
         boleto_digitable_line: first.boleto_digitable_line,
         boleto_barcode: due.boleto_barcode,
         boleto_due_date: first.boleto_due_date,
+        pix_code: first.pix_code,
       });
+      assert.match(String(due.pix_code), /^000201/, "the boleto híbrido's Pix, as stored with the payment");
       assert.equal(eventsOf(sub.id).at(-1)!.data.subscription!.status, 'cancelled');
     });
   });

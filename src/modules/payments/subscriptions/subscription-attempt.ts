@@ -131,6 +131,8 @@ function paymentDue(
     boleto_digitable_line: answer.digitableLine,
     boleto_barcode: answer.barcode,
     boleto_due_date: answer.dueDate,
+    // A boleto híbrido: the same boleto paid by Pix.
+    ...(answer.pixCode ? { pix_code: answer.pixCode } : {}),
   };
 }
 
