@@ -3,7 +3,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
 import { answer, dashboardClient } from './client.ts';
 import { useDashboard } from './context.ts';
-import { LOCALES, type Locale, type MessageKey } from './i18n.ts';
+import { LanguageSelect } from './ui.tsx';
+import { type Locale, type MessageKey } from './i18n.ts';
 
 const NAV: Array<{ href: string; label: MessageKey; permission: string }> = [
   { href: '/', label: 'nav.home', permission: 'sales.read' },
@@ -74,16 +75,7 @@ export function Layout(props: { children: ComponentChildren; onLocale(locale: Lo
             </ul>
           </nav>
           <div class="account">
-            <label class="inline">
-              <span class="sr-only">{t('nav.language')}</span>
-              <select value={locale} onChange={(event) => props.onLocale(event.currentTarget.value as Locale)}>
-                {LOCALES.map((option) => (
-                  <option key={option} value={option}>
-                    {option === 'en' ? 'English' : 'Português'}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <LanguageSelect className="inline" label={t('nav.language')} locale={locale} onLocale={props.onLocale} />
             <span class="muted user" title={session.user.email}>
               {session.user.email} · {t(`role.${session.user.role}` as MessageKey)}
             </span>

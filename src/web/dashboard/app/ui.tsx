@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from './client.ts';
 import { useDashboard } from './context.ts';
+import { LOCALES, type Locale } from './i18n.ts';
 
 /** Loads `load()` when `key` changes; the page shows the loading line, the error or the data. */
 export function useLoad<T>(load: () => Promise<T>, key: unknown[]) {
@@ -78,5 +79,26 @@ export function ShownOnce({ label, value }: { label: string; value: string }) {
         {copied ? t('common.copied') : t('common.copy')}
       </button>
     </div>
+  );
+}
+
+/** The language picker, each language named in itself; `className` places it (the header, the sign-in form). */
+export function LanguageSelect(props: {
+  label: string;
+  locale: Locale;
+  onLocale(locale: Locale): void;
+  className: string;
+}) {
+  return (
+    <label class={props.className}>
+      <span class="sr-only">{props.label}</span>
+      <select value={props.locale} onChange={(event) => props.onLocale(event.currentTarget.value as Locale)}>
+        {LOCALES.map((option) => (
+          <option key={option} value={option}>
+            {option === 'en' ? 'English' : 'Português'}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

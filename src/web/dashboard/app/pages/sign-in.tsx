@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { answer, ApiError, dashboardClient, rememberSession, type Session } from '../client.ts';
-import { LOCALES, type Locale, type Translate } from '../i18n.ts';
-import { errorText } from '../ui.tsx';
+import { type Locale, type Translate } from '../i18n.ts';
+import { errorText, LanguageSelect } from '../ui.tsx';
 
 export function SignInPage(props: {
   t: Translate;
@@ -79,16 +79,12 @@ export function SignInPage(props: {
         <button type="submit" disabled={busy}>
           {t('signIn.submit')}
         </button>
-        <label class="inline language">
-          <span class="sr-only">Idioma / Language</span>
-          <select value={props.locale} onChange={(e) => props.onLocale(e.currentTarget.value as Locale)}>
-            {LOCALES.map((option) => (
-              <option key={option} value={option}>
-                {option === 'en' ? 'English' : 'Português'}
-              </option>
-            ))}
-          </select>
-        </label>
+        <LanguageSelect
+          className="inline language"
+          label="Idioma / Language"
+          locale={props.locale}
+          onLocale={props.onLocale}
+        />
       </form>
     </main>
   );
