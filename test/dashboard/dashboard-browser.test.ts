@@ -65,6 +65,11 @@ for (const engine of engines()) {
       await page.goto(dashboard());
       await signOut();
       await checkPage(page, 'sign-in');
+      // English is one choice away, and back.
+      await page.getByLabel('Idioma / Language').selectOption('en');
+      await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor();
+      await page.getByLabel('Idioma / Language').selectOption('pt-BR');
+      await page.getByRole('heading', { name: 'Entrar no painel' }).waitFor();
       await page.getByLabel('Senha').fill('a wrong password');
       await page.getByLabel('E-mail').fill(OWNER.email);
       await page.getByRole('button', { name: 'Entrar' }).click();
