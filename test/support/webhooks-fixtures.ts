@@ -5,6 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import type { Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
+import assert from 'node:assert/strict';
+import type { GatewayName } from '../../src/gateways/port.ts';
 import { seal } from '../../src/lib/crypto.ts';
 import { Worker } from '../../src/jobs/worker.ts';
 import { createLogger } from '../../src/lib/logger.ts';
@@ -141,4 +143,25 @@ export async function runWebhookJobs(
     runs += ran;
   }
   throw new Error('webhook jobs still due after 100 batches');
+}
+
+/** The buyer pays at the sandbox, which delivers the gateway's real webhook to the app; the worker's webhook job applies it. */
+export async function confirmAtSandbox(
+  hooks: WebhookApp,
+  database: Database,
+  charge: { gateway: GatewayName; gatewayId: string; orderId: number },
+): Promise<void> {
+  const res = await fetch(`${hooks.sandboxes.urls[charge.gateway]}/sandbox/charges/${charge.gatewayId}/confirm`, {
+    method: 'POST',
+  });
+  assert.equal(res.status, 200, await res.text());
+  await waitFor(async () => {
+    await runWebhookJobs(database);
+    const order = await database.db
+      .selectFrom('orders')
+      .select('status')
+      .where('id', '=', charge.orderId)
+      .executeTakeFirstOrThrow();
+    return order.status === 'paid' ? true : undefined;
+  });
 }

@@ -11,7 +11,7 @@ import { createWorker } from '../../../src/runtime.ts';
 import { testClock, type TestClock } from '../../notifications/fixtures.ts';
 import { engines } from '../../support/engines.ts';
 import { BOLETO_PAYER, insertPage, ORIGIN } from '../../support/pay-fixtures.ts';
-import { runWebhookJobs, startWebhookApp, waitFor, type WebhookApp } from '../../support/webhooks-fixtures.ts';
+import { startWebhookApp, type WebhookApp, confirmAtSandbox } from '../../support/webhooks-fixtures.ts';
 
 const DAY = 86_400_000;
 
@@ -56,20 +56,8 @@ for (const engine of engines()) {
       for (let runs = 0; runs < 100; runs++) if ((await worker.runOnce()) === 0) return;
       throw new Error('the worker did not go idle');
     };
-    const orderStatus = async (orderId: number) =>
-      (await database.db.selectFrom('orders').select('status').where('id', '=', orderId).executeTakeFirstOrThrow())
-        .status;
-    /** The buyer pays at the sandbox, whose webhook the app receives; the worker's webhook job applies it. */
-    const confirm = async (gateway: GatewayName, gatewayId: string, orderId: number) => {
-      const res = await fetch(`${hooks.sandboxes.urls[gateway]}/sandbox/charges/${gatewayId}/confirm`, {
-        method: 'POST',
-      });
-      assert.equal(res.status, 200, await res.text());
-      await waitFor(async () => {
-        await runWebhookJobs(database);
-        return (await orderStatus(orderId)) === 'paid' ? true : undefined;
-      });
-    };
+    const confirm = (gateway: GatewayName, gatewayId: string, orderId: number) =>
+      confirmAtSandbox(hooks, database, { gateway, gatewayId, orderId });
     const ledgerCharge = async (gateway: GatewayName, gatewayId: string) => {
       const ledger = (await (await fetch(`${hooks.sandboxes.urls[gateway]}/sandbox/charges`)).json()) as {
         data: LedgerCharge[];

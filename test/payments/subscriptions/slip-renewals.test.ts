@@ -15,7 +15,7 @@ import { testClock, type TestClock } from '../../notifications/fixtures.ts';
 import { Receiver } from '../../notifications/receiver.ts';
 import { engines } from '../../support/engines.ts';
 import { BOLETO_PAYER, insertPage, ORIGIN } from '../../support/pay-fixtures.ts';
-import { runWebhookJobs, startWebhookApp, waitFor, type WebhookApp } from '../../support/webhooks-fixtures.ts';
+import { startWebhookApp, type WebhookApp, confirmAtSandbox } from '../../support/webhooks-fixtures.ts';
 
 const DAY = 86_400_000;
 
@@ -123,17 +123,8 @@ for (const engine of engines()) {
     const orderStatus = async (orderId: number) =>
       (await database.db.selectFrom('orders').select('status').where('id', '=', orderId).executeTakeFirstOrThrow())
         .status;
-    /** The buyer pays at the sandbox, which delivers the gateway's real webhook to the app; the worker's webhook job applies it. */
-    const confirm = async (gateway: GatewayName, gatewayId: string, orderId: number) => {
-      const res = await fetch(`${hooks.sandboxes.urls[gateway]}/sandbox/charges/${gatewayId}/confirm`, {
-        method: 'POST',
-      });
-      assert.equal(res.status, 200, await res.text());
-      await waitFor(async () => {
-        await runWebhookJobs(database);
-        return (await orderStatus(orderId)) === 'paid' ? true : undefined;
-      });
-    };
+    const confirm = (gateway: GatewayName, gatewayId: string, orderId: number) =>
+      confirmAtSandbox(hooks, database, { gateway, gatewayId, orderId });
     const subscribe = async (pageId: string, planId: number, gateway: GatewayName, email: string) => {
       const res = await hooks.app.inject({
         method: 'POST',
