@@ -3,7 +3,8 @@
  * postgres), then BENCHMARKS.md with the machine and one table of all their rows.
  * `npm run bench -- orders` runs only the benchmarks whose file name contains "orders" and prints them
  * (BENCHMARKS.md is written by a full run only). BENCH_SHORT=1 shortens every benchmark (a smoke run).
- * BENCH_OUTPUT=path writes the table there instead of BENCHMARKS.md.
+ * BENCH_OUTPUT=path writes the table there instead of BENCHMARKS.md. BENCH_SKIP=memory,qr leaves out the benchmarks
+ * whose file name contains one of those words.
  * The exit code is 1 when a benchmark failed to run; targets not met are reported in the table.
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -21,9 +22,11 @@ const rank = (file: string) => {
 };
 
 const only = process.argv.slice(2);
+const skipped = (process.env.BENCH_SKIP ?? '').split(',').filter(Boolean);
 const files = readdirSync(here)
   .filter((name) => name.endsWith('.bench.ts'))
   .filter((name) => only.length === 0 || only.some((word) => name.includes(word)))
+  .filter((name) => !skipped.some((word) => name.includes(word)))
   .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 
 requirePostgres();

@@ -12,7 +12,8 @@ import { registerMetrics } from './http/metrics.ts';
 import { parseQueryString } from './http/query.ts';
 import { registerRateLimiting } from './http/rate-limit.ts';
 import { ErrorBodySchema } from './http/schemas.ts';
-import { validatorCompiler } from './http/validation.ts';
+import { eagerSerializerFactory, lazySerializerFactory } from './http/serialization.ts';
+import { compileValidator, lazyValidatorCompiler } from './http/validation.ts';
 import { registerCardHashRoutes } from './modules/card-hash/index.ts';
 import { registerCartRoutes } from './modules/carts/index.ts';
 import { registerCatalogRoutes } from './modules/catalog/index.ts';
@@ -38,7 +39,13 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 /** Builds the HTTP application; no I/O happens until it listens or is injected into. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   registerOrderTransitionHooks();
-  const context: AppContext = { clock: () => new Date(), gatewayUrls: { ...deps.config.gatewayUrls }, ...deps };
+  const context: AppContext = {
+    clock: () => new Date(),
+    gatewayUrls: { ...deps.config.gatewayUrls },
+    schemaCompilation: 'lazy',
+    ...deps,
+  };
+  const eager = context.schemaCompilation === 'eager';
   const { config, database } = context;
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
@@ -54,8 +61,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     },
     routerOptions: { querystringParser: parseQueryString, maxParamLength: 200, ignoreTrailingSlash: true },
     ajv: { customOptions: { strict: false } },
+    schemaController: { compilersFactory: { buildSerializer: eager ? eagerSerializerFactory : lazySerializerFactory } },
   });
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(eager ? compileValidator : lazyValidatorCompiler);
   app.addSchema(ErrorBodySchema);
   registerErrorHandling(app);
 

@@ -78,7 +78,7 @@ export async function startServer(
   const missing = (['gateway_a', 'gateway_b', 'gateway_c'] as const).some((name) => !config.gatewayUrls[name]);
   const sandboxes = missing ? await startLocalSandboxes(database, config, () => listeningUrl) : undefined;
   const gatewayUrls = { ...sandboxes?.urls, ...config.gatewayUrls };
-  const app = await buildApp({ config, database, logger, gatewayUrls });
+  const app = await buildApp({ config, database, logger, gatewayUrls, schemaCompilation: 'eager' });
   const address = await app.listen({ port: config.port, host: config.host });
   listeningUrl = address.replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
   if (sandboxes) logger.info({ gateways: sandboxes.urls }, 'gateway sandboxes running in-process');

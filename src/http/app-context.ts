@@ -11,6 +11,12 @@ export type AppDependencies = {
   clock?: () => Date;
   /** Base URL of each gateway's API (live, standalone sandbox or in-process sandbox). */
   gatewayUrls?: Partial<Record<GatewayName, string>>;
+  /**
+   * `eager` compiles every route's request and response schemas before the app is ready (a long-running server:
+   * a broken schema stops the start, and no first request pays for it); `lazy` (the default) compiles each on
+   * its route's first use, for the short-lived processes (commands, test apps) that serve a few routes.
+   */
+  schemaCompilation?: 'eager' | 'lazy';
 };
 
 /** What every route and page is given: the dependencies with their defaults filled in. */

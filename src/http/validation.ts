@@ -41,11 +41,27 @@ function decimalIntegersOnly(validate: Validate, findMalformed: MalformedInteger
   return checked;
 }
 
-export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+/** A route's validator compiled now (`schemaCompilation: 'eager'`). */
+export function compileValidator({ schema, httpPart }: Parameters<FastifySchemaCompiler<unknown>>[0]): Validate {
   if (httpPart === 'body') return bodyAjv.compile(schema as object) as Validate;
   const validate = textAjv.compile(schema as object) as Validate;
   const findMalformed = malformedIntegerFinder(schema);
   return findMalformed ? decimalIntegersOnly(validate, findMalformed) : validate;
+}
+
+/**
+ * Each route's validator compiled when its first request arrives: compiling all of them took most of the
+ * app's start-up, while a short-lived process serves a few routes (`schemaCompilation: 'lazy'`).
+ */
+export const lazyValidatorCompiler: FastifySchemaCompiler<unknown> = (route) => {
+  let compiled: Validate | undefined;
+  const validate = ((data: unknown) => {
+    compiled ??= compileValidator(route);
+    const valid = compiled(data);
+    validate.errors = compiled.errors;
+    return valid;
+  }) as Validate;
+  return validate;
 };
 
 /**

@@ -71,15 +71,18 @@ export async function startPayApp(
   });
   await app.ready();
   const clients = new Map<GatewayName, ReturnType<typeof createGateway>>();
-  usePayGatewayClients(
-    (name) => clients.get(name) ?? clients.set(name, createGateway(name, { timeoutMs: 1000 })).get(name)!,
-  );
+  const shortTimeoutClients = (name: GatewayName) =>
+    clients.get(name) ?? clients.set(name, createGateway(name, { timeoutMs: 1000 })).get(name)!;
+  const previousClients = usePayGatewayClients(shortTimeoutClients);
   return {
     app,
     config,
     sandboxes,
     setNow: (now) => (fixed = now),
     close: async () => {
+      // Test files may share a process: the clients before this app come back, unless a later app replaced them.
+      const current = usePayGatewayClients(previousClients);
+      if (current !== shortTimeoutClients) usePayGatewayClients(current);
       await app.close();
       await sandboxes.close();
     },

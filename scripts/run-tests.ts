@@ -1,0 +1,106 @@
+/**
+ * `npm test`: every test file, on node's test runner, in a few processes instead of one each.
+ *
+ * Starting a process per file cost more CPU than most files' own tests: node, the TypeScript loader, the app's
+ * modules and PGlite's WebAssembly compiled again each time. Files are dealt into groups; each group is one test
+ * process that runs its files one after another, each file as a suite named after it.
+ * Files that spawn services and wait on them alone run in a process of their own (ISOLATED).
+ *
+ *   npm test                      every file under test/ (the load test last, alone)
+ *   npm test -- test/carts test/http/errors.test.ts   only these files or folders
+ *
+ * TEST_CONCURRENCY (default 3) is how many test processes run at once; TEST_GROUP_SIZE (default 8) how many
+ * files share one.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const root = resolve(import.meta.dirname, '..');
+/** Long files that mostly wait on child processes or timers: alone, they overlap with the groups. */
+const ISOLATED = [
+  'test/notifications/cli.test.ts',
+  'test/cli/cli.test.ts',
+  'test/notifications/listen.test.ts',
+  'test/payments/attempts/late-card.test.ts',
+  'test/scale/',
+];
+/** A browser file's time against an ordinary file's, for dealing files into groups of about equal length. */
+const BROWSER_FILE_WEIGHT = 5;
+/** Runs after every other file, by itself: it measures one process's memory under load. */
+const LOAD = 'test/load/';
+
+const concurrency = positive(process.env.TEST_CONCURRENCY, 3);
+const groupSize = positive(process.env.TEST_GROUP_SIZE, 8);
+const requested = process.argv.slice(2);
+const files = (requested.length ? requested : ['test']).flatMap((path) => testFiles(resolve(root, path))).sort();
+const relativeFiles = [...new Set(files)].map((file) => relative(root, file));
+
+const isolated = relativeFiles.filter((file) => ISOLATED.some((prefix) => file.startsWith(prefix)));
+const load = relativeFiles.filter((file) => file.startsWith(LOAD));
+const grouped = relativeFiles.filter((file) => !isolated.includes(file) && !load.includes(file));
+
+const groupDir = join(root, 'test-results', 'test-groups');
+rmSync(groupDir, { recursive: true, force: true });
+mkdirSync(groupDir, { recursive: true });
+const groups = balancedGroups(grouped, Math.ceil(grouped.length / groupSize)).map((members, index) =>
+  writeGroup(`group-${String(index + 1).padStart(2, '0')}.test.mjs`, members),
+);
+
+let status = run([...isolated.map((file) => join(root, file)), ...groups]);
+if (load.length)
+  status =
+    run(
+      load.map((file) => join(root, file)),
+      1,
+    ) || status;
+process.exitCode = status;
+
+function run(entries: string[], processes = concurrency): number {
+  if (!entries.length) return 0;
+  const args = ['--import', 'tsx', '--test', `--test-concurrency=${processes}`, ...entries];
+  const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
+  return result.status ?? 1;
+}
+
+function writeGroup(name: string, members: string[]): string {
+  const path = join(groupDir, name);
+  const imports = members.map((file) => [file, pathToFileURL(join(root, file)).href]);
+  writeFileSync(
+    path,
+    `// Written by scripts/run-tests.ts: these test files in this process, each file a suite, one after another.
+import { describe } from 'node:test';
+// The import starts inside the suite's callback, so the file's tests and hooks are that suite's.
+for (const [name, url] of ${JSON.stringify(imports)}) describe(name, () => import(url));
+`,
+  );
+  return path;
+}
+
+/**
+ * Browser files take several times as long as the others (they wait on the pages' polls): each file is dealt to
+ * the group with the least expected time so far, heaviest files first, and the groups start heaviest first.
+ */
+function balancedGroups(members: string[], count: number): string[][] {
+  const weight = (file: string) => (/\/browser\/|-browser\.test\.ts$/.test(file) ? BROWSER_FILE_WEIGHT : 1);
+  const groups = Array.from({ length: count }, () => ({ files: [] as string[], weight: 0 }));
+  for (const file of [...members].sort((a, b) => weight(b) - weight(a) || a.localeCompare(b))) {
+    const lightest = groups.reduce((least, group) => (group.weight < least.weight ? group : least));
+    lightest.files.push(file);
+    lightest.weight += weight(file);
+  }
+  return groups.sort((a, b) => b.weight - a.weight).map((group) => group.files.sort());
+}
+
+function testFiles(path: string): string[] {
+  if (statSync(path).isFile()) return [path];
+  return readdirSync(path, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.test.ts'))
+    .map((name) => join(path, name));
+}
+
+function positive(value: string | undefined, fallback: number): number {
+  const number = Number(value);
+  return Number.isInteger(number) && number > 0 ? number : fallback;
+}
