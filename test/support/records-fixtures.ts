@@ -283,7 +283,3 @@ export async function orderEvents(database: Database, orderId: number) {
     .orderBy('id')
     .execute();
 }
-
-export function json(headers: Record<string, string> = {}): Record<string, string> {
-  return { 'content-type': 'application/json', ...headers };
-}
