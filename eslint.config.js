@@ -7,6 +7,11 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    // The command's launcher is plain JavaScript run by node.
+    files: ['bin/**/*.js'],
+    languageOptions: { globals: { process: 'readonly', URL: 'readonly', console: 'readonly' } },
+  },
+  {
     files: ['**/*.ts'],
     rules: {
       // Unused bindings are errors, except a leading underscore marks one kept on purpose (a callback's position).
