@@ -80,7 +80,12 @@ function openPostgres(url: string, poolSize: number): Database {
       }
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    close: () => db.destroy(),
+    // Kysely ends the pool only if it ever opened its driver: a process that used raw sessions alone (a command
+    // that failed after migrating) would otherwise wait out the idle clients' timeout before it can exit.
+    close: async () => {
+      await db.destroy();
+      if (!pool.ended) await pool.end();
+    },
   };
 }
 
