@@ -389,8 +389,11 @@ for (const engine of engines()) {
       await runWebhookJobs(database);
       assert.equal(await eventStatus(refundEvent), 'received');
       await bankPaid(gatewayId, 10_000);
-      // The refund's retry is due later (backoff): run the worker as if that time had come.
+      // The refund's retry is due later (backoff): run the worker as if that time had come. The refund's job can be
+      // due before the paid event's (when the paid event arrived more than a deferral later) and be deferred once
+      // more in that pass, behind the paid event: a second pass an hour on is when that retry has come too.
       await runWebhookJobs(database, { clock: () => new Date(Date.now() + 3_600_000) });
+      await runWebhookJobs(database, { clock: () => new Date(Date.now() + 7_200_000) });
       const after = await state(gatewayId);
       assert.deepEqual(
         { payment: after.payment, order: after.order, refunded: after.paymentRefunded },
