@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /** Changes whenever the way the bundle is made changes, so an older bundle is never reused. */
-const BUILD_FORMAT = '1';
+const BUILD_FORMAT = '2';
 /** Bundles of other source states are removed once this old (a process may still be starting from one). */
 const STALE_AFTER_MS = 60 * 60 * 1000;
 
@@ -61,31 +61,37 @@ async function build(root, outdir) {
     packages: 'external',
     sourcemap: 'linked',
     logLevel: 'error',
-    plugins: [sourceLocations],
+    plugins: [sourceLocations()],
   });
 }
 
 /**
- * Every source file keeps its own `import.meta.url`, `dirname` and `filename` (migrations, page templates and
- * browser scripts are read next to the module that reads them), not the bundle's.
+ * An esbuild plugin: every source file keeps its own `import.meta.url`, `dirname` and `filename` (migrations,
+ * page templates and browser scripts are read next to the module that reads them), not the bundle's. A module
+ * that mentions `import.meta` starts with constants of its own location (on its first line, so line numbers
+ * stay), and `define` points the expressions at them: text inside strings is left alone.
  */
-const sourceLocations = {
+export const sourceLocations = () => ({
   name: 'source-locations',
   setup(build) {
+    build.initialOptions.define = {
+      ...build.initialOptions.define,
+      'import.meta.url': '__source_url',
+      'import.meta.dirname': '__source_dirname',
+      'import.meta.filename': '__source_filename',
+    };
     build.onLoad({ filter: /\.tsx?$/ }, (args) => {
       if (args.path.includes(`${join('node_modules', '')}`)) return undefined;
       const text = readFileSync(args.path, 'utf8');
       if (!text.includes('import.meta')) return undefined;
-      return {
-        contents: text
-          .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
-          .replaceAll('import.meta.dirname', JSON.stringify(dirname(args.path)))
-          .replaceAll('import.meta.filename', JSON.stringify(args.path)),
-        loader: args.path.endsWith('.tsx') ? 'tsx' : 'ts',
-      };
+      const location =
+        `const __source_url = ${JSON.stringify(pathToFileURL(args.path).href)}, ` +
+        `__source_dirname = ${JSON.stringify(dirname(args.path))}, ` +
+        `__source_filename = ${JSON.stringify(args.path)}; `;
+      return { contents: location + text, loader: args.path.endsWith('.tsx') ? 'tsx' : 'ts' };
     });
   },
-};
+});
 
 function removeStale(cacheDir, current) {
   for (const name of readdirSync(cacheDir)) {
