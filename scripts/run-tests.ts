@@ -13,14 +13,14 @@
  * TEST_CONCURRENCY (default 3) is how many test processes run at once; TEST_GROUP_SIZE (default 8) how many
  * files share one.
  */
-import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
 import { sourceLocations } from '../bin/bundled-entry.js';
 
 const root = resolve(import.meta.dirname, '..');
-/** Long files that mostly wait on child processes or timers: each in a process of its own, beside the groups. */
+/** Long files that mostly wait on child processes or timers: alone, they overlap with the groups. */
 const ISOLATED = [
   'test/notifications/cli.test.ts',
   'test/cli/cli.test.ts',
@@ -28,8 +28,6 @@ const ISOLATED = [
   'test/payments/attempts/late-card.test.ts',
   'test/scale/',
 ];
-/** How many isolated files run at once, beside the groups. */
-const ISOLATED_CONCURRENCY = 2;
 /** A browser file's time against an ordinary file's, for dealing files into groups of about equal length. */
 const BROWSER_FILE_WEIGHT = 5;
 /** Runs after every other file, by itself: it measures one process's memory under load. */
@@ -52,35 +50,18 @@ const groups = balancedGroups(grouped, Math.ceil(grouped.length / groupSize)).ma
   writeGroup(`group-${String(index + 1).padStart(2, '0')}.test.mjs`, members),
 );
 
-const isolatedFiles = isolated.map((file) => join(root, file));
+const main = [...isolated.map((file) => join(root, file)), ...groups];
 const loadFiles = load.map((file) => join(root, file));
-const bundled = await bundle([...isolatedFiles, ...groups, ...loadFiles]);
-// The isolated files mostly wait, so they run beside the groups instead of taking the groups' places; their
-// report is printed after the groups' own.
-const isolatedReport = join(root, 'test-results', 'isolated-tests.tap');
-const [isolatedStatus, groupStatus] = await Promise.all([
-  run(isolatedFiles.map(bundled), ISOLATED_CONCURRENCY, isolatedReport),
-  run(groups.map(bundled), concurrency),
-]);
-if (isolatedFiles.length) process.stdout.write(readFileSync(isolatedReport));
-const loadStatus = await run(loadFiles.map(bundled), 1);
-process.exitCode = isolatedStatus || groupStatus || loadStatus;
+const bundled = await bundle([...main, ...loadFiles]);
+let status = run(main.map(bundled));
+if (loadFiles.length) status = run(loadFiles.map(bundled), 1) || status;
+process.exitCode = status;
 
-/** Runs the bundled files on node's test runner; the report goes to the terminal, or to `reportFile`. */
-function run(entries: string[], processes: number, reportFile?: string): Promise<number> {
-  if (!entries.length) return Promise.resolve(0);
+function run(entries: string[], processes = concurrency): number {
+  if (!entries.length) return 0;
   const args = ['--enable-source-maps', '--test', `--test-concurrency=${processes}`, ...entries];
-  const report = reportFile ? openSync(reportFile, 'w') : undefined;
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    stdio: report === undefined ? 'inherit' : ['ignore', report, report],
-  });
-  return new Promise((done) =>
-    child.on('close', (code) => {
-      if (report !== undefined) closeSync(report);
-      done(code ?? 1);
-    }),
-  );
+  const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
+  return result.status ?? 1;
 }
 
 /**
