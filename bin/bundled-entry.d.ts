@@ -1,4 +1,4 @@
-import type { Plugin } from 'esbuild';
+import type { BuildOptions } from 'esbuild';
 
 export function bundledEntry(root: string, cacheDir?: string): Promise<string>;
-export function sourceLocations(): Plugin;
+export function nodeBundleOptions(): BuildOptions;

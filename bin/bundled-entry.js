@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /** Changes whenever the way the bundle is made changes, so an older bundle is never reused. */
-const BUILD_FORMAT = '2';
+const BUILD_FORMAT = '3';
 /** Bundles of other source states are removed once this old (a process may still be starting from one). */
 const STALE_AFTER_MS = 60 * 60 * 1000;
 
@@ -49,11 +49,17 @@ function sourceKey(root) {
 
 async function build(root, outdir) {
   const esbuild = await import('esbuild');
-  await esbuild.build({
-    entryPoints: [join(root, 'src', 'main.ts')],
-    outdir,
+  await esbuild.build({ ...nodeBundleOptions(), entryPoints: [join(root, 'src', 'main.ts')], outdir });
+}
+
+/**
+ * How our TypeScript is bundled for node (the command here, the test processes in scripts/run-tests.ts): ESM
+ * with shared chunks (each command family stays a chunk of its own, loaded only by the commands that use it),
+ * npm packages left as imports, linked source maps, every module keeping its own location.
+ */
+export function nodeBundleOptions() {
+  return {
     bundle: true,
-    // Each command family stays a chunk of its own, loaded only by the commands that use it.
     splitting: true,
     format: 'esm',
     platform: 'node',
@@ -62,7 +68,7 @@ async function build(root, outdir) {
     sourcemap: 'linked',
     logLevel: 'error',
     plugins: [sourceLocations()],
-  });
+  };
 }
 
 /**
@@ -71,7 +77,7 @@ async function build(root, outdir) {
  * that mentions `import.meta` starts with constants of its own location (on its first line, so line numbers
  * stay), and `define` points the expressions at them: text inside strings is left alone.
  */
-export const sourceLocations = () => ({
+const sourceLocations = () => ({
   name: 'source-locations',
   setup(build) {
     build.initialOptions.define = {

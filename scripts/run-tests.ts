@@ -17,7 +17,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
-import { sourceLocations } from '../bin/bundled-entry.js';
+import { nodeBundleOptions } from '../bin/bundled-entry.js';
 
 const root = resolve(import.meta.dirname, '..');
 /** Long files that mostly wait on child processes or timers: alone, they overlap with the groups. */
@@ -72,20 +72,7 @@ function run(entries: string[], processes = concurrency): number {
 async function bundle(entries: string[]): Promise<(entry: string) => string> {
   const outdir = join(root, 'test-results', 'test-build');
   rmSync(outdir, { recursive: true, force: true });
-  await esbuild.build({
-    entryPoints: entries,
-    outdir,
-    outbase: root,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    sourcemap: 'linked',
-    logLevel: 'error',
-    plugins: [sourceLocations()],
-  });
+  await esbuild.build({ ...nodeBundleOptions(), entryPoints: entries, outdir, outbase: root });
   return (entry) => join(outdir, relative(root, entry)).replace(/\.(ts|mjs)$/, '.js');
 }
 
