@@ -30,6 +30,7 @@ import {
 } from './support/invariants.ts';
 import { freePort, Processes, until, type CheckoutProcess } from './support/processes.ts';
 import { startSlowLink } from './support/relays.ts';
+import { jobQueueDrained } from './support/job-queue.ts';
 
 const baseUrl = postgresUrl();
 const FACTOR = scaleFactor();
@@ -281,22 +282,7 @@ describe(
 
     test('no order is half-written, nothing applied twice, every job done, and the gateway agrees', async (t) => {
       await sql`UPDATE jobs SET run_at = now() WHERE status = 'queued' AND type NOT LIKE 'maintenance.%'`.execute(db());
-      const settledAt = await until(
-        'the queue to drain',
-        async () => {
-          const now = new Date();
-          const left = await db()
-            .selectFrom('jobs')
-            .select('id')
-            .where((eb) =>
-              eb.or([eb('status', '=', 'running'), eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', now)])]),
-            )
-            .execute();
-          return left.length === 0 ? now : undefined;
-        },
-        60_000,
-        250,
-      );
+      const settledAt = await jobQueueDrained(db(), 60_000);
       // Intents whose process died before recording the gateway's answer: their recovery jobs (brought
       // forward above) asked the gateway for each; a capture found is now recorded, the rest never reached it.
       const recovered = await db()

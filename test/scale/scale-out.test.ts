@@ -29,6 +29,7 @@ import {
 } from './support/invariants.ts';
 import { freePort, Processes, until, type CheckoutProcess } from './support/processes.ts';
 import { startFanOut } from './support/relays.ts';
+import { jobQueueDrained } from './support/job-queue.ts';
 
 const baseUrl = postgresUrl();
 const FACTOR = scaleFactor();
@@ -297,22 +298,7 @@ describe(
       // Jobs scheduled for later (webhook safety nets, old renewal dates, pix expiry) are brought forward so the
       // two workers race for every one of them now.
       await sql`UPDATE jobs SET run_at = now() WHERE status = 'queued' AND type NOT LIKE 'maintenance.%'`.execute(db);
-      const settledAt = await until(
-        'the queue to drain',
-        async () => {
-          const now = new Date();
-          const left = await db
-            .selectFrom('jobs')
-            .select('id')
-            .where((eb) =>
-              eb.or([eb('status', '=', 'running'), eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', now)])]),
-            )
-            .execute();
-          return left.length === 0 ? now : undefined;
-        },
-        60_000,
-        250,
-      );
+      const settledAt = await jobQueueDrained(db, 60_000);
       const ledger = await sandboxLedger(gateways);
       const problems = [
         ...(await chargeViolations(deployed.database, ledger)),

@@ -5,10 +5,9 @@
  * jobs are made due, and refund reservations still pending are made old enough to be settled by their job.
  */
 
-import { setTimeout } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Database } from '../../../../src/db/database.ts';
-import { until } from '../../support/processes.ts';
+import { jobQueueDrained } from '../../support/job-queue.ts';
 
 export type Settled = { at: Date; passes: number };
 
@@ -22,7 +21,7 @@ export async function settle(database: Database, options: { timeoutMs: number })
       UPDATE jobs SET run_at = now()
       WHERE status = 'queued' AND type NOT LIKE 'maintenance.%' AND run_at > now()
       RETURNING type, payload->>'payment_id' AS payment_id`.execute(db);
-    at = await drained(database, options.timeoutMs);
+    at = await jobQueueDrained(db, options.timeoutMs);
     const stillUnseen = await paymentsTheGatewayNeverSaw(database);
     const news = moved.rows.filter(
       (row) => !(row.type === 'payments.reconcile' && stillUnseen.has(Number(row.payment_id))),
@@ -30,39 +29,6 @@ export async function settle(database: Database, options: { timeoutMs: number })
     if (pass > 1 && news.length === 0) return { at, passes: pass };
   }
   return { at, passes: 8 };
-}
-
-/**
- * Waits until no job is running and none is due; resolves with that moment. A job written by a transaction still
- * open at that moment carries the transaction's start as its run_at and is not visible yet: the queue counts as
- * drained only when it still looks so QUIET_MS later (such a job then shows as due, and the wait goes on).
- */
-async function drained(database: Database, timeoutMs: number): Promise<Date> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const at = await until(
-      'the job queue to drain',
-      () => queueEmptyAt(database),
-      Math.max(deadline - Date.now(), 1),
-      250,
-    );
-    await setTimeout(QUIET_MS);
-    if (await queueEmptyAt(database)) return at;
-  }
-}
-
-const QUIET_MS = 2_000;
-
-async function queueEmptyAt(database: Database): Promise<Date | undefined> {
-  const now = new Date();
-  const left = await database.db
-    .selectFrom('jobs')
-    .select('id')
-    .where((eb) =>
-      eb.or([eb('status', '=', 'running'), eb.and([eb('status', '=', 'queued'), eb('run_at', '<=', now)])]),
-    )
-    .execute();
-  return left.length === 0 ? now : undefined;
 }
 
 /**
