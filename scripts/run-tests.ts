@@ -5,7 +5,7 @@
  * modules and PGlite's WebAssembly compiled again each time. Files are dealt into groups; each group is one test
  * process that runs its files one after another, each file as a suite named after it. The processes run esbuild
  * bundles of the files (test-results/test-build, with source maps), not the sources through tsx.
- * Files that spawn services and wait on them alone run in a process of their own (ISOLATED).
+ * Files that spawn services and wait on them run each in a process of its own (ISOLATED), started first.
  *
  *   npm test                      every file under test/ (the load test last, alone)
  *   npm test -- test/carts test/http/errors.test.ts   only these files or folders
@@ -20,7 +20,7 @@ import * as esbuild from 'esbuild';
 import { nodeBundleOptions } from '../bin/bundled-entry.js';
 
 const root = resolve(import.meta.dirname, '..');
-/** Long files that mostly wait on child processes or timers: alone, they overlap with the groups. */
+/** Long files that mostly wait on child processes or timers: each in a process of its own, started first. */
 const ISOLATED = [
   'test/notifications/cli.test.ts',
   'test/cli/cli.test.ts',
