@@ -5,7 +5,10 @@
  * modules and PGlite's WebAssembly compiled again each time. Files are dealt into groups; each group is one test
  * process that runs its files one after another, each file as a suite named after it. The processes run esbuild
  * bundles of the files (test-results/test-build, with source maps), not the sources through tsx.
- * Files that spawn services and wait on them run each in a process of its own (ISOLATED), started first.
+ * Files that spawn services and wait on them run each in a process of its own (ISOLATED), between the groups.
+ * A test database a file closes is reset and handed to the next file of its process (REUSE_TEST_DATABASES, see
+ * test/support/idle-pool.ts; REUSE_TEST_DATABASES=0 turns it off); each process ends what is left after its last
+ * file.
  *
  *   npm test                      every file under test/ (the load test last, alone)
  *   npm test -- test/carts test/http/errors.test.ts   only these files or folders
@@ -20,7 +23,7 @@ import * as esbuild from 'esbuild';
 import { nodeBundleOptions } from '../bin/bundled-entry.js';
 
 const root = resolve(import.meta.dirname, '..');
-/** Long files that mostly wait on child processes or timers: each in a process of its own, started first. */
+/** Long files that mostly wait on child processes or timers: each in a process of its own, between the groups. */
 const ISOLATED = [
   'test/notifications/cli.test.ts',
   'test/cli/cli.test.ts',
@@ -46,12 +49,11 @@ const grouped = relativeFiles.filter((file) => !isolated.includes(file) && !load
 const groupDir = join(root, 'test-results', 'test-groups');
 rmSync(groupDir, { recursive: true, force: true });
 mkdirSync(groupDir, { recursive: true });
-const groups = balancedGroups(grouped, Math.ceil(grouped.length / groupSize)).map((members, index) =>
-  writeGroup(`group-${String(index + 1).padStart(2, '0')}.test.mjs`, members),
+const groups = balancedGroups(grouped, Math.ceil(grouped.length / groupSize));
+const main = startOrder(groups, isolated).map((members, index) =>
+  writeGroup(`${String(index + 1).padStart(3, '0')}.test.mjs`, members),
 );
-
-const main = [...isolated.map((file) => join(root, file)), ...groups];
-const loadFiles = load.map((file) => join(root, file));
+const loadFiles = load.map((file, index) => writeGroup(`load-${index + 1}.test.mjs`, [file]));
 const bundled = await bundle([...main, ...loadFiles]);
 let status = run(main.map(bundled));
 if (loadFiles.length) status = run(loadFiles.map(bundled), 1) || status;
@@ -60,7 +62,8 @@ process.exitCode = status;
 function run(entries: string[], processes = concurrency): number {
   if (!entries.length) return 0;
   const args = ['--enable-source-maps', '--test', `--test-concurrency=${processes}`, ...entries];
-  const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
+  const env = { ...process.env, REUSE_TEST_DATABASES: process.env.REUSE_TEST_DATABASES ?? '1' };
+  const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', env });
   return result.status ?? 1;
 }
 
@@ -76,6 +79,20 @@ async function bundle(entries: string[]): Promise<(entry: string) => string> {
   return (entry) => join(outdir, relative(root, entry)).replace(/\.(ts|mjs)$/, '.js');
 }
 
+/**
+ * Node's runner starts the processes in the order of their files' paths, which the names written here give: an
+ * isolated file after every two groups, so that its waiting on child processes overlaps the groups' work.
+ */
+function startOrder(groups: string[][], isolatedFiles: string[]): string[][] {
+  const order: string[][] = [];
+  const alone = isolatedFiles.map((file) => [file]);
+  for (let index = 0; index < groups.length; index++) {
+    order.push(groups[index]!);
+    if (index % 2 === 1 && alone.length) order.push(alone.shift()!);
+  }
+  return [...order, ...alone];
+}
+
 function writeGroup(name: string, members: string[]): string {
   const path = join(groupDir, name);
   // Each import a literal of its own, for the bundler to follow.
@@ -85,9 +102,11 @@ function writeGroup(name: string, members: string[]): string {
   writeFileSync(
     path,
     `// Written by scripts/run-tests.ts: these test files in this process, each file a suite, one after another.
-import { describe } from 'node:test';
+import { after, describe } from 'node:test';
+import { closeIdleDatabases } from ${JSON.stringify(join(root, 'test', 'support', 'idle-pool.ts'))};
 // The import starts inside the suite's callback, so the file's tests and hooks are that suite's.
 ${suites.join('\n')}
+after(closeIdleDatabases);
 `,
   );
   return path;

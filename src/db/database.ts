@@ -95,32 +95,69 @@ async function openPGlite(dataDir?: string, loadDataDir?: Blob): Promise<Databas
     path = resolve(dataDir, 'pgdata');
     mkdirSync(path, { recursive: true });
   }
-  const client = await PGlite.create({
-    ...(path ? { dataDir: path } : {}),
-    ...(loadDataDir ? { loadDataDir } : {}),
+  return pgliteDatabase(await createPGlite({ ...(path ? { dataDir: path } : {}), loadDataDir }), new Mutex(), {
+    closesClient: true,
+  });
+}
+
+function createPGlite(options: { dataDir?: string; loadDataDir?: Blob }): Promise<PGlite> {
+  return PGlite.create({
+    ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
     parsers: { [INT8]: parseInt8, [NUMERIC]: Number, [DATE]: parseDate },
     // Trigram indexes serve the `%text%` searches over customer names and emails, as on PostgreSQL.
     extensions: { pg_trgm },
   });
-  const lock = new Mutex();
-  const db = new Kysely<DB>({ dialect: serializedPGliteDialect(client, lock) });
+}
+
+/**
+ * A database over `client`. When it does not close the client, closing it ends only this view: its Kysely and
+ * sessions refuse further work, and the client stays open for the next view.
+ */
+function pgliteDatabase(client: PGlite, lock: Mutex, options: { closesClient: boolean }): Database {
+  const view = { closed: false };
+  const db = new Kysely<DB>({ dialect: serializedPGliteDialect(client, lock, { ...options, view }) });
+  const session = (): RawSession => {
+    if (view.closed) throw new Error('database closed');
+    return {
+      exec: async (sql) => void (await client.exec(sql)),
+      query: async <R>(sql: string, params: unknown[] = []) => (await client.query<R>(sql, params)).rows,
+    };
+  };
   return {
     db,
     engine: 'pglite',
-    withSession: (fn) =>
-      lock.run(() =>
-        fn({
-          exec: async (sql) => void (await client.exec(sql)),
-          query: async <R>(sql: string, params: unknown[] = []) => (await client.query<R>(sql, params)).rows,
-        }),
-      ),
+    withSession: (fn) => lock.run(() => fn(session())),
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     dumpDataDir: () => lock.run(() => client.dumpDataDir('none')),
     // Kysely closes the client only if it ever opened its driver; raw sessions may have been the only use.
     close: async () => {
+      view.closed = true;
       await db.destroy();
-      if (!client.closed) await client.close();
+      if (options.closesClient && !client.closed) await client.close();
     },
+  };
+}
+
+/**
+ * One PGlite used by several databases one after another (the test processes reuse a migrated one across test
+ * files instead of opening PGlite again for each). `database()` opens a view that leaves PGlite open when it
+ * closes; `withSession` runs maintenance between views, under the same lock as the views' sessions.
+ */
+export type ReusablePGlite = {
+  database(): Database;
+  withSession<T>(fn: (session: RawSession) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+};
+
+export async function openReusablePGlite(options: { loadDataDir?: Blob } = {}): Promise<ReusablePGlite> {
+  const client = await createPGlite(options);
+  const lock = new Mutex();
+  const maintenance = pgliteDatabase(client, lock, { closesClient: false });
+  return {
+    database: () => pgliteDatabase(client, lock, { closesClient: false }),
+    withSession: (fn) => maintenance.withSession(fn),
+    close: () => client.close(),
   };
 }
 

@@ -45,13 +45,19 @@ class SerializedPGliteDriver implements Driver {
   constructor(
     private readonly client: PGlite,
     private readonly lock: Mutex,
+    private readonly options: PGliteDialectOptions,
   ) {
     this.connection = new PGliteConnection(client);
   }
 
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
+    if (this.options.view.closed) throw new Error('database closed');
     this.release = await this.lock.acquire();
+    if (this.options.view.closed) {
+      this.release();
+      throw new Error('database closed');
+    }
     return this.connection;
   }
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -69,14 +75,20 @@ class SerializedPGliteDriver implements Driver {
     release?.();
   }
   async destroy(): Promise<void> {
-    await this.client.close();
+    if (this.options.closesClient && !this.client.closed) await this.client.close();
   }
 }
 
-export function serializedPGliteDialect(client: PGlite, lock: Mutex): Dialect {
+/**
+ * `closesClient`: whether destroying the Kysely instance closes PGlite (not when several databases use one PGlite
+ * in turn). `view.closed`: set when the database is closed, after which no connection is handed out.
+ */
+type PGliteDialectOptions = { closesClient: boolean; view: { readonly closed: boolean } };
+
+export function serializedPGliteDialect(client: PGlite, lock: Mutex, options: PGliteDialectOptions): Dialect {
   return {
     createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new SerializedPGliteDriver(client, lock),
+    createDriver: () => new SerializedPGliteDriver(client, lock, options),
     createIntrospector: (db) => new PostgresIntrospector(db),
     createQueryCompiler: () => new PostgresQueryCompiler(),
   };

@@ -2,15 +2,27 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { openDatabase, type Database, type Engine } from '../../src/db/database.ts';
+import {
+  openDatabase,
+  openReusablePGlite,
+  type Database,
+  type Engine,
+  type RawSession,
+  type ReusablePGlite,
+} from '../../src/db/database.ts';
 import { loadMigrations, migrate } from '../../src/db/migrate.ts';
 import { registerOrderTransitionHooks } from '../../src/order-hooks.ts';
+import { migratedState, resetToMigrated, type MigratedState } from './database-reset.ts';
+import { IdlePool } from './idle-pool.ts';
 
 export type EngineCase = {
   name: Engine;
-  /** A migrated database of its own, copied from one migrated once per schema (the fast path every suite takes). */
+  /**
+   * A migrated database of its own (the fast path every suite takes): one this process used before and put back
+   * into its migrated state when it was closed, else a copy of one migrated once per schema.
+   */
   open(): Promise<Database>;
   /** A database of its own migrated from empty here, for the tests of migrating itself. */
   openMigratedFromEmpty(): Promise<Database>;
@@ -54,9 +66,53 @@ const SCHEMA_KEY = createHash('sha256')
 
 let pgliteSnapshot: Promise<Blob> | undefined;
 
-/** A migrated PGlite, opened from a data-directory snapshot that the first test process to need it writes. */
+type ReusedPGlite = { pglite: ReusablePGlite; state: MigratedState };
+// Not awaited: after a reset that timed out, the session may never be free to close.
+const idlePGlites = new IdlePool<ReusedPGlite>(async (reused) => void reused.pglite.close().catch(() => {}));
+
+/**
+ * A migrated PGlite: one a test file of this process closed before (reset to migrated), else a new one opened from
+ * the data-directory snapshot. Opening PGlite costs about a second of CPU; a reset, a few dozen milliseconds.
+ */
 async function openMigratedPGlite(): Promise<Database> {
-  return openDatabase({ engine: 'pglite', loadDataDir: await (pgliteSnapshot ??= migratedPGliteSnapshot()) });
+  const reused = idlePGlites.take() ?? (await newMigratedPGlite());
+  const database = reused.pglite.database();
+  return reusableOnClose(database, () =>
+    idlePGlites.putBack(reused, () => resetWithin((fn) => reused.pglite.withSession(fn), reused.state)),
+  );
+}
+
+async function newMigratedPGlite(): Promise<ReusedPGlite> {
+  const pglite = await openReusablePGlite({ loadDataDir: await (pgliteSnapshot ??= migratedPGliteSnapshot()) });
+  return { pglite, state: await pglite.withSession(migratedState) };
+}
+
+/** The database, whose close() also hands what it ran on to `putBack` (once, however often it is called). */
+function reusableOnClose(database: Database, putBack: () => Promise<void>): Database {
+  const closeView = database.close.bind(database);
+  let closing: Promise<void> | undefined;
+  return Object.assign(database, {
+    close: () =>
+      (closing ??= (async () => {
+        await closeView();
+        await putBack();
+      })()),
+  });
+}
+
+const RESET_TIMEOUT_MS = 10_000;
+
+/**
+ * Resets through `withSession` unless that takes too long (a transaction a test left open holds the session):
+ * true when the database is back in its migrated state and may be used again.
+ */
+async function resetWithin(
+  withSession: (fn: (session: RawSession) => Promise<boolean>) => Promise<boolean>,
+  state: MigratedState,
+): Promise<boolean> {
+  const timeout = sleep(RESET_TIMEOUT_MS, false, { ref: false });
+  const reset = withSession((session) => resetToMigrated(session, state)).catch(() => false);
+  return Promise.race([reset, timeout]);
 }
 
 async function migrated(opening: Promise<Database>): Promise<Database> {
@@ -107,7 +163,7 @@ async function createPostgresDatabase(
       break;
     } catch (error) {
       if ((error as { code?: string }).code !== OBJECT_IN_USE || attempt === 50) throw error;
-      await setTimeout(100 * Math.min(attempt, 10));
+      await sleep(100 * Math.min(attempt, 10));
     }
   }
   return {
@@ -118,16 +174,53 @@ async function createPostgresDatabase(
 
 /** A new migrated database per test file, dropped when the file closes it. */
 async function openFreshPostgres(baseUrl: string, options: { fromEmpty?: boolean } = {}): Promise<Database> {
-  const fresh = await (options.fromEmpty ? createFreshPostgresDatabase : createMigratedPostgresDatabase)(baseUrl);
+  if (!options.fromEmpty) return openMigratedPostgres(baseUrl);
+  const fresh = await createFreshPostgresDatabase(baseUrl);
   const database = await openDatabase({ engine: 'postgres', url: fresh.url, poolSize: 20 });
-  if (options.fromEmpty) await migrate(database);
-  const close = database.close.bind(database);
-  return Object.assign(database, {
-    async close() {
-      await close();
-      await fresh.drop();
-    },
+  await migrate(database);
+  return reusableOnClose(database, () => fresh.drop());
+}
+
+type ReusedPostgres = { url: string; drop(): Promise<void>; state: MigratedState };
+const idlePostgres = new IdlePool<ReusedPostgres>((reused) => reused.drop());
+
+/**
+ * A migrated PostgreSQL database: one a test file of this process closed before (reset to migrated), else a new
+ * copy of the template. Copying and dropping a database cost the server about two seconds per file (dropping
+ * one forces a checkpoint).
+ */
+async function openMigratedPostgres(baseUrl: string): Promise<Database> {
+  let reused = idlePostgres.take();
+  if (!reused) {
+    const fresh = await createMigratedPostgresDatabase(baseUrl);
+    reused = { ...fresh, state: await withAdminSession(fresh.url, migratedState) };
+  }
+  const kept = reused;
+  const database = await openDatabase({ engine: 'postgres', url: kept.url, poolSize: 20 });
+  return reusableOnClose(database, () => {
+    const reset = (fn: (session: RawSession) => Promise<boolean>) =>
+      withAdminSession(kept.url, async (session) => {
+        // What the test started and left connected (a child process's pool) must not write after the reset.
+        await session.query(
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+        );
+        return fn(session);
+      });
+    return idlePostgres.putBack(kept, () => resetWithin(reset, kept.state));
   });
+}
+
+async function withAdminSession<T>(url: string, fn: (session: RawSession) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn({
+      exec: async (sql) => void (await client.query(sql)),
+      query: async <R>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as R[],
+    });
+  } finally {
+    await client.end();
+  }
 }
 
 const OBJECT_IN_USE = '55006';
