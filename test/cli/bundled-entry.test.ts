@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync, utimesSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, utimesSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +10,9 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const BUNDLED_ENTRY = join(import.meta.dirname, '../../bin/bundled-entry.js');
+const PROJECT = join(import.meta.dirname, '../..');
+/** A static import in esbuild's output: `import … from "x";` or `import "x";`, its last line `} from "x";` when long. */
+const IMPORTED = /^(?:import\s(?:[^"';]*?\sfrom\s)?|\} from )"([^"]+)";$/gm;
 
 /** The bundle's entry URL for a project at `root`, from a process of its own (as `checkout` asks for it). */
 async function entryOf(root: string, cacheDir: string): Promise<string> {
@@ -52,7 +56,30 @@ describe('the checkout command runs a bundle of the sources as they are now', ()
   });
 
   test('the bundle of this project runs `checkout --help`', async () => {
-    const { stdout } = await run(process.execPath, [join(import.meta.dirname, '../../bin/checkout.js'), '--help']);
+    const { stdout } = await run(process.execPath, [join(PROJECT, 'bin/checkout.js'), '--help']);
     assert.match(stdout, /^Usage: checkout <command>/);
+  });
+
+  test("this project's bundle holds its npm packages too, except those that read files of their own", async () => {
+    const { PACKAGES_WITH_FILES } = await import('../../bin/bundled-entry.js');
+    const entry = await entryOf(PROJECT, join(root, 'project-cache'));
+    const directory = join(fileURLToPath(entry), '..');
+    const imported = new Set<string>();
+    for (const file of readdirSync(directory).filter((name) => name.endsWith('.js'))) {
+      const text = readFileSync(join(directory, file), 'utf8');
+      for (const [, specifier] of text.matchAll(IMPORTED)) imported.add(specifier!);
+    }
+    const packageOf = (specifier: string) =>
+      specifier
+        .split('/')
+        .slice(0, specifier.startsWith('@') ? 2 : 1)
+        .join('/');
+    const packages = [...imported].filter(
+      (specifier) => !/^(node:|\.)/.test(specifier) && !builtinModules.includes(specifier),
+    );
+    assert.ok(packages.length > 0, 'the packages that read their own files are imported');
+    for (const specifier of packages)
+      assert.ok(PACKAGES_WITH_FILES.includes(packageOf(specifier)), `${specifier} is imported, not bundled`);
+    assert.ok(imported.has('@electric-sql/pglite'));
   });
 });
