@@ -95,12 +95,10 @@ async function openPGlite(dataDir?: string, loadDataDir?: Blob): Promise<Databas
     path = resolve(dataDir, 'pgdata');
     mkdirSync(path, { recursive: true });
   }
-  return pgliteDatabase(await createPGlite({ ...(path ? { dataDir: path } : {}), loadDataDir }), new Mutex(), {
-    closesClient: true,
-  });
+  return pgliteDatabase(await createPGlite({ dataDir: path, loadDataDir }), new Mutex(), { closesClient: true });
 }
 
-function createPGlite(options: { dataDir?: string; loadDataDir?: Blob }): Promise<PGlite> {
+function createPGlite(options: { dataDir?: string | undefined; loadDataDir?: Blob | undefined }): Promise<PGlite> {
   return PGlite.create({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
@@ -116,7 +114,7 @@ function createPGlite(options: { dataDir?: string; loadDataDir?: Blob }): Promis
  */
 function pgliteDatabase(client: PGlite, lock: Mutex, options: { closesClient: boolean }): Database {
   const view = { closed: false };
-  const db = new Kysely<DB>({ dialect: serializedPGliteDialect(client, lock, { ...options, view }) });
+  const db = new Kysely<DB>({ dialect: serializedPGliteDialect(client, lock, view) });
   const session = (): RawSession => {
     if (view.closed) throw new Error('database closed');
     return {
@@ -130,7 +128,6 @@ function pgliteDatabase(client: PGlite, lock: Mutex, options: { closesClient: bo
     withSession: (fn) => lock.run(() => fn(session())),
     poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
     dumpDataDir: () => lock.run(() => client.dumpDataDir('none')),
-    // Kysely closes the client only if it ever opened its driver; raw sessions may have been the only use.
     close: async () => {
       view.closed = true;
       await db.destroy();

@@ -45,16 +45,15 @@ class SerializedPGliteDriver implements Driver {
   constructor(
     private readonly client: PGlite,
     private readonly lock: Mutex,
-    private readonly options: PGliteDialectOptions,
+    private readonly view: DatabaseView,
   ) {
     this.connection = new PGliteConnection(client);
   }
 
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
-    if (this.options.view.closed) throw new Error('database closed');
     this.release = await this.lock.acquire();
-    if (this.options.view.closed) {
+    if (this.view.closed) {
       this.release();
       throw new Error('database closed');
     }
@@ -74,21 +73,17 @@ class SerializedPGliteDriver implements Driver {
     this.release = undefined;
     release?.();
   }
-  async destroy(): Promise<void> {
-    if (this.options.closesClient && !this.client.closed) await this.client.close();
-  }
+  // The database that owns the client closes it (src/db/database.ts): several databases may use one PGlite in turn.
+  async destroy(): Promise<void> {}
 }
 
-/**
- * `closesClient`: whether destroying the Kysely instance closes PGlite (not when several databases use one PGlite
- * in turn). `view.closed`: set when the database is closed, after which no connection is handed out.
- */
-type PGliteDialectOptions = { closesClient: boolean; view: { readonly closed: boolean } };
+/** Set when the database is closed, after which no connection is handed out. */
+type DatabaseView = { readonly closed: boolean };
 
-export function serializedPGliteDialect(client: PGlite, lock: Mutex, options: PGliteDialectOptions): Dialect {
+export function serializedPGliteDialect(client: PGlite, lock: Mutex, view: DatabaseView): Dialect {
   return {
     createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new SerializedPGliteDriver(client, lock, options),
+    createDriver: () => new SerializedPGliteDriver(client, lock, view),
     createIntrospector: (db) => new PostgresIntrospector(db),
     createQueryCompiler: () => new PostgresQueryCompiler(),
   };

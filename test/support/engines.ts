@@ -271,12 +271,6 @@ function databaseUrl(baseUrl: string, name: string): string {
   return url.toString();
 }
 
-async function adminQuery(baseUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: baseUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
+function adminQuery(baseUrl: string, sql: string): Promise<void> {
+  return withAdminSession(baseUrl, (session) => session.exec(sql));
 }
