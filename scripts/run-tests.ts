@@ -6,17 +6,19 @@
  * process that runs its files one after another, each file as a suite named after it. The processes run esbuild
  * bundles of the files (test-results/test-build, with source maps), not the sources through tsx.
  * Files that spawn services and wait on them run each in a process of its own (ISOLATED), between the groups.
+ * The load test runs for a fixed time whatever CPU it gets, so it runs beside the others from the start instead
+ * of adding its minute and a half at the end; its report is printed after theirs.
  * A test database a file closes is reset and handed to the next file of its process (REUSE_TEST_DATABASES, see
  * test/support/idle-pool.ts; REUSE_TEST_DATABASES=0 turns it off); each process ends what is left after its last
  * file.
  *
- *   npm test                      every file under test/ (the load test last, alone)
+ *   npm test                      every file under test/ (the load test beside the others, from the start)
  *   npm test -- test/carts test/http/errors.test.ts   only these files or folders
  *
  * TEST_CONCURRENCY (default 3) is how many test processes run at once; TEST_GROUP_SIZE (default 8) how many
  * files share one.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
@@ -33,7 +35,7 @@ const ISOLATED = [
 ];
 /** A browser file's time against an ordinary file's, for dealing files into groups of about equal length. */
 const BROWSER_FILE_WEIGHT = 5;
-/** Runs after every other file, by itself: it measures one process's memory under load. */
+/** Measures one process's memory under load for a fixed time: one process of its own, beside the others. */
 const LOAD = 'test/load/';
 
 const concurrency = positive(process.env.TEST_CONCURRENCY, 3);
@@ -55,16 +57,28 @@ const main = startOrder(groups, isolated).map((members, index) =>
 );
 const loadFiles = load.map((file, index) => writeGroup(`load-${index + 1}.test.mjs`, [file]));
 const bundled = await bundle([...main, ...loadFiles]);
-let status = run(main.map(bundled));
-if (loadFiles.length) status = run(loadFiles.map(bundled), 1) || status;
-process.exitCode = status;
+const loadRun = run(loadFiles.map(bundled), 1, 'collect');
+const mainRun = await run(main.map(bundled), concurrency, 'print');
+const { status: loadStatus, output: loadOutput } = await loadRun;
+process.stdout.write(loadOutput);
+process.exitCode = mainRun.status || loadStatus;
 
-function run(entries: string[], processes = concurrency): number {
-  if (!entries.length) return 0;
+/** Runs `entries` in node's test runner; 'collect' keeps its report to print it whole afterwards. */
+async function run(
+  entries: string[],
+  processes: number,
+  report: 'print' | 'collect',
+): Promise<{ status: number; output: string }> {
+  if (!entries.length) return { status: 0, output: '' };
   const args = ['--enable-source-maps', '--test', `--test-concurrency=${processes}`, ...entries];
   const env = { ...process.env, REUSE_TEST_DATABASES: process.env.REUSE_TEST_DATABASES ?? '1' };
-  const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', env });
-  return result.status ?? 1;
+  const stdio = report === 'print' ? 'inherit' : (['ignore', 'pipe', 'pipe'] as const);
+  const child = spawn(process.execPath, args, { cwd: root, stdio, env });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk));
+  const status = await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
+  return { status, output };
 }
 
 /**
