@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createFreshPostgresDatabase } from '../test/support/engines.ts';
-import { freePort, sandboxUrls, start, stop } from './processes.ts';
+import { freePort } from '../test/support/ports.ts';
+import { sandboxUrls, start, stop } from './processes.ts';
 import { driveMixedLoad, type DemoIds, type MixedLoadCounts } from './memory-mix.ts';
 
 export type MemoryRunOptions = {

@@ -1,17 +1,9 @@
 /** Checkout processes for the benchmarks that run the service or the gateway sandboxes as processes of their own. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../test/support/ports.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** `node bin/checkout.js <args>` with `env` added to this process's environment. */
 export function start(args: string[], env: NodeJS.ProcessEnv): ChildProcess {

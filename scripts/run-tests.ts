@@ -70,7 +70,9 @@ async function run(
   report: 'print' | 'collect',
 ): Promise<{ status: number; output: string }> {
   if (!entries.length) return { status: 0, output: '' };
-  const args = ['--enable-source-maps', '--test', `--test-concurrency=${processes}`, ...entries];
+  // Liftoff only: a test process runs PGlite's WebAssembly for a minute or two, too short for V8's optimizing
+  // tier to earn back its background compiles (about 8% of a group's CPU).
+  const args = ['--enable-source-maps', '--liftoff-only', '--test', `--test-concurrency=${processes}`, ...entries];
   const env = { ...process.env, REUSE_TEST_DATABASES: process.env.REUSE_TEST_DATABASES ?? '1' };
   const stdio = report === 'print' ? 'inherit' : (['ignore', 'pipe', 'pipe'] as const);
   const child = spawn(process.execPath, args, { cwd: root, stdio, env });

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { createFreshPostgresDatabase } from '../support/engines.ts';
+import { freePort } from '../support/ports.ts';
 
 const run = promisify(execFile);
 const BIN = join(import.meta.dirname, '../../bin/checkout.js');
@@ -48,15 +48,6 @@ async function checkout(env: NodeJS.ProcessEnv, ...args: string[]) {
   return run(process.execPath, [BIN, ...args], {
     env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
     timeout: 120_000,
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
   });
 }
 

@@ -14,7 +14,8 @@ import {
   PUBLIC_ORIGIN,
   type Deployed,
 } from './support/deployment.ts';
-import { freePort, Processes, until, type CheckoutProcess, type LogLine } from './support/processes.ts';
+import { Processes, until, type CheckoutProcess, type LogLine } from './support/processes.ts';
+import { freePort } from '../support/ports.ts';
 
 const baseUrl = postgresUrl();
 

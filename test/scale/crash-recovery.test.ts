@@ -28,9 +28,10 @@ import {
   sandboxLedger,
   type LedgerCharge,
 } from './support/invariants.ts';
-import { freePort, Processes, until, type CheckoutProcess } from './support/processes.ts';
+import { Processes, until, type CheckoutProcess } from './support/processes.ts';
 import { startSlowLink } from './support/relays.ts';
 import { jobQueueDrained } from './support/job-queue.ts';
+import { freePort } from '../support/ports.ts';
 
 const baseUrl = postgresUrl();
 const FACTOR = scaleFactor();

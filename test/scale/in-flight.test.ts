@@ -19,7 +19,8 @@ import {
   type Deployed,
 } from './support/deployment.ts';
 import { chargeViolations, sandboxLedger } from './support/invariants.ts';
-import { freePort, Processes } from './support/processes.ts';
+import { Processes } from './support/processes.ts';
+import { freePort } from '../support/ports.ts';
 
 const baseUrl = postgresUrl();
 const CONCURRENT = 20;

@@ -27,9 +27,10 @@ import {
   refundViolations,
   sandboxLedger,
 } from './support/invariants.ts';
-import { freePort, Processes, until, type CheckoutProcess } from './support/processes.ts';
+import { Processes, until, type CheckoutProcess } from './support/processes.ts';
 import { startFanOut } from './support/relays.ts';
 import { jobQueueDrained } from './support/job-queue.ts';
+import { freePort } from '../support/ports.ts';
 
 const baseUrl = postgresUrl();
 const FACTOR = scaleFactor();

@@ -3,7 +3,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
@@ -26,6 +25,7 @@ import type { Worker } from '../../src/jobs/worker.ts';
 import { createWorker } from '../../src/runtime.ts';
 import { testConfig } from './app.ts';
 import type { EngineCase } from './engines.ts';
+import { freePort } from './ports.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const SCREENSHOTS = join(process.cwd(), 'test-results', 'screenshots');
@@ -72,14 +72,6 @@ export async function launchChromium(): Promise<{ context: BrowserContext; close
       rmSync(profile, { recursive: true, force: true });
     },
   };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 export type CheckoutServer = {

@@ -5,9 +5,10 @@
  */
 
 import { NO_RATE_LIMITS } from '../../support/deployment.ts';
-import { freePort, Processes, until, type CheckoutProcess } from '../../support/processes.ts';
+import { Processes, until, type CheckoutProcess } from '../../support/processes.ts';
 import { startBalancer, type Balancer } from './balancer.ts';
 import type { ChaosPlan } from './plan.ts';
+import { freePort } from '../../../support/ports.ts';
 
 export type GatewayUrls = Record<'gateway_a' | 'gateway_b' | 'gateway_c', string>;
 type Api = { name: string; port: number; url: string; process: CheckoutProcess; up: boolean };
