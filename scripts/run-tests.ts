@@ -6,23 +6,24 @@
  * process that runs its files one after another, each file as a suite named after it. The processes run esbuild
  * bundles of the files (test-results/test-build, with source maps), not the sources through tsx.
  * Files that spawn services and wait on them run each in a process of its own (ISOLATED), between the groups.
- * The load test runs for a fixed time whatever CPU it gets, so it runs beside the others from the start instead
- * of adding its minute and a half at the end; its report is printed after theirs.
+ * The load test runs for a fixed time whatever CPU it gets: it starts once the last group has started, beside the
+ * last ones, instead of adding its minute and a half after them (from the very start, beside every group, its
+ * memory readings were too noisy).
  * A test database a file closes is reset and handed to the next file of its process (REUSE_TEST_DATABASES, see
  * test/support/idle-pool.ts; REUSE_TEST_DATABASES=0 turns it off); each process ends what is left after its last
  * file.
  *
- *   npm test                      every file under test/ (the load test beside the others, from the start)
+ *   npm test                      every file under test/ (the load test beside the last groups)
  *   npm test -- test/carts test/http/errors.test.ts   only these files or folders
  *
  * TEST_CONCURRENCY (default 3) is how many test processes run at once; TEST_GROUP_SIZE (default 8) how many
  * files share one.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
 import { nodeBundleOptions } from '../bin/bundled-entry.js';
+import { runTestProcesses, summary } from './test-processes.ts';
 
 const root = resolve(import.meta.dirname, '..');
 /** Long files that mostly wait on child processes or timers: each in a process of its own, between the groups. */
@@ -57,31 +58,17 @@ const main = startOrder(groups, isolated).map((members, index) =>
 );
 const loadFiles = load.map((file, index) => writeGroup(`load-${index + 1}.test.mjs`, [file]));
 const bundled = await bundle([...main, ...loadFiles]);
-const loadRun = run(loadFiles.map(bundled), 1, 'collect');
-const mainRun = await run(main.map(bundled), concurrency, 'print');
-const { status: loadStatus, output: loadOutput } = await loadRun;
-process.stdout.write(loadOutput);
-process.exitCode = mainRun.status || loadStatus;
-
-/** Runs `entries` in node's test runner; 'collect' keeps its report to print it whole afterwards. */
-async function run(
-  entries: string[],
-  processes: number,
-  report: 'print' | 'collect',
-): Promise<{ status: number; output: string }> {
-  if (!entries.length) return { status: 0, output: '' };
-  // Liftoff only: a test process runs PGlite's WebAssembly for a minute or two, too short for V8's optimizing
-  // tier to earn back its background compiles (about 8% of a group's CPU).
-  const args = ['--enable-source-maps', '--liftoff-only', '--test', `--test-concurrency=${processes}`, ...entries];
-  const env = { ...process.env, REUSE_TEST_DATABASES: process.env.REUSE_TEST_DATABASES ?? '1' };
-  const stdio = report === 'print' ? 'inherit' : (['ignore', 'pipe', 'pipe'] as const);
-  const child = spawn(process.execPath, args, { cwd: root, stdio, env });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk));
-  const status = await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? 1)));
-  return { status, output };
-}
+// Liftoff only: a test process runs PGlite's WebAssembly for a minute or two, too short for V8's optimizing tier
+// to earn back its background compiles (about 8% of a group's CPU).
+const nodeArgs = ['--enable-source-maps', '--liftoff-only'];
+process.env.REUSE_TEST_DATABASES ??= '1';
+const reports = await runTestProcesses(main.map(bundled), concurrency, {
+  cwd: root,
+  nodeArgs,
+  whenAllStarted: () => runTestProcesses(loadFiles.map(bundled), 1, { cwd: root, nodeArgs }),
+});
+process.stdout.write(summary(reports));
+process.exitCode = reports.some((report) => report.status !== 0) ? 1 : 0;
 
 /**
  * The test processes run esbuild bundles of their files (npm packages left as imports, every source module
@@ -96,8 +83,8 @@ async function bundle(entries: string[]): Promise<(entry: string) => string> {
 }
 
 /**
- * Node's runner starts the processes in the order of their files' paths, which the names written here give: an
- * isolated file after every two groups, so that its waiting on child processes overlaps the groups' work.
+ * The order the processes start in (and the names of their files): an isolated file after every two groups, so
+ * that its waiting on child processes overlaps the groups' work.
  */
 function startOrder(groups: string[][], isolatedFiles: string[]): string[][] {
   const order: string[][] = [];
