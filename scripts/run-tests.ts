@@ -6,9 +6,8 @@
  * process that runs its files one after another, each file as a suite named after it. The processes run esbuild
  * bundles of the files (test-results/test-build, with source maps), not the sources through tsx.
  * Files that spawn services and wait on them run each in a process of its own (ISOLATED), between the groups.
- * The load test runs for a fixed time whatever CPU it gets: it starts once the last group has started, beside the
- * last ones, instead of adding its minute and a half after them (from the very start, beside every group, its
- * memory readings were too noisy).
+ * The load test runs for a fixed time whatever CPU it gets: it starts beside the last groups (LOAD_BESIDE_LAST)
+ * instead of adding its minute and a half after them.
  * A test database a file closes is reset and handed to the next file of its process (REUSE_TEST_DATABASES, see
  * test/support/idle-pool.ts; REUSE_TEST_DATABASES=0 turns it off); each process ends what is left after its last
  * file.
@@ -38,6 +37,11 @@ const ISOLATED = [
 const BROWSER_FILE_WEIGHT = 5;
 /** Measures one process's memory under load for a fixed time: one process of its own, beside the others. */
 const LOAD = 'test/load/';
+/**
+ * The load test starts when this many groups are left to start: it then overlaps the last minute or so of the
+ * others. Started beside every group from the beginning, its memory readings were too noisy.
+ */
+const LOAD_BESIDE_LAST = 3;
 
 const concurrency = positive(process.env.TEST_CONCURRENCY, 3);
 const groupSize = positive(process.env.TEST_GROUP_SIZE, 8);
@@ -65,7 +69,10 @@ process.env.REUSE_TEST_DATABASES ??= '1';
 const reports = await runTestProcesses(main.map(bundled), concurrency, {
   cwd: root,
   nodeArgs,
-  whenAllStarted: () => runTestProcesses(loadFiles.map(bundled), 1, { cwd: root, nodeArgs }),
+  beside: {
+    waiting: LOAD_BESIDE_LAST,
+    start: () => runTestProcesses(loadFiles.map(bundled), 1, { cwd: root, nodeArgs }),
+  },
 });
 process.stdout.write(summary(reports));
 process.exitCode = reports.some((report) => report.status !== 0) ? 1 : 0;

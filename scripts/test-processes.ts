@@ -9,31 +9,37 @@ export type ProcessReport = { entry: string; status: number; output: string };
 
 const COUNTS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'] as const;
 
+/** Work started beside the last entries: once no more than `waiting` of them are still to start. */
+export type Beside = { waiting: number; start: () => Promise<ProcessReport[]> };
+
 /**
- * Runs `entries` with at most `slots` processes at once, in their order; `whenAllStarted` is called once the
- * last entry has started (at once when there is none), and what it returns is awaited with the rest.
+ * Runs `entries` with at most `slots` processes at once, in their order; `beside.start` is called once only
+ * `beside.waiting` entries are left to start (at once when there are no more), and what it returns is awaited
+ * with the rest.
  */
 export async function runTestProcesses(
   entries: string[],
   slots: number,
-  options: { cwd: string; nodeArgs: string[]; whenAllStarted?: () => Promise<ProcessReport[]> },
+  options: { cwd: string; nodeArgs: string[]; beside?: Beside },
 ): Promise<ProcessReport[]> {
   const queue = [...entries];
   const reports: ProcessReport[] = [];
-  let afterwards: Promise<ProcessReport[]> = Promise.resolve([]);
-  const startAfterwards = () => (afterwards = options.whenAllStarted?.() ?? afterwards);
-  if (!queue.length) startAfterwards();
+  let besideRun: Promise<ProcessReport[]> | undefined;
+  const startBeside = () => {
+    if (options.beside && !besideRun && queue.length <= options.beside.waiting) besideRun = options.beside.start();
+  };
+  startBeside();
   const slot = async () => {
     for (let entry = queue.shift(); entry !== undefined; entry = queue.shift()) {
       const running = runTestProcess(entry, options);
-      if (!queue.length) startAfterwards();
+      startBeside();
       const report = await running;
       process.stdout.write(report.output);
       reports.push(report);
     }
   };
   await Promise.all(Array.from({ length: Math.min(slots, entries.length) }, slot));
-  return [...reports, ...(await afterwards)];
+  return [...reports, ...((await besideRun) ?? [])];
 }
 
 export function runTestProcess(entry: string, options: { cwd: string; nodeArgs: string[] }): Promise<ProcessReport> {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import type { Database } from '../../src/db/database.ts';
+import { migratedState, resetToMigrated } from '../support/database-reset.ts';
 import { publicTables, snapshot } from '../support/db-snapshot.ts';
 import { engines } from '../support/engines.ts';
 import { reuseTestDatabases } from '../support/idle-pool.ts';
@@ -50,6 +51,24 @@ for (const engine of engines()) {
         assert.deepEqual(await migratedLook(second), migrated);
       } finally {
         await second.close();
+      }
+    });
+
+    test('a role that may not turn triggers off gets the tables emptied by TRUNCATE, to the same state', async () => {
+      const database = await engine.open();
+      try {
+        const migrated = await migratedLook(database);
+        const state = await database.withSession(migratedState);
+        await database.db
+          .insertInto('accounts')
+          .values({ id: randomUUID(), name: 'Used', slug: `used-${randomUUID()}` })
+          .execute();
+        for (const { name } of migrated.sequences) await sql`SELECT nextval(${name}::regclass)`.execute(database.db);
+        const reset = await database.withSession((session) => resetToMigrated(session, { ...state, superuser: false }));
+        assert.equal(reset, true);
+        assert.deepEqual(await migratedLook(database), migrated);
+      } finally {
+        await database.close();
       }
     });
 

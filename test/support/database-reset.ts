@@ -13,6 +13,8 @@ export type MigratedState = {
   /** The rows the migrations themselves wrote, per table, as JSON. */
   rows: { table: string; json: string }[];
   sequences: { name: string; lastValue: string; isCalled: boolean }[];
+  /** Whether the session may turn off triggers (and so foreign-key checks) while it empties the tables. */
+  superuser: boolean;
 };
 
 /** Read once from a database that has just been migrated (or copied from one). */
@@ -33,13 +35,16 @@ export async function migratedState(session: RawSession): Promise<MigratedState>
             coalesce(last_value, start_value)::text AS "lastValue", last_value IS NOT NULL AS "isCalled"
      FROM pg_sequences WHERE schemaname = 'public' ORDER BY 1`,
   );
-  return { schema: await schemaDigest(session), tables, rows, sequences };
+  const [{ superuser } = { superuser: false }] = await session.query<{ superuser: boolean }>(
+    `SELECT current_setting('is_superuser') = 'on' AS superuser`,
+  );
+  return { schema: await schemaDigest(session), tables, rows, sequences, superuser };
 }
 
 /**
  * Back to `state`: ends whatever the last user left open (a transaction, session settings, advisory locks,
- * listeners), then empties and refills the tables. False, with nothing changed, when the schema differs from the
- * migrated one.
+ * listeners), then empties and refills the tables and puts every sequence back. False, with nothing changed,
+ * when the schema differs from the migrated one.
  */
 export async function resetToMigrated(session: RawSession, state: MigratedState): Promise<boolean> {
   await session.exec('ROLLBACK');
@@ -47,7 +52,7 @@ export async function resetToMigrated(session: RawSession, state: MigratedState)
   if ((await schemaDigest(session)) !== state.schema) return false;
   const statements = [
     'BEGIN',
-    `TRUNCATE ${state.tables.join(', ')} RESTART IDENTITY CASCADE`,
+    ...(state.superuser ? await deletions(session, state) : [`TRUNCATE ${state.tables.join(', ')} CASCADE`]),
     ...state.rows.map(
       ({ table, json }) =>
         `INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, ${literal(json)})`,
@@ -59,6 +64,17 @@ export async function resetToMigrated(session: RawSession, state: MigratedState)
   ];
   await session.exec(statements.join(';\n'));
   return true;
+}
+
+/**
+ * Emptying only the tables that hold rows, by DELETE with triggers off (foreign keys too, so in any order): a file
+ * leaves rows in a few of the tables, and TRUNCATE of all of them gives each a new file on disk, which cost
+ * PostgreSQL about 0.38 s a reset against a few milliseconds (PGlite: 87 ms).
+ */
+async function deletions(session: RawSession, state: MigratedState): Promise<string[]> {
+  const probe = state.tables.map((table) => `SELECT ${literal(table)} AS name WHERE EXISTS (SELECT FROM ${table})`);
+  const holding = (await session.query<{ name: string }>(probe.join(' UNION ALL '))).map((row) => row.name);
+  return ['SET LOCAL session_replication_role = replica', ...holding.map((table) => `DELETE FROM ${table}`)];
 }
 
 function literal(text: string): string {
