@@ -72,7 +72,7 @@ const idlePGlites = new IdlePool<ReusedPGlite>(async (reused) => void reused.pgl
 
 /**
  * A migrated PGlite: one a test file of this process closed before (reset to migrated), else a new one opened from
- * the data-directory snapshot. Opening PGlite costs 1.1-1.5 s of CPU; a reset, about a quarter of that.
+ * the data-directory snapshot. Opening PGlite costs 1.1-1.5 s of CPU; a reset, a few tens of milliseconds.
  */
 async function openMigratedPGlite(): Promise<Database> {
   const reused = idlePGlites.take() ?? (await newMigratedPGlite());
