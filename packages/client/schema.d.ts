@@ -3369,6 +3369,8 @@ export interface operations {
                     /** @description `{plan_id}-{installments}`, the payment plan option id */
                     credit_card_1_payment_plan?: string;
                     credit_card_1_amount?: number;
+                    /** @description extension: the total the buyer was shown, in the order currency (every card, installment interest, fine and late interest included); when the payment would charge another total, 409 `conflict` naming this field, and nothing is created */
+                    expected_total?: number;
                     /** Format: uuid */
                     checkout_page_id: string;
                     customer_id?: number;
@@ -3543,6 +3545,8 @@ export interface operations {
                     /** @description `{plan_id}-{installments}`, the payment plan option id */
                     credit_card_1_payment_plan?: string;
                     credit_card_1_amount?: number;
+                    /** @description extension: the total the buyer was shown, in the order currency (every card, installment interest, fine and late interest included); when the payment would charge another total, 409 `conflict` naming this field, and nothing is created */
+                    expected_total?: number;
                     coupon?: string;
                     /** @description an existing customer id, as text */
                     customer_id?: string;
@@ -3707,6 +3711,8 @@ export interface operations {
                     /** @description `{plan_id}-{installments}`, the payment plan option id */
                     credit_card_1_payment_plan?: string;
                     credit_card_1_amount?: number;
+                    /** @description extension: the total the buyer was shown, in the order currency (every card, installment interest, fine and late interest included); when the payment would charge another total, 409 `conflict` naming this field, and nothing is created */
+                    expected_total?: number;
                     /** @description the payer’s full name; required for bank_slip */
                     customer_name?: string;
                     /** @description the payer’s CPF (11 digits) or CNPJ (14 characters, letters allowed before the check digits), checked as POST /customers checks `identification` (`.`, `-`, `/` and spaces stripped); required for bank_slip unless the customer has one */

@@ -3,7 +3,7 @@ import { after, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { Database } from '../../src/db/database.ts';
 import { fillCard, launchChromium, TEST_CARDS, useCheckoutServer, type CheckoutServer } from '../support/browser.ts';
-import { brl, cents, openForm, pay, seriousViolations, shoot } from '../support/buyer-pages.ts';
+import { brl, cents, openForm, PAY_PATH, pay, seriousViolations, shoot } from '../support/buyer-pages.ts';
 import { engines } from '../support/engines.ts';
 
 const browser = await launchChromium();
@@ -26,7 +26,11 @@ for (const engine of engines()) {
   describe(`the buyer's order summary and two cards (${engine.name})`, () => {
     let server: CheckoutServer;
     let database: Database;
-    useCheckoutServer(engine, (setup) => ({ server, database } = setup));
+    /** How far the app's clock runs ahead of the real one (a test moves it past the company's midnight). */
+    let clockAhead = 0;
+    useCheckoutServer(engine, (setup) => ({ server, database } = setup), {
+      clock: () => new Date(Date.now() + clockAhead),
+    });
 
     /** The order and payments a pay answer made, as stored, in card order. */
     async function stored(where: { gatewayIds: string[] } | { orderUid: string }) {
@@ -142,6 +146,59 @@ for (const engine of engines()) {
         ],
       );
       await page.close();
+    });
+
+    test('a price that moved after the page quoted it is not charged: the page shows the new total to confirm', async () => {
+      const uid = server.charges.overdue;
+      const { page, requests } = await openForm(
+        browser.context,
+        server.origin,
+        `${server.origin}/pay/charges/${uid}`,
+        'Pix',
+      );
+      const quotedBefore = await summaryOf(page);
+      const paymentsBefore = (await stored({ orderUid: uid }).catch(() => [])).length;
+      // The company's midnight passes while the page is open: a day more of late interest is due.
+      clockAhead = 86_400_000;
+      try {
+        const refused = page.waitForResponse((response) => PAY_PATH.test(new URL(response.url()).pathname));
+        await page.getByRole('button', { name: 'Pagar' }).click();
+        assert.equal((await refused).status(), 409);
+        await page.getByText('O valor a pagar mudou desde que esta página foi aberta').first().waitFor();
+        await page.waitForFunction(
+          (before) => document.querySelector('#summary-total')?.textContent?.trim() !== before,
+          brl(quotedBefore.total!),
+        );
+        const quotedAfter = await summaryOf(page);
+        assert.ok(quotedAfter.total! > quotedBefore.total!, `${quotedAfter.total} after ${quotedBefore.total}`);
+        // The lines were rendered again: a day more of late interest, and they add up to the new total.
+        assert.ok(quotedAfter['late-interest']! > quotedBefore['late-interest']!, JSON.stringify(quotedAfter));
+        const { total, ...lines } = quotedAfter;
+        assert.equal(
+          Object.values(lines).reduce((sum, each) => sum + each, 0),
+          total,
+          JSON.stringify(quotedAfter),
+        );
+        await page.getByText(/Juros de mora \(11 dias de atraso\)/).waitFor();
+        assert.equal(await page.locator('#total').innerText(), brl(quotedAfter.total!), 'beside the pay button too');
+        assert.equal((await stored({ orderUid: uid }).catch(() => [])).length, paymentsBefore, 'nothing charged');
+        assert.deepEqual(await seriousViolations(page), []);
+        await shoot(page, `${engine.name}-charge-total-moved-390`);
+
+        await pay(page);
+        await page.locator('#pix-code').waitFor();
+        assert.equal((await stored({ orderUid: uid })).at(-1)!.amount_cents, quotedAfter.total);
+        const sent = requests.filter(
+          (request) => request.method === 'POST' && PAY_PATH.test(new URL(request.url).pathname),
+        );
+        assert.deepEqual(
+          sent.map((request) => JSON.parse(request.body).expected_total),
+          [quotedBefore.total! / 100, quotedAfter.total! / 100],
+          'each pay names the total on screen',
+        );
+      } finally {
+        clockAhead = 0;
+      }
     });
 
     test('cards and Pix on the cart and the charges: the summary’s total and interest are each payment’s', async () => {

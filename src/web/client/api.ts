@@ -54,7 +54,8 @@ export const declineMessage = (code: string): string => DECLINES[code] ?? DECLIN
  * it concerns. `pending`: the gateway's answer is unknown (504), the card may have been charged, so the page
  * must not let the buyer pay again. The API's own `message` (English, for developers) is never shown.
  */
-export type PayProblem = { field?: string; message: string; pending?: true };
+/** `requote`: the price moved since the page quoted it; the page fetches the plans again before the buyer retries. */
+export type PayProblem = { field?: string; message: string; pending?: true; requote?: true };
 
 const BY_STATUS: Record<number, string> = {
   0: 'Sem conexão. Verifique a internet e tente de novo.',
@@ -73,6 +74,11 @@ export function payError(answer: ApiAnswer): PayProblem {
   const detail = Array.isArray(body.details) ? body.details[0] : undefined;
   const field = typeof detail?.field === 'string' ? detail.field.replace(/^body\//, '') : undefined;
   if (answer.status === 504 || body.code === 'gateway_timeout') return { message: PENDING_MESSAGE, pending: true };
+  if (answer.status === 409 && field === 'expected_total')
+    return {
+      message: 'O valor a pagar mudou desde que esta página foi aberta. Confira o novo total e toque em Pagar de novo.',
+      requote: true,
+    };
   if (answer.status === 409)
     return { field: 'schedule-date', message: 'Este horário acabou de ser reservado por outra pessoa. Escolha outro.' };
   const known = BY_STATUS[answer.status];

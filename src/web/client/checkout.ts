@@ -16,7 +16,7 @@ import {
 } from './plans.ts';
 import type { ReceiptFacts } from './receipt.ts';
 import { showBoleto, showPaid, showPending, showPix, type Settings } from './result.ts';
-import { showCardShares, showSummary } from './summary.ts';
+import { reloadSummaryLines, showCardShares, showSummary } from './summary.ts';
 import { loadSlots, scheduledAt, selectedSlot } from './schedule.ts';
 import { tokenizeCard, type Card, type Gateway } from './tokenize.ts';
 
@@ -338,8 +338,11 @@ function start(form: HTMLFormElement): void {
       if (kind === 'page')
         Object.assign(body, { checkout_page_id: id, products: products().filter((product) => product.id) });
       if (coupon && kind !== 'charge') body.coupon = coupon;
+      const facts = receiptFacts(method as ReceiptFacts['method'], option, String(body.customer_email ?? ''));
+      // The service charges exactly the total shown, or nothing (409 when the price moved since it was quoted).
+      if (facts.amountCents !== undefined) body.expected_total = facts.amountCents / 100;
       const answer = await postJson(kind === 'page' ? '/api/v1/payments' : `/api/v1/${resource}/${id}/pay`, body);
-      handle(answer, receiptFacts(method as ReceiptFacts['method'], option, String(body.customer_email ?? '')));
+      await handle(answer, facts);
     } finally {
       button.disabled = false;
       // The outcome keeps its announcement; after an error the summary speaks instead.
@@ -361,9 +364,13 @@ function start(form: HTMLFormElement): void {
     };
   }
 
-  function handle(answer: ApiAnswer, facts: ReceiptFacts): void {
+  async function handle(answer: ApiAnswer, facts: ReceiptFacts): Promise<void> {
     if (answer.status !== 200) {
       const problem = payError(answer);
+      if (problem.requote) {
+        await reloadSummaryLines();
+        await refreshPlans();
+      }
       return problem.pending
         ? showPending(problem.message, kind === 'charge' ? `/pay/charges/${id}/done` : undefined)
         : showErrors([problem]);

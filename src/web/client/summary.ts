@@ -44,6 +44,21 @@ export function showSummary(kind: string, quote: { baseCents: number; totalCents
   showComputed('interest', quote.totalCents - quote.baseCents);
 }
 
+/**
+ * The summary's fixed lines as the service renders them now, in place of those the page was loaded with: after the
+ * price moved (an overdue charge's late interest grows at the company's midnight, a fine starts), every line has to
+ * add up to the new total again.
+ */
+export async function reloadSummaryLines(): Promise<void> {
+  const current = byId('summary-lines');
+  if (!current) return;
+  const response = await fetch(location.href, { headers: { accept: 'text/html' } }).catch(() => undefined);
+  if (!response?.ok) return;
+  const page = new DOMParser().parseFromString(await response.text(), 'text/html');
+  const fresh = page.getElementById('summary-lines');
+  if (fresh) current.replaceWith(document.adoptNode(fresh));
+}
+
 /** With two cards, what each card is charged and how, under the total; hidden otherwise. */
 export function showCardShares(cards: { count: number; valueCents: number }[] | undefined): void {
   const list = byId('summary-cards');

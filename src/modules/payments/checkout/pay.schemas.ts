@@ -27,6 +27,17 @@ const cardFields = {
   credit_card_1_amount: Type.Optional(Money({ exclusiveMinimum: 0 })),
 };
 
+/** An extension of the three pay bodies: what the buyer was shown, so that nothing else is charged. */
+const shownTotalField = {
+  expected_total: Type.Optional(
+    Money({
+      exclusiveMinimum: 0,
+      description:
+        'extension: the total the buyer was shown, in the order currency (every card, installment interest, fine and late interest included); when the payment would charge another total, 409 `conflict` naming this field, and nothing is created',
+    }),
+  ),
+};
+
 const Address = Type.Object(
   {
     city: Type.Optional(Type.String({ maxLength: 120 })),
@@ -62,6 +73,7 @@ const ScheduledAt = () =>
 export const CheckoutPayBody = Type.Object(
   {
     ...cardFields,
+    ...shownTotalField,
     checkout_page_id: Uuid(),
     customer_id: Type.Optional(IntegerId()),
     customer_email: Type.Optional(Email()),
@@ -93,6 +105,7 @@ const AnyGateway = () => Type.Union([Type.Literal('gateway_a'), Type.Literal('ga
 export const CartPayBody = Type.Object(
   {
     ...cardFields,
+    ...shownTotalField,
     coupon: Type.Optional(Type.String({ maxLength: 64 })),
     customer_id: Type.Optional(
       Type.String({ pattern: '^[1-9][0-9]{0,9}$', description: 'an existing customer id, as text' }),
@@ -112,6 +125,7 @@ export const CartPayBody = Type.Object(
 export const ChargePayBody = Type.Object(
   {
     ...cardFields,
+    ...shownTotalField,
     ...identityFields,
     observation: Type.Optional(Type.String({ maxLength: 2000 })),
     meta: Type.Optional(Meta()),

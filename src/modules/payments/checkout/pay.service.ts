@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../db/schema.ts';
 import { assertFitsOnePayment } from '../../../http/amount-limits.ts';
-import { businessRule } from '../../../http/errors.ts';
+import { AppError, businessRule } from '../../../http/errors.ts';
+import { centsFromBody } from '../../../http/money-input.ts';
 import { type PricingQuery, quoteOption, quoteOptionInContext } from '../../payment-plans/index.ts';
 import { isBookableSlot } from '../../scheduling/index.ts';
 import { assertNoCardFields, planCards, type CardFields } from './pay-cards.ts';
@@ -28,6 +29,7 @@ export type PayBody = CardFields & {
   meta?: Record<string, unknown>;
   /** `POST /payments` only: what the pricing errors name. */
   products?: Array<{ id: number }>;
+  expected_total?: number;
 };
 
 export type PaidRow = {
@@ -159,6 +161,19 @@ function refusedField(method: PayOutcome['method'], payment: IntentPayment, body
 }
 
 /**
+ * The total the buyer was shown must be the total charged. A price can move while a page is open (an overdue
+ * charge's late interest grows at the company's midnight): the payment is then refused before anything is
+ * recorded, and the page shows the new total for the buyer to confirm.
+ */
+function assertShownTotal(shown: number | undefined, chargedCents: number): void {
+  if (shown === undefined || centsFromBody(shown, 'expected_total') === chargedCents) return;
+  const now = (chargedCents / 100).toFixed(2);
+  throw new AppError('conflict', `The total changed since it was shown: ${now} is due now`, [
+    { field: 'body/expected_total', message: `the total is now ${now}` },
+  ]);
+}
+
+/**
  * Takes one payment: quote from the pricing module, record the intent, call the gateway outside any
  * transaction, record its answer, then compensate a half-paid split or finish a paid order (subscription,
  * upsell offer). A gateway error or timeout leaves the payment pending for reconciliation and answers 502/504.
@@ -195,6 +210,10 @@ export async function takePayment(
     for (const card of cards)
       assertFitsOnePayment(card.quote.totalCents, `body/credit_card_${card.index}_payment_plan`);
   else assertFitsOnePayment(quote.totalCents, 'body/payment_plan_id');
+  assertShownTotal(
+    body.expected_total,
+    cards.length === 2 ? cards[0]!.quote.totalCents + cards[1]!.quote.totalCents : quote.totalCents,
+  );
   const scheduledAt = await checkedSchedule(db, context, body.scheduled_at, now);
   const customer = await intentCustomer(db, context);
   await assertPayerIdentity(db, context, { method, gateway: gateway.client }, customer);
