@@ -20,6 +20,34 @@ describe('hosted page pay errors', () => {
     assert.doesNotMatch(problem.message, /Nada foi cobrado/);
   });
 
+  test('another attempt still at the gateway (409 payment_in_progress) is pending too, never a slot taken', () => {
+    const problem = payError(
+      answer(409, { code: 'payment_in_progress', message: 'A payment of this charge is under way at the gateway' }),
+    );
+    assert.deepEqual(problem, { message: PENDING_MESSAGE, pending: true });
+  });
+
+  test('a total that moved since the page quoted it asks the page to quote again; a slot taken names the date', () => {
+    const moved = payError(
+      answer(409, {
+        code: 'conflict',
+        message: 'The total changed since it was shown: 332.49 is due now',
+        details: [{ field: 'body/expected_total', message: 'the total is now 332.49' }],
+      }),
+    );
+    assert.equal(moved.requote, true);
+    assert.match(moved.message, /O valor a pagar mudou/);
+    const slot = payError(
+      answer(409, {
+        code: 'conflict',
+        message: 'This slot was just booked',
+        details: [{ field: 'body/scheduled_at', message: 'taken' }],
+      }),
+    );
+    assert.equal(slot.field, 'schedule-date');
+    assert.equal(slot.requote, undefined);
+  });
+
   test('only a gateway failure (502) says nothing was charged', () => {
     assert.match(
       payError(answer(502, { code: 'gateway_error', message: 'The gateway failed; nothing was charged' })).message,

@@ -74,6 +74,8 @@ export function payError(answer: ApiAnswer): PayProblem {
   const detail = Array.isArray(body.details) ? body.details[0] : undefined;
   const field = typeof detail?.field === 'string' ? detail.field.replace(/^body\//, '') : undefined;
   if (answer.status === 504 || body.code === 'gateway_timeout') return { message: PENDING_MESSAGE, pending: true };
+  // Another attempt of this charge or cart is at the gateway: paying again could charge twice.
+  if (body.code === 'payment_in_progress') return { message: PENDING_MESSAGE, pending: true };
   if (answer.status === 409 && field === 'expected_total')
     return {
       message: 'O valor a pagar mudou desde que esta página foi aberta. Confira o novo total e toque em Pagar de novo.',
