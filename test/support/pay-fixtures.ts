@@ -18,6 +18,7 @@ import { containsCardNumber } from '../../src/lib/card-numbers.ts';
 import { seal } from '../../src/lib/crypto.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { usePayGatewayClients } from '../../src/modules/payments/attempts/pay-gateways.ts';
+import { todayInTimeZone } from '../../src/modules/pricing/overdue.ts';
 import { createTenant, testConfig, type Tenant } from './app.ts';
 import type { EngineCase } from './engines.ts';
 
@@ -503,6 +504,33 @@ export async function insertCharge(
     })
     .execute();
   return { id: order.id, uid };
+}
+
+const DAY_MS = 86_400_000;
+
+/** A bank-slip plan whose terms bill an overdue charge: a 2% fine, late interest of 1% a month plus R$ 0,50 once. */
+export async function insertOverdueTermsPlan(database: Database, merchant: Merchant): Promise<number> {
+  const planId = await insertPlan(database.db, merchant, 'bank_slip');
+  await database.db
+    .updateTable('payment_plans')
+    .set({ fine_type: 'percentage', fine_tax: 2, late_interest_tax: 1, late_interest_cents: 50 })
+    .where('id', '=', planId)
+    .execute();
+  return planId;
+}
+
+/** A R$ 100,00 charge due `days` from today in the company's zone (negative: past due), billed under `planId`. */
+export async function insertChargeDue(
+  database: Database,
+  merchant: Merchant,
+  planId: number,
+  days: number,
+): Promise<{ id: number; uid: string }> {
+  const today = todayInTimeZone(new Date(), 'America/Sao_Paulo');
+  const dueDate = new Date(Date.parse(`${today}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+  const charge = await insertCharge(database, merchant, { dueDate });
+  await database.db.updateTable('orders').set({ payment_plan_id: planId }).where('id', '=', charge.id).execute();
+  return charge;
 }
 
 export type PayMerchant = { database: Database; pay: PayApp; merchant: Merchant };

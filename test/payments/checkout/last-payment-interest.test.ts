@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Database } from '../../../src/db/database.ts';
-import { todayInTimeZone } from '../../../src/modules/pricing/overdue.ts';
 import { engines } from '../../support/engines.ts';
 import {
-  insertCharge,
-  insertPlan,
+  insertChargeDue,
+  insertOverdueTermsPlan,
   ORIGIN,
   payChargeWithTwoCards,
   paymentsOfOrderUid,
@@ -14,14 +13,6 @@ import {
   type PayApp,
   usePayMerchant,
 } from '../../support/pay-fixtures.ts';
-
-const DAY = 86_400_000;
-
-/** `days` from today (negative: in the past) in the company's zone, as `YYYY-MM-DD`. */
-const dayFromToday = (days: number) => {
-  const today = todayInTimeZone(new Date(), 'America/Sao_Paulo');
-  return new Date(Date.parse(`${today}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
-};
 
 for (const engine of engines()) {
   describe(`LastPayment.interest is the late interest alone on ${engine.name}`, { timeout: 120_000 }, () => {
@@ -33,24 +24,11 @@ for (const engine of engines()) {
     usePayMerchant(engine, async (setup) => {
       ({ database, pay, merchant } = setup);
       // The charge's own plan: a 2% fine, and late interest of 1% a month plus R$ 0,50 once.
-      termsPlanId = await insertPlan(database.db, merchant, 'bank_slip');
-      await database.db
-        .updateTable('payment_plans')
-        .set({ fine_type: 'percentage', fine_tax: 2, late_interest_tax: 1, late_interest_cents: 50 })
-        .where('id', '=', termsPlanId)
-        .execute();
+      termsPlanId = await insertOverdueTermsPlan(database, merchant);
     });
 
     /** A R$ 100,00 charge due `days` from today, billed under the plan with fine and late interest. */
-    const chargeDue = async (days: number) => {
-      const charge = await insertCharge(database, merchant, { dueDate: dayFromToday(days) });
-      await database.db
-        .updateTable('orders')
-        .set({ payment_plan_id: termsPlanId })
-        .where('id', '=', charge.id)
-        .execute();
-      return charge;
-    };
+    const chargeDue = (days: number) => insertChargeDue(database, merchant, termsPlanId, days);
     const payByCard = async (uid: string, installments: number) => {
       const res = await pay.app.inject({
         method: 'POST',

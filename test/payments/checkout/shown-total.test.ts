@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Database } from '../../../src/db/database.ts';
-import { todayInTimeZone } from '../../../src/modules/pricing/overdue.ts';
 import { engines } from '../../support/engines.ts';
 import {
-  insertCharge,
-  insertPlan,
+  insertChargeDue,
+  insertOverdueTermsPlan,
   ORIGIN,
   paymentsOfOrderUid,
   tokenA,
@@ -32,26 +31,11 @@ for (const engine of engines()) {
 
     usePayMerchant(engine, async (setup) => {
       ({ database, pay, merchant } = setup);
-      termsPlanId = await insertPlan(database.db, merchant, 'bank_slip');
-      await database.db
-        .updateTable('payment_plans')
-        .set({ fine_type: 'percentage', fine_tax: 2, late_interest_tax: 1, late_interest_cents: 50 })
-        .where('id', '=', termsPlanId)
-        .execute();
+      termsPlanId = await insertOverdueTermsPlan(database, merchant);
     });
 
     /** A R$ 100,00 charge ten days past due in the company's zone, under the plan with fine and late interest. */
-    const overdueCharge = async () => {
-      const today = todayInTimeZone(new Date(), 'America/Sao_Paulo');
-      const dueDate = new Date(Date.parse(`${today}T00:00:00Z`) - 10 * DAY).toISOString().slice(0, 10);
-      const charge = await insertCharge(database, merchant, { dueDate });
-      await database.db
-        .updateTable('orders')
-        .set({ payment_plan_id: termsPlanId })
-        .where('id', '=', charge.id)
-        .execute();
-      return charge;
-    };
+    const overdueCharge = () => insertChargeDue(database, merchant, termsPlanId, -10);
     /** The option a page would show, and its total in cents (value × number, as the page adds it up). */
     const quoted = async (uid: string, method: 'pix' | 'credit_card', installments: number) => {
       const res = await pay.app.inject({ url: `/api/v1/payment_plans?charge_id=${uid}`, headers: ORIGIN });
